@@ -1,0 +1,1 @@
+//! The command line: flags in, settings out, one function per subcommand.

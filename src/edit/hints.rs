@@ -1,0 +1,347 @@
+//! Explaining a failed edit so the model's next try succeeds.
+//!
+//! Most specific first: a repeated character miscounted, lines that differ
+//! from old only in whitespace (shown visibly), then the nearest real lines
+//! of the file, numbered like fs-read so they can be copied. Similarity is
+//! used here only to explain, never to apply.
+//!
+//! Everything stays linear in the file: candidate windows come from lines
+//! old shares with the file (or, failing that, from a cheap bigram filter
+//! over one line), and only a handful of windows get the costly comparison.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+
+use super::text::{LineIndex, split_lines};
+
+/// A window must be at least this similar to old to be shown.
+const MIN_SIMILARITY: f32 = 0.6;
+/// Windows given the full comparison.
+const CANDIDATES: usize = 6;
+/// Lines of a window shown at most.
+const SHOW_LINES: usize = 40;
+
+/// The hint for an old text found nowhere at any level.
+pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
+    let (old_lines, _) = split_lines(old);
+    let mut parts = Vec::new();
+    if let Some(miscount) = miscounted_run(text, lines, &old_lines) {
+        parts.push(miscount);
+    }
+    match nearest(text, lines, &old_lines) {
+        Some(first) => {
+            let count = old_lines.len().min(lines.count() - first);
+            if let Some(ws) = whitespace_only(text, lines, &old_lines, first) {
+                parts.push(ws);
+            }
+            parts.push(format!(
+                "the nearest lines in the file are {}; copy old from them:\n{}",
+                span(first, count),
+                numbered(text, lines, first, count)
+            ));
+        }
+        None => parts.push(
+            "no lines in the file are close to old; read the file again (fs-read) \
+             and copy the lines you want to change exactly"
+                .into(),
+        ),
+    }
+    parts.join("\n")
+}
+
+/// "line 12" or "lines 12-14", 1-based.
+pub(crate) fn span(first: usize, count: usize) -> String {
+    if count <= 1 {
+        format!("line {}", first + 1)
+    } else {
+        format!("lines {}-{}", first + 1, first + count)
+    }
+}
+
+/// 1-based line numbers, at most ten of them.
+pub(crate) fn line_list(lines: &[usize]) -> String {
+    let shown: Vec<String> = lines.iter().take(10).map(|l| (l + 1).to_string()).collect();
+    let mut out = shown.join(", ");
+    if lines.len() > 10 {
+        let _ = write!(out, " and {} more", lines.len() - 10);
+    }
+    out
+}
+
+/// Lines as fs-read shows them: the number, a tab, the line.
+pub(crate) fn numbered(text: &str, lines: &LineIndex, first: usize, count: usize) -> String {
+    let mut out = String::new();
+    let end = (first + count).min(lines.count());
+    for i in first..end.min(first + SHOW_LINES) {
+        let _ = writeln!(out, "{:>6}\t{}", i + 1, lines.line(text, i));
+    }
+    if end > first + SHOW_LINES {
+        let _ = writeln!(out, "   ...\t({} more lines)", end - first - SHOW_LINES);
+    }
+    out.pop();
+    out
+}
+
+/// The first line of the most similar window, if one is similar enough.
+fn nearest(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Option<usize> {
+    let (n, m) = (lines.count(), old_lines.len());
+    if n == 0 || m == 0 {
+        return None;
+    }
+    let mut starts = shared_line_windows(text, lines, old_lines);
+    if starts.is_empty() {
+        starts = bigram_windows(text, lines, old_lines);
+    }
+    let last_start = n.saturating_sub(m);
+    starts
+        .into_iter()
+        .map(|s| s.clamp(0, last_start as isize) as usize)
+        .map(|s| (s, window_similarity(text, lines, old_lines, s)))
+        .filter(|&(_, score)| score >= MIN_SIMILARITY)
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(s, _)| s)
+}
+
+/// Window starts voted for by lines old shares with the file.
+fn shared_line_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec<isize> {
+    let mut wanted: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (i, l) in old_lines.iter().enumerate() {
+        let t = l.trim();
+        // Short lines ("}", "") are everywhere and vote for nothing useful.
+        if t.len() >= 3 {
+            wanted.entry(t).or_default().push(i);
+        }
+    }
+    if wanted.is_empty() {
+        return Vec::new();
+    }
+    let mut votes: HashMap<isize, usize> = HashMap::new();
+    for j in 0..lines.count() {
+        if let Some(at) = wanted.get(lines.line(text, j).trim()) {
+            for &i in at {
+                *votes.entry(j as isize - i as isize).or_default() += 1;
+            }
+        }
+    }
+    top(votes.into_iter().map(|(s, v)| (s, v as f32)))
+}
+
+/// Window starts from the lines most like old's longest line, by shared
+/// character pairs (a 4096-bit filter, so one pass and no allocation).
+fn bigram_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec<isize> {
+    let Some((at, target)) = old_lines.iter().map(|l| l.trim()).enumerate().max_by_key(|(_, l)| l.len())
+    else {
+        return Vec::new();
+    };
+    let mut filter = [0u64; 64];
+    let mut wanted = 0usize;
+    for pair in bigrams(target) {
+        let bit = pair % 4096;
+        if filter[bit / 64] & (1 << (bit % 64)) == 0 {
+            wanted += 1;
+        }
+        filter[bit / 64] |= 1 << (bit % 64);
+    }
+    if wanted == 0 {
+        return Vec::new();
+    }
+    let scores = (0..lines.count()).filter_map(|j| {
+        let line = lines.line(text, j).trim();
+        let (mut hits, mut total) = (0usize, 0usize);
+        for pair in bigrams(line) {
+            total += 1;
+            let bit = pair % 4096;
+            hits += (filter[bit / 64] >> (bit % 64) & 1) as usize;
+        }
+        let score = 2.0 * hits as f32 / (total + wanted) as f32;
+        (score > 0.3).then_some((j as isize - at as isize, score))
+    });
+    top(scores)
+}
+
+fn bigrams(s: &str) -> impl Iterator<Item = usize> + '_ {
+    s.chars()
+        .zip(s.chars().skip(1))
+        .map(|(a, b)| (a as usize).wrapping_mul(31).wrapping_add(b as usize).wrapping_mul(2654435761))
+        .map(|h| h >> 7)
+}
+
+/// The best few keys by score, ties to the earliest.
+fn top(scored: impl Iterator<Item = (isize, f32)>) -> Vec<isize> {
+    let mut all: Vec<(isize, f32)> = scored.collect();
+    all.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    all.into_iter().take(CANDIDATES).map(|(s, _)| s).collect()
+}
+
+/// How alike old is to the file's lines from `first` on, 0 to 1, comparing
+/// characters of trimmed lines.
+fn window_similarity(text: &str, lines: &LineIndex, old_lines: &[&str], first: usize) -> f32 {
+    let (mut same, mut total) = (0usize, 0usize);
+    for (i, o) in old_lines.iter().enumerate() {
+        let f = if first + i < lines.count() { lines.line(text, first + i) } else { "" };
+        let (a, b): (Vec<char>, Vec<char>) = (o.trim().chars().collect(), f.trim().chars().collect());
+        total += a.len() + b.len();
+        if a == b {
+            same += 2 * a.len();
+            continue;
+        }
+        same += 2 * capture_diff_slices(Algorithm::Myers, &a, &b)
+            .iter()
+            .map(|op| if let DiffOp::Equal { len, .. } = op { *len } else { 0 })
+            .sum::<usize>();
+    }
+    if total == 0 { 1.0 } else { same as f32 / total as f32 }
+}
+
+/// Lines of the window that differ from old only in whitespace, shown so
+/// the difference can be seen: tabs as →, edge spaces as ·.
+fn whitespace_only(text: &str, lines: &LineIndex, old_lines: &[&str], first: usize) -> Option<String> {
+    let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
+    let mut out = Vec::new();
+    for (i, o) in old_lines.iter().enumerate() {
+        if first + i >= lines.count() {
+            break;
+        }
+        let f = lines.line(text, first + i);
+        if f != *o && squeeze(f) == squeeze(o) {
+            out.push(format!(
+                "  line {}: the file has \"{}\", old has \"{}\"",
+                first + i + 1,
+                visible(f),
+                visible(o)
+            ));
+        }
+    }
+    if out.is_empty() {
+        return None;
+    }
+    let more = out.len().saturating_sub(5);
+    out.truncate(5);
+    if more > 0 {
+        out.push(format!("  and {more} more lines"));
+    }
+    Some(format!(
+        "only whitespace differs on these lines (→ is a tab, · a space at the edge of a line):\n{}",
+        out.join("\n")
+    ))
+}
+
+fn visible(line: &str) -> String {
+    let lead = line.len() - line.trim_start().len();
+    let tail = line.trim_end().len().max(lead);
+    line.char_indices()
+        .map(|(at, c)| match c {
+            '\t' => '→',
+            ' ' if at < lead || at >= tail => '·',
+            c => c,
+        })
+        .collect()
+}
+
+/// A run of one repeated character (a box-drawing rule, a row of '=')
+/// whose length in old differs from the file's.
+fn miscounted_run(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Option<String> {
+    for o in old_lines {
+        let Some((c, count)) = longest_run(o) else { continue };
+        let shape = collapse_runs(o.trim(), c);
+        for j in 0..lines.count() {
+            let f = lines.line(text, j);
+            if !f.contains(c) {
+                continue;
+            }
+            if collapse_runs(f.trim(), c) == shape {
+                let found = longest_run(f).map_or(0, |(_, n)| n);
+                if found != count {
+                    return Some(format!(
+                        "old has {count} '{c}' (U+{:04X}) in a row; the file has {found} at line {}",
+                        c as u32,
+                        j + 1
+                    ));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The longest run (4 or more) of one punctuation or symbol character.
+fn longest_run(line: &str) -> Option<(char, usize)> {
+    let mut best: Option<(char, usize)> = None;
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        let mut n = 1;
+        while chars.peek() == Some(&c) {
+            chars.next();
+            n += 1;
+        }
+        if n >= 4 && !c.is_alphanumeric() && !c.is_whitespace() && best.is_none_or(|(_, b)| n > b) {
+            best = Some((c, n));
+        }
+    }
+    best
+}
+
+fn collapse_runs(s: &str, c: char) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        if ch != c || !out.ends_with(c) {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hint(text: &str, old: &str) -> String {
+        not_found(text, &LineIndex::new(text), old)
+    }
+
+    #[test]
+    fn nearest_lines_are_numbered_for_copying() {
+        let text = "fn a() {}\nfn compute(x: i32) -> i32 {\n    x * 2\n}\nfn b() {}\n";
+        let h = hint(text, "fn compute(x: u32) -> u32 {\n    x * 2\n}\n");
+        assert!(h.contains("the nearest lines in the file are lines 2-4"), "{h}");
+        assert!(h.contains("     2\tfn compute(x: i32) -> i32 {"), "{h}");
+    }
+
+    #[test]
+    fn nearest_without_shared_lines_uses_bigrams() {
+        let text = "alpha\nlet total = price * quantity;\nomega\n";
+        let h = hint(text, "let total = prices * quantity;");
+        assert!(h.contains("line 2;"), "{h}");
+    }
+
+    #[test]
+    fn nothing_close() {
+        let h = hint("completely different content\n", "this does not exist");
+        assert!(h.contains("no lines in the file are close to old"), "{h}");
+    }
+
+    #[test]
+    fn whitespace_difference_is_shown() {
+        let text = "if x:\n\treturn  1\n";
+        let h = hint(text, "if x:\n    return 1\n");
+        assert!(h.contains("line 2: the file has \"→return  1\", old has \"····return 1\""), "{h}");
+    }
+
+    #[test]
+    fn miscounted_repeated_character() {
+        let rule = "─".repeat(37);
+        let text = format!("a\n// {rule}\nb\n");
+        let h = hint(&text, &format!("// {}\nb\n", "─".repeat(32)));
+        assert!(h.contains("old has 32 '─' (U+2500) in a row; the file has 37 at line 2"), "{h}");
+    }
+
+    #[test]
+    fn long_windows_are_cut() {
+        let text: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let old: String = (0..60).map(|i| format!("line {i}\n")).collect::<String>() + "extra\n";
+        let h = hint(&text, &old);
+        assert!(h.contains("(21 more lines)"), "{h}");
+    }
+}

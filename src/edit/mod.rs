@@ -1,0 +1,25 @@
+//! The edit engine: pure text logic, no IO, no clock.
+//!
+//! `apply(text, edits, previous)` carries out one fs-edit call on one file's
+//! text: edits in order, each on what the previous left, all or nothing,
+//! exact matching first and then tolerant levels from strict to loose, with
+//! errors that tell the model exactly what to resend. `parse_call` turns the
+//! JSON the model sent into validated edits. Everything about matching,
+//! splicing, hints and diffs lives here; reading and writing files is
+//! `files`' job.
+
+mod apply;
+mod diff;
+mod error;
+mod hints;
+mod json;
+mod pieces;
+mod request;
+mod text;
+mod tolerant;
+
+pub use apply::{Applied, Outcome, apply};
+pub use diff::{Diff, DiffLine, Hunk, LineKind};
+pub use error::{EditError, ErrorKind};
+pub use request::{CallForm, Edit, EditCall, parse_call, parse_call_text};
+pub use tolerant::Level;

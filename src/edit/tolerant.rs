@@ -1,0 +1,530 @@
+//! Tolerant matching: what to do when old is not in the file byte for byte.
+//!
+//! Levels run strict to loose and each includes the ones before it; the
+//! first level that finds anything decides. One match applies, several are
+//! ambiguous and refuse (never falling through to a looser level).
+//! Similarity is never used here: every level is an exact comparison of a
+//! normalized form of whole lines.
+//!
+//! Applying at a tolerant level changes as little as possible: lines that
+//! old and new agree on keep the file's bytes, and lines new brings in take
+//! the file's indentation (one indent level of the model's text becomes one
+//! indent unit of the file).
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use similar::{Algorithm, DiffOp, capture_diff_slices};
+use unicode_normalization::UnicodeNormalization;
+
+use super::text::{LineIndex, split_lines};
+
+/// How strictly old matched the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Level {
+    Exact,
+    TrailingWhitespace,
+    Indentation,
+    IndentUnit,
+    Typography,
+    InnerWhitespace,
+}
+
+impl Level {
+    pub(crate) const TOLERANT: [Level; 5] = [
+        Level::TrailingWhitespace,
+        Level::Indentation,
+        Level::IndentUnit,
+        Level::Typography,
+        Level::InnerWhitespace,
+    ];
+
+    /// A stable name for logs and JSON output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Exact => "exact",
+            Level::TrailingWhitespace => "trailing_whitespace",
+            Level::Indentation => "indentation",
+            Level::IndentUnit => "indent_unit",
+            Level::Typography => "typography",
+            Level::InnerWhitespace => "inner_whitespace",
+        }
+    }
+
+    /// What this level ignored, for notes the model reads.
+    pub fn ignoring(self) -> &'static str {
+        match self {
+            Level::Exact => "exactly",
+            Level::TrailingWhitespace => "ignoring trailing whitespace",
+            Level::Indentation => "ignoring indentation",
+            Level::IndentUnit => "ignoring tabs vs spaces and indentation",
+            Level::Typography => "ignoring typographic quotes, dashes and spaces",
+            Level::InnerWhitespace => "ignoring runs of whitespace",
+        }
+    }
+}
+
+/// One indent level of a text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Unit {
+    Tab,
+    Spaces(usize),
+}
+
+impl Unit {
+    /// The unit a text indents with: tabs when most indented lines start
+    /// with one, else the most common step between neighbouring lines.
+    pub fn detect<'a>(lines: impl Iterator<Item = &'a str>) -> Option<Unit> {
+        let (mut tabs, mut spaced) = (0usize, 0usize);
+        let mut steps = [0usize; 9];
+        let mut prev = 0usize;
+        for line in lines {
+            if line.trim().is_empty() {
+                continue;
+            }
+            match line.as_bytes()[0] {
+                b'\t' => tabs += 1,
+                b' ' => spaced += 1,
+                _ => {}
+            }
+            let width = line.len() - line.trim_start_matches(' ').len();
+            if width > prev && width - prev >= 2 && width - prev <= 8 {
+                steps[width - prev] += 1;
+            }
+            prev = width;
+        }
+        if tabs > spaced {
+            return Some(Unit::Tab);
+        }
+        let (step, count) = steps.iter().enumerate().max_by_key(|&(s, c)| (*c, s))?;
+        (*count > 0).then_some(Unit::Spaces(step))
+    }
+
+    fn render(self, levels: usize) -> String {
+        match self {
+            Unit::Tab => "\t".repeat(levels),
+            Unit::Spaces(n) => " ".repeat(levels * n),
+        }
+    }
+
+    /// An indentation as (levels, extra spaces) in this unit.
+    fn measure(self, indent: &str) -> (usize, usize) {
+        let tabs = indent.chars().filter(|&c| c == '\t').count();
+        let spaces = indent.chars().filter(|&c| c != '\t').count();
+        let per = match self {
+            Unit::Tab => 4,
+            Unit::Spaces(n) => n,
+        };
+        (tabs + spaces / per, spaces % per)
+    }
+}
+
+/// How new's indentation maps to the file's at a match.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Shift {
+    Same,
+    /// The file's lines carry this extra prefix.
+    Add(String),
+    /// The file's lines lack this prefix that old's lines carry.
+    Remove(String),
+    /// Levels in the model's unit become levels in the file's unit.
+    Levels { delta: isize, old: Unit, file: Unit },
+}
+
+/// Where old matched, at a tolerant level.
+#[derive(Debug, Clone)]
+pub(crate) struct Match {
+    /// Bytes of the current text that the replacement takes the place of.
+    pub range: Range<usize>,
+    pub first_line: usize,
+    pub line_count: usize,
+    shift: Shift,
+    /// A match inside one line; the replacement is new as sent.
+    partial: bool,
+}
+
+/// Everything the levels need to know about one edit.
+pub(crate) struct Probe<'a> {
+    old_lines: Vec<&'a str>,
+    old_nl: bool,
+    old_unit: Option<Unit>,
+}
+
+impl<'a> Probe<'a> {
+    pub fn new(old: &'a str, new: &'a str) -> Probe<'a> {
+        let (old_lines, old_nl) = split_lines(old);
+        let old_unit = Unit::detect(old.lines().chain(new.lines()));
+        Probe {
+            old_lines,
+            old_nl,
+            old_unit,
+        }
+    }
+}
+
+/// The first level at which old matches, with every match at that level.
+pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<(Level, Vec<Match>)> {
+    if probe.old_lines.is_empty() || probe.old_lines.iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    let file_unit = Unit::detect((0..lines.count()).map(|i| lines.line(text, i)));
+    for level in Level::TOLERANT {
+        let found = find_at(text, lines, probe, level, file_unit);
+        if !found.is_empty() {
+            return Some((level, found));
+        }
+    }
+    None
+}
+
+fn find_at(
+    text: &str,
+    lines: &LineIndex,
+    probe: &Probe,
+    level: Level,
+    file_unit: Option<Unit>,
+) -> Vec<Match> {
+    let m = probe.old_lines.len();
+    let keys: Vec<String> = probe.old_lines.iter().map(|l| key(level, l).into_owned()).collect();
+    let mut found = Vec::new();
+    if lines.count() >= m {
+        for first in 0..=lines.count() - m {
+            let fits = (0..m).all(|i| key(level, lines.line(text, first + i)) == keys[i]);
+            if !fits {
+                continue;
+            }
+            let file_lines: Vec<&str> = (first..first + m).map(|i| lines.line(text, i)).collect();
+            let Some(shift) = shift_for(level, &probe.old_lines, &file_lines, probe.old_unit, file_unit)
+            else {
+                continue;
+            };
+            let last = first + m - 1;
+            let mut end = lines.end(last);
+            if probe.old_nl && lines.has_newline(last) {
+                end += 1;
+            }
+            found.push(Match {
+                range: lines.start(first)..end,
+                first_line: first,
+                line_count: m,
+                shift,
+                partial: false,
+            });
+        }
+    }
+    if found.is_empty() && level == Level::Typography && m == 1 && !probe.old_nl {
+        found = find_in_lines(text, lines, probe.old_lines[0]);
+    }
+    found
+}
+
+/// A one-line old inside a longer line, comparing with typography folded.
+fn find_in_lines(text: &str, lines: &LineIndex, old: &str) -> Vec<Match> {
+    let needle: String = old.chars().map(fold_char).collect();
+    let needle_chars = needle.chars().count();
+    let mut found = Vec::new();
+    let mut push = |line: usize, from: usize, to: usize| {
+        found.push(Match {
+            range: lines.start(line) + from..lines.start(line) + to,
+            first_line: line,
+            line_count: 1,
+            shift: Shift::Same,
+            partial: true,
+        })
+    };
+    for i in 0..lines.count() {
+        let line = lines.line(text, i);
+        if line.len() < needle.len() / 4 {
+            continue;
+        }
+        if line.is_ascii() {
+            // Folding leaves ASCII alone: search the line as it is.
+            for (at, _) in line.match_indices(needle.as_str()) {
+                push(i, at, at + needle.len());
+            }
+            continue;
+        }
+        let chars: Vec<(usize, char)> = line.char_indices().map(|(at, c)| (at, fold_char(c))).collect();
+        for start in 0..(chars.len() + 1).saturating_sub(needle_chars) {
+            let window = chars[start..start + needle_chars].iter().map(|&(_, c)| c);
+            if window.eq(needle.chars()) {
+                let to = chars.get(start + needle_chars).map_or(line.len(), |&(at, _)| at);
+                push(i, chars[start].0, to);
+            }
+        }
+    }
+    found
+}
+
+/// The comparable form of a line at a level.
+fn key(level: Level, line: &str) -> Cow<'_, str> {
+    match level {
+        Level::Exact => Cow::Borrowed(line),
+        Level::TrailingWhitespace => Cow::Borrowed(line.trim_end()),
+        Level::Indentation | Level::IndentUnit => Cow::Borrowed(line.trim()),
+        Level::Typography => fold(line.trim()),
+        Level::InnerWhitespace => {
+            let folded = fold(line.trim());
+            let mut out = String::with_capacity(folded.len());
+            let mut in_space = false;
+            for c in folded.chars() {
+                if c.is_whitespace() {
+                    if !in_space {
+                        out.push(' ');
+                    }
+                    in_space = true;
+                } else {
+                    out.push(c);
+                    in_space = false;
+                }
+            }
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// Compatibility forms folded (NFKC: fullwidth letters, composed accents),
+/// then typographic quotes, dashes and spaces made plain.
+fn fold(s: &str) -> Cow<'_, str> {
+    if s.is_ascii() {
+        return Cow::Borrowed(s);
+    }
+    Cow::Owned(s.nfkc().map(fold_char).collect())
+}
+
+/// One character's plain form. Maps one char to one char, so offsets in a
+/// folded line are offsets in the line.
+pub(crate) fn fold_char(c: char) -> char {
+    match c {
+        '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}' | '\u{2032}' => '\'',
+        '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{201f}' | '\u{2033}' => '"',
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        '\u{00a0}' | '\u{2002}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => ' ',
+        // Fullwidth ASCII, as NFKC folds it.
+        '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xff01 + 0x21).unwrap_or(c),
+        _ => c,
+    }
+}
+
+fn indent_of(line: &str) -> &str {
+    &line[..line.len() - line.trim_start().len()]
+}
+
+/// How the file's indentation relates to old's at a candidate, or None
+/// when it is not one uniform shift.
+fn shift_for(
+    level: Level,
+    old_lines: &[&str],
+    file_lines: &[&str],
+    old_unit: Option<Unit>,
+    file_unit: Option<Unit>,
+) -> Option<Shift> {
+    if level == Level::TrailingWhitespace {
+        return Some(Shift::Same);
+    }
+    let pairs: Vec<(&str, &str)> = old_lines
+        .iter()
+        .zip(file_lines)
+        .filter(|(o, _)| !o.trim().is_empty())
+        .map(|(o, f)| (indent_of(o), indent_of(f)))
+        .collect();
+    if let Some(shift) = prefix_shift(&pairs) {
+        return Some(shift);
+    }
+    if level == Level::Indentation {
+        return None;
+    }
+    let file = file_unit.or(old_unit).unwrap_or(Unit::Spaces(4));
+    let old = old_unit.unwrap_or(file);
+    let mut delta = None;
+    for (o, f) in pairs {
+        let (ol, orem) = old.measure(o);
+        let (fl, frem) = file.measure(f);
+        let d = fl as isize - ol as isize;
+        if orem != frem || delta.is_some_and(|x| x != d) {
+            return None;
+        }
+        delta = Some(d);
+    }
+    Some(Shift::Levels {
+        delta: delta.unwrap_or(0),
+        old,
+        file,
+    })
+}
+
+/// The same prefix added to, or taken from, every line's indentation.
+fn prefix_shift(pairs: &[(&str, &str)]) -> Option<Shift> {
+    let &(o, f) = pairs.first()?;
+    if let Some(extra) = f.strip_suffix(o) {
+        if pairs.iter().all(|(o, f)| f.strip_suffix(o) == Some(extra)) {
+            return Some(if extra.is_empty() {
+                Shift::Same
+            } else {
+                Shift::Add(extra.to_string())
+            });
+        }
+    }
+    let missing = o.strip_suffix(f)?;
+    pairs
+        .iter()
+        .all(|(o, f)| o.strip_suffix(f) == Some(missing))
+        .then(|| Shift::Remove(missing.to_string()))
+}
+
+/// The text that takes the place of a match: new, with the file's bytes on
+/// lines old and new agree on and the file's indentation on the rest.
+pub(crate) fn replacement(text: &str, lines: &LineIndex, m: &Match, old: &str, new: &str) -> String {
+    if m.partial {
+        return new.to_string();
+    }
+    let (old_lines, _) = split_lines(old);
+    let (new_lines, new_nl) = split_lines(new);
+    let file_lines: Vec<&str> = (m.first_line..m.first_line + m.line_count)
+        .map(|i| lines.line(text, i))
+        .collect();
+    let mut out: Vec<Cow<str>> = Vec::with_capacity(new_lines.len());
+    for op in capture_diff_slices(Algorithm::Myers, &old_lines, &new_lines) {
+        match op {
+            DiffOp::Equal { old_index, len, .. } => {
+                out.extend(file_lines[old_index..old_index + len].iter().map(|l| Cow::Borrowed(*l)));
+            }
+            DiffOp::Delete { .. } => {}
+            DiffOp::Insert { new_index, new_len, .. } | DiffOp::Replace { new_index, new_len, .. } => {
+                out.extend(new_lines[new_index..new_index + new_len].iter().map(|l| reindent(l, &m.shift)));
+            }
+        }
+    }
+    let mut joined = out.join("\n");
+    // A match that ends the file without a final newline keeps it missing.
+    let at_eof_without_nl = m.range.end == text.len() && !text.ends_with('\n');
+    if new_nl && !(at_eof_without_nl && old.ends_with('\n')) {
+        joined.push('\n');
+    }
+    joined
+}
+
+fn reindent<'a>(line: &'a str, shift: &Shift) -> Cow<'a, str> {
+    if line.trim().is_empty() {
+        return Cow::Borrowed(if *shift == Shift::Same { line } else { "" });
+    }
+    match shift {
+        Shift::Same => Cow::Borrowed(line),
+        Shift::Add(extra) => Cow::Owned(format!("{extra}{line}")),
+        Shift::Remove(missing) => Cow::Borrowed(line.strip_prefix(missing.as_str()).unwrap_or(line.trim_start())),
+        Shift::Levels { delta, old, file } => {
+            let indent = indent_of(line);
+            let (levels, extra) = old.measure(indent);
+            let levels = (levels as isize + delta).max(0) as usize;
+            Cow::Owned(format!("{}{}{}", file.render(levels), " ".repeat(extra), &line[indent.len()..]))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Apply old→new at the first tolerant level, as the engine would.
+    fn tolerant(text: &str, old: &str, new: &str) -> Option<(Level, String)> {
+        let lines = LineIndex::new(text);
+        let (level, found) = find(text, &lines, &Probe::new(old, new))?;
+        assert_eq!(found.len(), 1, "ambiguous at {level:?}");
+        let rep = replacement(text, &lines, &found[0], old, new);
+        let mut out = text.to_string();
+        out.replace_range(found[0].range.clone(), &rep);
+        Some((level, out))
+    }
+
+    #[test]
+    fn trailing_whitespace_keeps_untouched_lines() {
+        let text = "a = 1   \nb = 2  \nc = 3\n";
+        let (level, out) = tolerant(text, "a = 1\nb = 2\n", "a = 1\nb = 20\n").unwrap();
+        assert_eq!(level, Level::TrailingWhitespace);
+        assert_eq!(out, "a = 1   \nb = 20\nc = 3\n");
+    }
+
+    #[test]
+    fn uniform_indentation_offset_reindents_new_lines() {
+        let text = "fn f() {\n        if x {\n            y();\n        }\n}\n";
+        let (level, out) =
+            tolerant(text, "if x {\n    y();\n}\n", "if x {\n    y();\n    z();\n}\n").unwrap();
+        assert_eq!(level, Level::Indentation);
+        assert_eq!(out, "fn f() {\n        if x {\n            y();\n            z();\n        }\n}\n");
+    }
+
+    #[test]
+    fn model_indents_more_than_the_file() {
+        let text = "def f():\n    return 1\n";
+        let (level, out) = tolerant(text, "        def f():\n            return 1\n", "        def f():\n            return 2\n").unwrap();
+        assert_eq!(level, Level::Indentation);
+        assert_eq!(out, "def f():\n    return 2\n");
+    }
+
+    #[test]
+    fn tabs_versus_spaces_by_file_unit() {
+        let text = "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n";
+        let (level, out) = tolerant(
+            text,
+            "    if x {\n        y()\n    }\n",
+            "    if x {\n        y()\n        z()\n    }\n",
+        )
+        .unwrap();
+        assert_eq!(level, Level::IndentUnit);
+        assert_eq!(out, "func f() {\n\tif x {\n\t\ty()\n\t\tz()\n\t}\n}\n");
+    }
+
+    #[test]
+    fn two_space_model_into_four_space_file() {
+        let text = "class A:\n    def f(self):\n        return 1\n";
+        let (level, out) = tolerant(
+            text,
+            "def f(self):\n  return 1\n",
+            "def f(self):\n  if self.x:\n    return 2\n  return 1\n",
+        )
+        .unwrap();
+        assert_eq!(level, Level::IndentUnit);
+        assert_eq!(
+            out,
+            "class A:\n    def f(self):\n        if self.x:\n            return 2\n        return 1\n"
+        );
+    }
+
+    #[test]
+    fn typography_folds_quotes_dashes_spaces() {
+        let (level, out) = tolerant("say(\u{201c}hi\u{201d}) \u{2014} ok\n", "say(\"hi\") - ok", "say(\"bye\")").unwrap();
+        assert_eq!(level, Level::Typography);
+        assert_eq!(out, "say(\"bye\")\n");
+        // Inside a longer line.
+        let (_, out) = tolerant("x = f(\u{2018}a\u{2019}) + 1\n", "f('a')", "g('a')").unwrap();
+        assert_eq!(out, "x = g('a') + 1\n");
+    }
+
+    #[test]
+    fn inner_whitespace_runs() {
+        let (level, out) = tolerant("let  x   =  1;\nlet y = 2;\n", "let x = 1;\n", "let x = 10;\n").unwrap();
+        assert_eq!(level, Level::InnerWhitespace);
+        assert_eq!(out, "let x = 10;\nlet y = 2;\n");
+    }
+
+    #[test]
+    fn ambiguity_stops_at_the_level_that_found_it() {
+        let text = "x = 1  \nx = 1 \n";
+        let lines = LineIndex::new(text);
+        let (level, found) = find(text, &lines, &Probe::new("x = 1\n", "x = 2\n")).unwrap();
+        assert_eq!((level, found.len()), (Level::TrailingWhitespace, 2));
+    }
+
+    #[test]
+    fn unit_detection() {
+        assert_eq!(Unit::detect("a\n\tb\n\t\tc".lines()), Some(Unit::Tab));
+        assert_eq!(Unit::detect("a\n  b\n    c\n  d".lines()), Some(Unit::Spaces(2)));
+        assert_eq!(Unit::detect("a\nb".lines()), None);
+    }
+
+    #[test]
+    fn missing_final_newline_stays_missing() {
+        let (_, out) = tolerant("a\n  b  ", "  b\n", "  c\n").unwrap();
+        assert_eq!(out, "a\n  c");
+    }
+}

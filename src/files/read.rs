@@ -1,0 +1,225 @@
+//! Reading workspace files: `read_text` (UTF-8 text files only, with a clear
+//! refusal for binary and non-UTF-8 content), `read_bytes` (any regular
+//! file, for the versions store), and `content_hash`, the stable hash used
+//! to notice files that changed since nib read or wrote them.
+
+use std::fs;
+use std::io;
+use std::os::unix::fs::PermissionsExt;
+
+use super::{FileError, Resolved};
+
+/// How far into a file a NUL byte marks it as binary (the same window git
+/// uses).
+const BINARY_WINDOW: usize = 8000;
+
+/// A text file as read from the workspace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextFile {
+    /// The content, exactly as on disk (BOM and line endings included).
+    pub text: String,
+    /// `content_hash` of the bytes on disk.
+    pub hash: u64,
+    /// Unix permission bits (`mode & 0o7777`).
+    pub mode: u32,
+    /// Length in bytes.
+    pub len: u64,
+}
+
+/// FNV-1a, 64-bit, of `bytes`. Stable across builds and platforms, so a hash
+/// stored in the versions index stays comparable. Not a cryptographic hash:
+/// it detects accidental change, not tampering.
+pub fn content_hash(bytes: &[u8]) -> u64 {
+    const OFFSET_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    bytes.iter().fold(OFFSET_BASIS, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(PRIME)
+    })
+}
+
+/// Reads the bytes of a regular file, or None when nothing is there.
+/// Directories, fifos, sockets and devices are refused.
+pub fn read_bytes(file: &Resolved) -> Result<Option<Vec<u8>>, FileError> {
+    match read_regular(file) {
+        Ok((bytes, _)) => Ok(Some(bytes)),
+        Err(FileError::NotFound { .. }) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Reads a UTF-8 text file. Missing files, directories, non-regular files,
+/// binary content (a NUL byte in the first 8000 bytes) and invalid UTF-8
+/// are each refused with their own error.
+pub fn read_text(file: &Resolved) -> Result<TextFile, FileError> {
+    let (bytes, mode) = read_regular(file)?;
+    let window = &bytes[..bytes.len().min(BINARY_WINDOW)];
+    if let Some(offset) = memchr::memchr(0, window) {
+        return Err(FileError::Binary {
+            path: file.rel.clone(),
+            offset,
+        });
+    }
+    let hash = content_hash(&bytes);
+    let len = bytes.len() as u64;
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let offset = e.utf8_error().valid_up_to();
+        let line = 1 + memchr::memchr_iter(b'\n', &e.as_bytes()[..offset]).count();
+        FileError::NotUtf8 {
+            path: file.rel.clone(),
+            line,
+            offset,
+        }
+    })?;
+    Ok(TextFile {
+        text,
+        hash,
+        mode,
+        len,
+    })
+}
+
+/// Reads a regular file's bytes and its permission bits.
+fn read_regular(file: &Resolved) -> Result<(Vec<u8>, u32), FileError> {
+    let path = || file.rel.clone();
+    // metadata() follows symlinks: `real` should have none left, but if one
+    // appeared since resolving, judge what it points at.
+    let meta = fs::metadata(&file.real).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => FileError::NotFound { path: path() },
+        _ => FileError::Io {
+            action: "read",
+            path: path(),
+            source: e,
+        },
+    })?;
+    if meta.is_dir() {
+        return Err(FileError::IsDirectory { path: path() });
+    }
+    if !meta.is_file() {
+        // Reading a fifo would block forever; a device could be endless.
+        return Err(FileError::NotRegular { path: path() });
+    }
+    let bytes = fs::read(&file.real).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => FileError::NotFound { path: path() },
+        _ => FileError::Io {
+            action: "read",
+            path: path(),
+            source: e,
+        },
+    })?;
+    Ok((bytes, meta.permissions().mode() & 0o7777))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::Workspace;
+
+    fn setup() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        (dir, ws)
+    }
+
+    #[test]
+    fn fnv1a_known_values() {
+        assert_eq!(content_hash(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(content_hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(content_hash(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn reads_text_with_metadata() {
+        let (_dir, ws) = setup();
+        fs::write(ws.root().join("a.txt"), "héllo\r\nworld").unwrap();
+        fs::set_permissions(ws.root().join("a.txt"), fs::Permissions::from_mode(0o640)).unwrap();
+        let f = read_text(&ws.resolve("a.txt").unwrap()).unwrap();
+        assert_eq!(f.text, "héllo\r\nworld");
+        assert_eq!(f.len, "héllo\r\nworld".len() as u64);
+        assert_eq!(f.hash, content_hash("héllo\r\nworld".as_bytes()));
+        assert_eq!(f.mode, 0o640);
+    }
+
+    #[test]
+    fn binary_is_refused() {
+        let (_dir, ws) = setup();
+        fs::write(ws.root().join("a.png"), b"\x89PNG\r\n\x1a\n\0\0rest").unwrap();
+        let err = read_text(&ws.resolve("a.png").unwrap()).unwrap_err();
+        assert!(
+            matches!(err, FileError::Binary { offset: 8, .. }),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "a.png looks binary (NUL byte at offset 8); nib edits text files only"
+        );
+        // A NUL past the window is not a binary marker (but still text).
+        let mut late = vec![b'a'; BINARY_WINDOW];
+        late.push(0);
+        fs::write(ws.root().join("late.txt"), &late).unwrap();
+        let f = read_text(&ws.resolve("late.txt").unwrap()).unwrap();
+        assert_eq!(f.len, BINARY_WINDOW as u64 + 1);
+    }
+
+    #[test]
+    fn non_utf8_names_line_and_offset() {
+        let (_dir, ws) = setup();
+        fs::write(ws.root().join("a.txt"), b"one\ntwo\nthr\xe9e\n").unwrap();
+        let err = read_text(&ws.resolve("a.txt").unwrap()).unwrap_err();
+        match &err {
+            FileError::NotUtf8 { path, line, offset } => {
+                assert_eq!(path, "a.txt");
+                assert_eq!(*line, 3);
+                assert_eq!(*offset, 11);
+            }
+            other => panic!("unexpected {other:?}"),
+        }
+        assert_eq!(
+            err.to_string(),
+            "a.txt is not valid UTF-8 (first bad byte at line 3, byte offset 11); nib edits UTF-8 text only — convert it first"
+        );
+    }
+
+    #[test]
+    fn missing_file() {
+        let (_dir, ws) = setup();
+        let r = ws.resolve("src/a.rs").unwrap();
+        let err = read_text(&r).unwrap_err();
+        assert!(matches!(err, FileError::NotFound { .. }));
+        assert_eq!(
+            err.to_string(),
+            "no such file: src/a.rs; to create it use fs-write"
+        );
+        assert_eq!(read_bytes(&r).unwrap(), None);
+    }
+
+    #[test]
+    fn directory_is_refused() {
+        let (_dir, ws) = setup();
+        fs::create_dir(ws.root().join("src")).unwrap();
+        let r = ws.resolve("src").unwrap();
+        let err = read_text(&r).unwrap_err();
+        assert!(matches!(err, FileError::IsDirectory { .. }));
+        assert!(err.to_string().contains("src is a directory"));
+        assert!(matches!(read_bytes(&r), Err(FileError::IsDirectory { .. })));
+    }
+
+    #[test]
+    fn fifo_is_refused_without_blocking() {
+        let (_dir, ws) = setup();
+        let fifo = ws.root().join("pipe");
+        let status = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !matches!(status, Ok(s) if s.success()) {
+            return; // no mkfifo here; nothing to test
+        }
+        let err = read_text(&ws.resolve("pipe").unwrap()).unwrap_err();
+        assert!(matches!(err, FileError::NotRegular { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn read_bytes_accepts_binary() {
+        let (_dir, ws) = setup();
+        fs::write(ws.root().join("b"), b"\0\xff").unwrap();
+        let r = ws.resolve("b").unwrap();
+        assert_eq!(read_bytes(&r).unwrap(), Some(b"\0\xff".to_vec()));
+    }
+}

@@ -1,0 +1,695 @@
+//! The versions store under `<root>/.nib/versions/`: before each write nib
+//! keeps the file's previous content, so `nib undo` can put back the last
+//! write (and, run again, the one before). It owns the on-disk layout:
+//!
+//! - `<id>.prev`: the bytes before write `<id>` (empty when the file did not
+//!   exist; the index says which);
+//! - `index.jsonl`: one JSON object per line, appended in order:
+//!   `{"id","path","existed","t","written_hash"}` for a write,
+//!   `{"undone": id, "t"}` for an undo, `{"dropped": id, "t"}` for a
+//!   recorded write that then failed (so it is never undone).
+//!
+//! The index is read tolerantly: a line that does not parse (a crash in the
+//! middle of an append) is skipped. `.nib/` is created with a `.gitignore`
+//! of `*`, and `versions/` always gets one, so the store is never committed.
+
+use std::collections::HashSet;
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde::{Deserialize, Serialize};
+
+use super::{FileError, Resolved, Workspace, content_hash, read_bytes, write_resolved};
+
+/// The id of one recorded write: a zero-padded increasing number ("000001").
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct VersionId(String);
+
+impl VersionId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for VersionId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// What `undo` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Undone {
+    /// The write that was undone.
+    pub id: VersionId,
+    /// Its workspace-relative path.
+    pub path: String,
+    /// true: the previous content was put back; false: the file did not
+    /// exist before that write, so it was deleted.
+    pub restored: bool,
+}
+
+/// The versions store of one workspace. Directories are created on first
+/// `record`, not on construction.
+#[derive(Debug, Clone)]
+pub struct Versions {
+    root: PathBuf,
+    dir: PathBuf,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct WriteLine {
+    id: String,
+    path: String,
+    existed: bool,
+    t: u64,
+    written_hash: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct UndoneLine {
+    undone: String,
+    t: u64,
+}
+
+#[derive(Debug, Serialize, Deserialize)]
+struct DroppedLine {
+    dropped: String,
+    t: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Line {
+    Write(WriteLine),
+    Undone(UndoneLine),
+    Dropped(DroppedLine),
+}
+
+const INDEX: &str = "index.jsonl";
+
+impl Versions {
+    /// The store of `ws`, at `<root>/.nib/versions/`.
+    pub fn new(ws: &Workspace) -> Versions {
+        let root = ws.root().to_path_buf();
+        let dir = root.join(".nib").join("versions");
+        Versions { root, dir }
+    }
+
+    /// Where the store lives.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// Records a write of `rel` (workspace-relative, as in `Resolved::rel`)
+    /// that replaces `previous` (None: the file does not exist yet) with
+    /// `written`. Call it before writing: if it fails, do not write.
+    pub fn record(
+        &self,
+        rel: &str,
+        previous: Option<&[u8]>,
+        written: &[u8],
+    ) -> Result<VersionId, FileError> {
+        let fail = |e: io::Error| FileError::VersionStore {
+            detail: format!(
+                "could not save the previous version of {rel} in {}: {e}; the file was not written — fix the cause and retry",
+                self.shown(&self.dir)
+            ),
+        };
+        self.ensure_dirs()?;
+        let lines = self.load()?;
+        let mut n = lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Write(w) => id_number(&w.id),
+                Line::Undone(_) | Line::Dropped(_) => None,
+            })
+            .max()
+            .unwrap_or(0)
+            + 1;
+        // create_new reserves the id: a second nib recording at the same
+        // time, or a `.prev` left by a crash before its index line, moves
+        // this one on to the next number.
+        let (id, mut prev_file) = loop {
+            let id = format!("{n:06}");
+            match OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(self.dir.join(format!("{id}.prev")))
+            {
+                Ok(f) => break (id, f),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => n += 1,
+                Err(e) => return Err(fail(e)),
+            }
+        };
+        let prev_path = self.dir.join(format!("{id}.prev"));
+        let saved = prev_file
+            .write_all(previous.unwrap_or_default())
+            .and_then(|()| prev_file.sync_all());
+        if let Err(e) = saved {
+            let _ = fs::remove_file(&prev_path);
+            return Err(fail(e));
+        }
+        let line = WriteLine {
+            id: id.clone(),
+            path: rel.to_string(),
+            existed: previous.is_some(),
+            t: now(),
+            written_hash: content_hash(written),
+        };
+        if let Err(e) = self.append(&line) {
+            let _ = fs::remove_file(&prev_path);
+            return Err(fail(e));
+        }
+        Ok(VersionId(id))
+    }
+
+    /// Records the write, then writes `bytes` to `file` atomically. If the
+    /// write fails, the record is marked dropped (undo skips it) and the
+    /// write's error is returned.
+    pub fn write(
+        &self,
+        file: &Resolved,
+        previous: Option<&[u8]>,
+        bytes: &[u8],
+    ) -> Result<VersionId, FileError> {
+        let id = self.record(&file.rel, previous, bytes)?;
+        if let Err(e) = write_resolved(file, bytes) {
+            let _ = self.append(&DroppedLine {
+                dropped: id.0.clone(),
+                t: now(),
+            });
+            let _ = fs::remove_file(self.dir.join(format!("{id}.prev")));
+            return Err(e);
+        }
+        Ok(id)
+    }
+
+    /// Undoes the newest write not yet undone (of `path`, when given):
+    /// puts the previous content back, or deletes the file if the write
+    /// created it. Refuses when the file changed since nib wrote it, unless
+    /// `force`.
+    pub fn undo(
+        &self,
+        ws: &Workspace,
+        path: Option<&str>,
+        force: bool,
+    ) -> Result<Undone, FileError> {
+        let only = path.map(|p| ws.resolve(p)).transpose()?;
+        let lines = self.load()?;
+        let done: HashSet<&str> = lines
+            .iter()
+            .filter_map(|l| match l {
+                Line::Undone(u) => Some(u.undone.as_str()),
+                Line::Dropped(d) => Some(d.dropped.as_str()),
+                Line::Write(_) => None,
+            })
+            .collect();
+        let entry = lines
+            .iter()
+            .rev()
+            .filter_map(|l| match l {
+                Line::Write(w) => Some(w),
+                Line::Undone(_) | Line::Dropped(_) => None,
+            })
+            .find(|w| {
+                id_number(&w.id).is_some()
+                    && !done.contains(w.id.as_str())
+                    && only.as_ref().is_none_or(|o| o.rel == w.path)
+            })
+            .ok_or_else(|| FileError::NothingToUndo {
+                path: only.as_ref().map(|o| o.rel.clone()),
+            })?;
+        // Resolve again: the path is pinned to the workspace like any other.
+        let target = ws.resolve(&entry.path)?;
+        let current = read_bytes(&target)?;
+        if !force {
+            match &current {
+                Some(bytes) if content_hash(bytes) == entry.written_hash => {}
+                Some(_) => {
+                    return Err(FileError::ChangedSinceWrite {
+                        path: target.rel.clone(),
+                        deleted: false,
+                    });
+                }
+                None => {
+                    return Err(FileError::ChangedSinceWrite {
+                        path: target.rel.clone(),
+                        deleted: true,
+                    });
+                }
+            }
+        }
+        if entry.existed {
+            let previous = self.read_prev(&entry.id, &target.rel)?;
+            write_resolved(&target, &previous)?;
+        } else if current.is_some() {
+            delete(&target)?;
+        }
+        self.append(&UndoneLine {
+            undone: entry.id.clone(),
+            t: now(),
+        })
+        .map_err(|e| FileError::VersionStore {
+            detail: format!(
+                "{} was restored, but recording that in {} failed: {e}; do not undo again until that is fixed, or the next undo would check the wrong write",
+                target.rel,
+                self.shown(&self.dir.join(INDEX))
+            ),
+        })?;
+        Ok(Undone {
+            id: VersionId(entry.id.clone()),
+            path: target.rel,
+            restored: entry.existed,
+        })
+    }
+
+    /// Reads the index, skipping lines that do not parse.
+    fn load(&self) -> Result<Vec<Line>, FileError> {
+        let index = self.dir.join(INDEX);
+        match fs::symlink_metadata(&index) {
+            Ok(meta) if !meta.is_file() => {
+                return Err(FileError::VersionStore {
+                    detail: format!(
+                        "{} is not a regular file; nib keeps its index only in a plain file — remove it and retry",
+                        self.shown(&index)
+                    ),
+                });
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(self.io_error(&index, e)),
+        }
+        let bytes = fs::read(&index).map_err(|e| self.io_error(&index, e))?;
+        Ok(bytes
+            .split(|&b| b == b'\n')
+            .filter_map(|line| serde_json::from_slice::<Line>(line).ok())
+            .collect())
+    }
+
+    /// Appends one JSON line to the index. If the index ends in a partial
+    /// line (a crash mid-append), a newline is written first so the new
+    /// line does not merge with it.
+    fn append<T: Serialize>(&self, entry: &T) -> io::Result<()> {
+        let mut text = serde_json::to_string(entry).map_err(io::Error::other)?;
+        text.push('\n');
+        let index = self.dir.join(INDEX);
+        if let Ok(meta) = fs::symlink_metadata(&index)
+            && !meta.is_file()
+        {
+            return Err(io::Error::other("the index is not a regular file"));
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .create(true)
+            .mode(0o600)
+            .open(&index)?;
+        let len = file.metadata()?.len();
+        if len > 0 {
+            let mut last = [0u8; 1];
+            file.read_exact_at(&mut last, len - 1)?;
+            if last[0] != b'\n' {
+                text.insert(0, '\n');
+            }
+        }
+        // One write call: appends of a line this short are not interleaved.
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    }
+
+    /// The saved bytes before write `id`.
+    fn read_prev(&self, id: &str, rel: &str) -> Result<Vec<u8>, FileError> {
+        let prev = self.dir.join(format!("{id}.prev"));
+        let missing = || FileError::VersionStore {
+            detail: format!(
+                "the saved version {id} of {rel} is missing from {}; it cannot be restored — recover the file from git or a backup",
+                self.shown(&self.dir)
+            ),
+        };
+        match fs::symlink_metadata(&prev) {
+            Ok(meta) if meta.is_file() => {}
+            Ok(_) => return Err(missing()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(missing()),
+            Err(e) => return Err(self.io_error(&prev, e)),
+        }
+        fs::read(&prev).map_err(|e| self.io_error(&prev, e))
+    }
+
+    /// Creates `.nib/` (with a `.gitignore` of `*`) and `.nib/versions/`
+    /// (with its own), refusing symlinks: a workspace comes from anyone,
+    /// and a planted `.nib` link must not send nib's writes elsewhere.
+    fn ensure_dirs(&self) -> Result<(), FileError> {
+        let nib = self.root.join(".nib");
+        if self.ensure_dir(&nib)? {
+            self.ensure_gitignore(&nib)?;
+        }
+        self.ensure_dir(&self.dir)?;
+        self.ensure_gitignore(&self.dir)
+    }
+
+    /// Makes sure `dir` is a real directory; true when it was just created.
+    fn ensure_dir(&self, dir: &Path) -> Result<bool, FileError> {
+        match fs::symlink_metadata(dir) {
+            Ok(meta) if meta.is_dir() => Ok(false),
+            Ok(_) => Err(FileError::VersionStore {
+                detail: format!(
+                    "{} is not a directory (or is a symlink); nib keeps versions only in a real directory — move it aside and retry",
+                    self.shown(dir)
+                ),
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(dir) {
+                Ok(()) => Ok(true),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => self.ensure_dir(dir),
+                Err(e) => Err(self.io_error(dir, e)),
+            },
+            Err(e) => Err(self.io_error(dir, e)),
+        }
+    }
+
+    fn ensure_gitignore(&self, dir: &Path) -> Result<(), FileError> {
+        let path = dir.join(".gitignore");
+        match OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o666)
+            .open(&path)
+        {
+            Ok(mut f) => f.write_all(b"*\n").map_err(|e| self.io_error(&path, e)),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+            Err(e) => Err(self.io_error(&path, e)),
+        }
+    }
+
+    fn io_error(&self, path: &Path, e: io::Error) -> FileError {
+        FileError::VersionStore {
+            detail: format!(
+                "could not use {}: {e}; fix its permissions (or move .nib/versions aside) and retry",
+                self.shown(path)
+            ),
+        }
+    }
+
+    fn shown(&self, p: &Path) -> String {
+        p.strip_prefix(&self.root)
+            .map(|r| r.display().to_string())
+            .unwrap_or_else(|_| p.display().to_string())
+    }
+}
+
+/// Deletes a file undo found was created by nib's write.
+fn delete(target: &Resolved) -> Result<(), FileError> {
+    let meta = fs::symlink_metadata(&target.real).map_err(|e| FileError::Io {
+        action: "delete",
+        path: target.rel.clone(),
+        source: e,
+    })?;
+    if meta.permissions().mode() & 0o200 == 0 {
+        return Err(FileError::ReadOnly {
+            path: target.rel.clone(),
+        });
+    }
+    fs::remove_file(&target.real).map_err(|e| FileError::Io {
+        action: "delete",
+        path: target.rel.clone(),
+        source: e,
+    })?;
+    if let Some(parent) = target.real.parent()
+        && let Ok(dir) = File::open(parent)
+    {
+        let _ = dir.sync_all();
+    }
+    Ok(())
+}
+
+/// The number of a well-formed id (ASCII digits only; anything else in the
+/// index is ignored, so it can never name a file outside the store).
+fn id_number(id: &str) -> Option<u64> {
+    if id.is_empty() || !id.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    id.parse().ok()
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::files::read_text;
+
+    fn setup() -> (tempfile::TempDir, Workspace, Versions) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let versions = Versions::new(&ws);
+        (dir, ws, versions)
+    }
+
+    /// Writes `text` to `path` the way the prims will: read, record, write.
+    fn nib_write(ws: &Workspace, versions: &Versions, path: &str, text: &str) -> VersionId {
+        let r = ws.resolve(path).unwrap();
+        let previous = read_bytes(&r).unwrap();
+        versions
+            .write(&r, previous.as_deref(), text.as_bytes())
+            .unwrap()
+    }
+
+    fn content(ws: &Workspace, path: &str) -> String {
+        read_text(&ws.resolve(path).unwrap()).unwrap().text
+    }
+
+    #[test]
+    fn record_creates_store_and_index() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v0").unwrap();
+        let id = versions.record("a.txt", Some(b"v0"), b"v1").unwrap();
+        assert_eq!(id.as_str(), "000001");
+        let id2 = versions.record("b.txt", None, b"new").unwrap();
+        assert_eq!(id2.to_string(), "000002");
+        let nib = ws.root().join(".nib");
+        assert_eq!(fs::read_to_string(nib.join(".gitignore")).unwrap(), "*\n");
+        assert_eq!(fs::read(nib.join("versions/000001.prev")).unwrap(), b"v0");
+        let index = fs::read_to_string(nib.join("versions/index.jsonl")).unwrap();
+        let lines: Vec<serde_json::Value> = index
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["id"], "000001");
+        assert_eq!(lines[0]["path"], "a.txt");
+        assert_eq!(lines[0]["existed"], true);
+        assert_eq!(lines[0]["written_hash"], content_hash(b"v1"));
+        assert!(lines[0]["t"].as_u64().unwrap() > 1_600_000_000);
+        assert_eq!(lines[1]["existed"], false);
+    }
+
+    #[test]
+    fn existing_nib_dir_gets_no_top_gitignore_but_store_is_ignored() {
+        let (_dir, ws, versions) = setup();
+        fs::create_dir(ws.root().join(".nib")).unwrap();
+        fs::write(ws.root().join(".nib/config.toml"), "").unwrap();
+        versions.record("a.txt", None, b"x").unwrap();
+        assert!(!ws.root().join(".nib/.gitignore").exists());
+        assert_eq!(
+            fs::read_to_string(ws.root().join(".nib/versions/.gitignore")).unwrap(),
+            "*\n"
+        );
+    }
+
+    #[test]
+    fn symlinked_store_is_refused() {
+        let (dir, ws, versions) = setup();
+        let elsewhere = dir.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, ws.root().join(".nib")).unwrap();
+        let err = versions.record("a.txt", None, b"x").unwrap_err();
+        assert!(matches!(err, FileError::VersionStore { .. }), "{err:?}");
+        assert!(fs::read_dir(&elsewhere).unwrap().next().is_none());
+    }
+
+    #[test]
+    fn undo_round_trip_restores_previous() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "before\n").unwrap();
+        let id = nib_write(&ws, &versions, "a.txt", "after\n");
+        assert_eq!(content(&ws, "a.txt"), "after\n");
+        let undone = versions.undo(&ws, None, false).unwrap();
+        assert_eq!(
+            undone,
+            Undone {
+                id,
+                path: "a.txt".into(),
+                restored: true
+            }
+        );
+        assert_eq!(content(&ws, "a.txt"), "before\n");
+        let err = versions.undo(&ws, None, false).unwrap_err();
+        assert!(matches!(err, FileError::NothingToUndo { path: None }));
+        assert!(err.to_string().starts_with("nothing to undo"));
+    }
+
+    #[test]
+    fn undo_of_created_file_deletes_it() {
+        let (_dir, ws, versions) = setup();
+        nib_write(&ws, &versions, "new/file.txt", "hello\n");
+        assert!(ws.root().join("new/file.txt").exists());
+        let undone = versions.undo(&ws, Some("new/file.txt"), false).unwrap();
+        assert!(!undone.restored);
+        assert_eq!(undone.path, "new/file.txt");
+        assert!(!ws.root().join("new/file.txt").exists());
+    }
+
+    #[test]
+    fn undo_refuses_when_changed_and_force_restores() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v0").unwrap();
+        nib_write(&ws, &versions, "a.txt", "v1");
+        fs::write(ws.root().join("a.txt"), "user edit").unwrap();
+        let err = versions.undo(&ws, None, false).unwrap_err();
+        assert!(matches!(
+            err,
+            FileError::ChangedSinceWrite { deleted: false, .. }
+        ));
+        assert_eq!(
+            err.to_string(),
+            "a.txt changed since nib wrote it; undo would lose those changes — pass --force to restore anyway"
+        );
+        assert_eq!(content(&ws, "a.txt"), "user edit");
+        let undone = versions.undo(&ws, None, true).unwrap();
+        assert!(undone.restored);
+        assert_eq!(content(&ws, "a.txt"), "v0");
+    }
+
+    #[test]
+    fn undo_refuses_when_deleted_since() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v0").unwrap();
+        nib_write(&ws, &versions, "a.txt", "v1");
+        fs::remove_file(ws.root().join("a.txt")).unwrap();
+        let err = versions.undo(&ws, None, false).unwrap_err();
+        assert!(matches!(
+            err,
+            FileError::ChangedSinceWrite { deleted: true, .. }
+        ));
+        versions.undo(&ws, None, true).unwrap();
+        assert_eq!(content(&ws, "a.txt"), "v0");
+    }
+
+    #[test]
+    fn undo_twice_walks_back_two_writes() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v0").unwrap();
+        nib_write(&ws, &versions, "a.txt", "v1");
+        nib_write(&ws, &versions, "a.txt", "v2");
+        assert_eq!(
+            versions.undo(&ws, None, false).unwrap().id.as_str(),
+            "000002"
+        );
+        assert_eq!(content(&ws, "a.txt"), "v1");
+        assert_eq!(
+            versions.undo(&ws, None, false).unwrap().id.as_str(),
+            "000001"
+        );
+        assert_eq!(content(&ws, "a.txt"), "v0");
+        assert!(matches!(
+            versions.undo(&ws, None, false),
+            Err(FileError::NothingToUndo { .. })
+        ));
+    }
+
+    #[test]
+    fn undo_by_path_skips_other_files() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "a0").unwrap();
+        fs::write(ws.root().join("b.txt"), "b0").unwrap();
+        nib_write(&ws, &versions, "a.txt", "a1");
+        nib_write(&ws, &versions, "b.txt", "b1");
+        let undone = versions.undo(&ws, Some("./a.txt"), false).unwrap();
+        assert_eq!(undone.path, "a.txt");
+        assert_eq!(content(&ws, "a.txt"), "a0");
+        assert_eq!(content(&ws, "b.txt"), "b1");
+        let err = versions.undo(&ws, Some("a.txt"), false).unwrap_err();
+        assert!(matches!(err, FileError::NothingToUndo { path: Some(ref p) } if p == "a.txt"));
+        assert!(err.to_string().contains("a.txt"));
+        let undone = versions.undo(&ws, None, false).unwrap();
+        assert_eq!(undone.path, "b.txt");
+        assert!(matches!(
+            versions.undo(&ws, Some("../escape"), false),
+            Err(FileError::OutsideWorkspace { .. })
+        ));
+    }
+
+    #[test]
+    fn truncated_last_index_line_is_tolerated() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v0").unwrap();
+        nib_write(&ws, &versions, "a.txt", "v1");
+        // A crash in the middle of appending the next line.
+        let index = versions.dir().join(INDEX);
+        let mut f = OpenOptions::new().append(true).open(&index).unwrap();
+        f.write_all(br#"{"id":"000002","path":"a.t"#).unwrap();
+        drop(f);
+        fs::write(versions.dir().join("000002.prev"), "v1").unwrap();
+        // Another write after the crash must not merge with the fragment.
+        nib_write(&ws, &versions, "a.txt", "v2");
+        let text = fs::read_to_string(&index).unwrap();
+        assert_eq!(text.lines().count(), 3, "{text}");
+        assert_eq!(
+            versions.undo(&ws, None, false).unwrap().id.as_str(),
+            "000003"
+        );
+        assert_eq!(content(&ws, "a.txt"), "v1");
+        // Truncated again, now after the undo line.
+        let mut f = OpenOptions::new().append(true).open(&index).unwrap();
+        f.write_all(br#"{"undone":"0000"#).unwrap();
+        drop(f);
+        assert_eq!(
+            versions.undo(&ws, None, false).unwrap().id.as_str(),
+            "000001"
+        );
+        assert_eq!(content(&ws, "a.txt"), "v0");
+    }
+
+    #[test]
+    fn failed_write_is_dropped_not_undone() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v0").unwrap();
+        nib_write(&ws, &versions, "a.txt", "v1");
+        fs::write(ws.root().join("ro.txt"), "keep").unwrap();
+        fs::set_permissions(ws.root().join("ro.txt"), fs::Permissions::from_mode(0o444)).unwrap();
+        let r = ws.resolve("ro.txt").unwrap();
+        let err = versions.write(&r, Some(b"keep"), b"new").unwrap_err();
+        assert!(matches!(err, FileError::ReadOnly { .. }));
+        // The newest undoable write is still a.txt's.
+        let undone = versions.undo(&ws, None, false).unwrap();
+        assert_eq!(undone.path, "a.txt");
+    }
+
+    #[test]
+    fn planted_ids_cannot_escape_the_store() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v0").unwrap();
+        nib_write(&ws, &versions, "a.txt", "v1");
+        let index = versions.dir().join(INDEX);
+        let mut f = OpenOptions::new().append(true).open(&index).unwrap();
+        let evil = format!(
+            "{{\"id\":\"../../x\",\"path\":\"a.txt\",\"existed\":true,\"t\":0,\"written_hash\":{}}}\n",
+            content_hash(b"v1")
+        );
+        f.write_all(evil.as_bytes()).unwrap();
+        drop(f);
+        let undone = versions.undo(&ws, None, false).unwrap();
+        assert_eq!(undone.id.as_str(), "000001");
+        assert_eq!(content(&ws, "a.txt"), "v0");
+    }
+}
