@@ -1,1 +1,74 @@
-//! The command line: flags in, settings out, one function per subcommand.
+//! The command line: clap definitions (the flags, with their help) and one
+//! function per subcommand. Commands return an exit code for what they did,
+//! and an error only for usage problems (exit 2).
+
+mod apply;
+mod undo;
+
+use std::fmt;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+pub use apply::ApplyArgs;
+pub use undo::UndoArgs;
+
+/// nib: a coding-agent runtime with the agent loop in Scheme.
+#[derive(Debug, Parser)]
+#[command(name = "nib", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Apply fs-edit calls to files, as the agent would (one confirm-free
+    /// write per call; nothing is written for a call that fails).
+    Apply(ApplyArgs),
+    /// Restore the file nib wrote last (or the last write of PATH) from the
+    /// versions store in .nib/versions/.
+    Undo(UndoArgs),
+}
+
+/// Input formats `nib apply` reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// fs-edit calls as JSON: one object per line, or a JSON array of them.
+    EditJson,
+}
+
+/// A problem with how nib was invoked: bad flags, unreadable input, a
+/// workspace root that does not exist. Exit code 2.
+#[derive(Debug)]
+pub struct UsageError(pub String);
+
+impl fmt::Display for UsageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for UsageError {}
+
+/// Run a parsed command line.
+pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
+    match cli.command {
+        Command::Apply(args) => apply::run(args),
+        Command::Undo(args) => undo::run(args),
+    }
+}
+
+/// The workspace root: the flag's value, or the current directory.
+fn workspace(root: Option<PathBuf>) -> Result<crate::files::Workspace, UsageError> {
+    let root = match root {
+        Some(r) => r,
+        None => std::env::current_dir().map_err(|e| {
+            UsageError(format!(
+                "cannot read the current directory: {e}; pass --root DIR"
+            ))
+        })?,
+    };
+    crate::files::Workspace::open(&root).map_err(|e| UsageError(e.to_string()))
+}

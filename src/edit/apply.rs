@@ -52,8 +52,10 @@ pub fn apply(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Applied, E
         check_edit(e, i + 1, total)?;
     }
     let src = Source::parse(text);
-    let wanted: Vec<(Cow<str>, Cow<str>)> = edits.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
-    let previous: Vec<(Cow<str>, Cow<str>)> = previous.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
+    let wanted: Vec<(Cow<str>, Cow<str>)> =
+        edits.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
+    let previous: Vec<(Cow<str>, Cow<str>)> =
+        previous.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
     let olds: Vec<&str> = wanted.iter().map(|(o, _)| o.as_ref()).collect();
     let orig_hits = locate(&src.norm, &olds);
     let mut pieces = Pieces::new(&src.norm);
@@ -100,17 +102,22 @@ struct Step<'a> {
 }
 
 impl Step<'_> {
-    fn run(&self, pieces: &mut Pieces, orig_hits: &[usize], notes: &mut Vec<String>) -> Result<Outcome, EditError> {
+    fn run(
+        &self,
+        pieces: &mut Pieces,
+        orig_hits: &[usize],
+        notes: &mut Vec<String>,
+    ) -> Result<Outcome, EditError> {
         let (mut old, mut new) = (self.old, self.new);
         let mut hits = pieces.find_all(old, orig_hits);
-        if hits.is_empty() {
-            if let Some(at) = at_eof_without_newline(pieces, old) {
-                // old ends in a newline the file's last line lacks: match the
-                // line, and keep the final newline missing.
-                hits.push(at);
-                old = &old[..old.len() - 1];
-                new = new.strip_suffix('\n').unwrap_or(new);
-            }
+        if hits.is_empty()
+            && let Some(at) = at_eof_without_newline(pieces, old)
+        {
+            // old ends in a newline the file's last line lacks: match the
+            // line, and keep the final newline missing.
+            hits.push(at);
+            old = &old[..old.len() - 1];
+            new = new.strip_suffix('\n').unwrap_or(new);
         }
         if !hits.is_empty() {
             return self.replace_exact(pieces, &hits, old, new);
@@ -145,14 +152,23 @@ impl Step<'_> {
                 hints::span(m.first_line, m.line_count),
                 level.ignoring()
             ));
-            replacements.push((m.range.clone(), tolerant::replacement(&cur, &lines, m, old, new)));
+            replacements.push((
+                m.range.clone(),
+                tolerant::replacement(&cur, &lines, m, old, new),
+            ));
         }
         let count = replacements.len();
         pieces.splice(replacements);
         Ok(Outcome::Applied { level, count })
     }
 
-    fn replace_exact(&self, pieces: &mut Pieces, hits: &[usize], old: &str, new: &str) -> Result<Outcome, EditError> {
+    fn replace_exact(
+        &self,
+        pieces: &mut Pieces,
+        hits: &[usize],
+        old: &str,
+        new: &str,
+    ) -> Result<Outcome, EditError> {
         if self.was_applied && self.new.contains(self.old) && self.all_inside_new(pieces, hits) {
             return Ok(Outcome::AlreadyApplied);
         }
@@ -208,19 +224,19 @@ impl Step<'_> {
     }
 
     fn not_found(&self, cur: &str, lines: &LineIndex) -> EditError {
-        if !self.new.trim().is_empty() {
-            if let Some(at) = cur.find(self.new) {
-                return EditError::new(
-                    ErrorKind::NewAlreadyPresent,
-                    format!(
-                        "old is not in the file, but new already appears at line {}: if an \
-                         earlier call made this change it is done; if old and new are swapped, \
-                         send them the other way round",
-                        lines.line_of(at) + 1
-                    ),
-                )
-                .at(self.n, self.total);
-            }
+        if !self.new.trim().is_empty()
+            && let Some(at) = cur.find(self.new)
+        {
+            return EditError::new(
+                ErrorKind::NewAlreadyPresent,
+                format!(
+                    "old is not in the file, but new already appears at line {}: if an \
+                     earlier call made this change it is done; if old and new are swapped, \
+                     send them the other way round",
+                    lines.line_of(at) + 1
+                ),
+            )
+            .at(self.n, self.total);
         }
         EditError::new(ErrorKind::NotFound, "could not find old in the file".into())
             .at(self.n, self.total)
@@ -230,7 +246,9 @@ impl Step<'_> {
 
 /// Where old minus its final '\n' ends a text that has no final newline.
 fn at_eof_without_newline(pieces: &Pieces, old: &str) -> Option<usize> {
-    let body = old.strip_suffix('\n').filter(|b| !b.is_empty() && !b.ends_with('\n'))?;
+    let body = old
+        .strip_suffix('\n')
+        .filter(|b| !b.is_empty() && !b.ends_with('\n'))?;
     let len = pieces.len();
     let start = len.checked_sub(body.len())?;
     (pieces.slice_bytes(start..len) == body.as_bytes()).then_some(start)

@@ -60,9 +60,19 @@ type Line<'a> = (&'a str, bool);
 impl Diff {
     /// The diff between two texts.
     pub fn between(old: &str, new: &str) -> Diff {
-        let prefix = old.bytes().zip(new.bytes()).take_while(|(a, b)| a == b).count();
+        let prefix = old
+            .bytes()
+            .zip(new.bytes())
+            .take_while(|(a, b)| a == b)
+            .count();
         let max_suffix = old.len().min(new.len()) - prefix;
-        let suffix = old.bytes().rev().zip(new.bytes().rev()).take(max_suffix).take_while(|(a, b)| a == b).count();
+        let suffix = old
+            .bytes()
+            .rev()
+            .zip(new.bytes().rev())
+            .take(max_suffix)
+            .take_while(|(a, b)| a == b)
+            .count();
         if prefix == old.len() && prefix == new.len() {
             return Diff::default();
         }
@@ -80,13 +90,21 @@ impl Diff {
             return Diff::default();
         }
         let (oi, ni) = (LineIndex::new(old), LineIndex::new(new));
-        let old_lines = |r: Range<usize>| -> Vec<Line> { r.map(|i| (oi.line(old, i), oi.has_newline(i))).collect() };
-        let new_lines = |r: Range<usize>| -> Vec<Line> { r.map(|i| (ni.line(new, i), ni.has_newline(i))).collect() };
+        let old_lines = |r: Range<usize>| -> Vec<Line> {
+            r.map(|i| (oi.line(old, i), oi.has_newline(i))).collect()
+        };
+        let new_lines = |r: Range<usize>| -> Vec<Line> {
+            r.map(|i| (ni.line(new, i), ni.has_newline(i))).collect()
+        };
         let mut ops = Vec::new();
         let (mut done_old, mut done_new) = (0, 0);
         for (o, n) in line_regions(&oi, &ni, changes) {
             push_equal(&mut ops, done_old..o.start, done_new..n.start);
-            let region = capture_diff_slices(Algorithm::Myers, &old_lines(o.clone()), &new_lines(n.clone()));
+            let region = capture_diff_slices(
+                Algorithm::Myers,
+                &old_lines(o.clone()),
+                &new_lines(n.clone()),
+            );
             ops.extend(region.into_iter().map(|op| shift(op, o.start, n.start)));
             (done_old, done_new) = (o.end, n.end);
         }
@@ -146,7 +164,11 @@ impl Diff {
 
 /// Changes widened to whole lines and merged where they touch, as line
 /// ranges of the old and new text.
-fn line_regions(oi: &LineIndex, ni: &LineIndex, changes: &[Change]) -> Vec<(Range<usize>, Range<usize>)> {
+fn line_regions(
+    oi: &LineIndex,
+    ni: &LineIndex,
+    changes: &[Change],
+) -> Vec<(Range<usize>, Range<usize>)> {
     let widen = |idx: &LineIndex, r: &Range<usize>| {
         if idx.count() == 0 {
             return 0..0;
@@ -181,22 +203,39 @@ fn push_equal(ops: &mut Vec<DiffOp>, old: Range<usize>, new: Range<usize>) {
 
 fn shift(op: DiffOp, by_old: usize, by_new: usize) -> DiffOp {
     match op {
-        DiffOp::Equal { old_index, new_index, len } => DiffOp::Equal {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => DiffOp::Equal {
             old_index: old_index + by_old,
             new_index: new_index + by_new,
             len,
         },
-        DiffOp::Delete { old_index, old_len, new_index } => DiffOp::Delete {
+        DiffOp::Delete {
+            old_index,
+            old_len,
+            new_index,
+        } => DiffOp::Delete {
             old_index: old_index + by_old,
             old_len,
             new_index: new_index + by_new,
         },
-        DiffOp::Insert { old_index, new_index, new_len } => DiffOp::Insert {
+        DiffOp::Insert {
+            old_index,
+            new_index,
+            new_len,
+        } => DiffOp::Insert {
             old_index: old_index + by_old,
             new_index: new_index + by_new,
             new_len,
         },
-        DiffOp::Replace { old_index, old_len, new_index, new_len } => DiffOp::Replace {
+        DiffOp::Replace {
+            old_index,
+            old_len,
+            new_index,
+            new_len,
+        } => DiffOp::Replace {
             old_index: old_index + by_old,
             old_len,
             new_index: new_index + by_new,
@@ -219,21 +258,46 @@ fn hunk(group: &[DiffOp], old: &str, oi: &LineIndex, new: &str, ni: &LineIndex) 
         match op {
             DiffOp::Equal { .. } => {
                 for (i, j) in o.zip(n) {
-                    lines.push(line(LineKind::Context, oi.line(old, i), Some(i), Some(j), !oi.has_newline(i)));
+                    lines.push(line(
+                        LineKind::Context,
+                        oi.line(old, i),
+                        Some(i),
+                        Some(j),
+                        !oi.has_newline(i),
+                    ));
                 }
             }
             _ => {
                 for i in o {
-                    lines.push(line(LineKind::Removed, oi.line(old, i), Some(i), None, !oi.has_newline(i)));
+                    lines.push(line(
+                        LineKind::Removed,
+                        oi.line(old, i),
+                        Some(i),
+                        None,
+                        !oi.has_newline(i),
+                    ));
                 }
                 for j in n {
-                    lines.push(line(LineKind::Added, ni.line(new, j), None, Some(j), !ni.has_newline(j)));
+                    lines.push(line(
+                        LineKind::Added,
+                        ni.line(new, j),
+                        None,
+                        Some(j),
+                        !ni.has_newline(j),
+                    ));
                 }
             }
         }
     }
-    let first = group.first().map_or((0, 0), |op| (op.old_range().start, op.new_range().start));
-    let count = |kind| lines.iter().filter(|l| l.kind == kind || l.kind == LineKind::Context).count();
+    let first = group
+        .first()
+        .map_or((0, 0), |op| (op.old_range().start, op.new_range().start));
+    let count = |kind| {
+        lines
+            .iter()
+            .filter(|l| l.kind == kind || l.kind == LineKind::Context)
+            .count()
+    };
     Hunk {
         old_start: first.0 + 1,
         old_len: count(LineKind::Removed),
@@ -274,18 +338,32 @@ mod tests {
 
     #[test]
     fn creation_and_deletion() {
-        assert_eq!(Diff::between("", "x\n").unified("f"), "--- a/f\n+++ b/f\n@@ -0,0 +1,1 @@\n+x\n");
-        assert_eq!(Diff::between("x\n", "").unified("f"), "--- a/f\n+++ b/f\n@@ -1,1 +0,0 @@\n-x\n");
+        assert_eq!(
+            Diff::between("", "x\n").unified("f"),
+            "--- a/f\n+++ b/f\n@@ -0,0 +1,1 @@\n+x\n"
+        );
+        assert_eq!(
+            Diff::between("x\n", "").unified("f"),
+            "--- a/f\n+++ b/f\n@@ -1,1 +0,0 @@\n-x\n"
+        );
         assert!(Diff::between("same", "same").is_empty());
     }
 
     #[test]
     fn separate_changes_make_separate_hunks() {
         let old: String = (0..40).map(|i| format!("{i}\n")).collect();
-        let new = old.replace("\n5\n", "\nfive\n").replace("\n30\n", "\nthirty\n");
+        let new = old
+            .replace("\n5\n", "\nfive\n")
+            .replace("\n30\n", "\nthirty\n");
         let changes = vec![
-            Change { old: 10..11, new: 10..14 },
-            Change { old: 80..82, new: 83..89 },
+            Change {
+                old: 10..11,
+                new: 10..14,
+            },
+            Change {
+                old: 80..82,
+                new: 83..89,
+            },
         ];
         assert_eq!(&old[10..11], "5");
         assert_eq!(&new[83..89], "thirty");
@@ -297,10 +375,17 @@ mod tests {
     /// The diff `similar` computes over the whole text, for comparison.
     fn whole(old: &str, new: &str) -> Diff {
         let (oi, ni) = (LineIndex::new(old), LineIndex::new(new));
-        let o: Vec<Line> = (0..oi.count()).map(|i| (oi.line(old, i), oi.has_newline(i))).collect();
-        let n: Vec<Line> = (0..ni.count()).map(|i| (ni.line(new, i), ni.has_newline(i))).collect();
+        let o: Vec<Line> = (0..oi.count())
+            .map(|i| (oi.line(old, i), oi.has_newline(i)))
+            .collect();
+        let n: Vec<Line> = (0..ni.count())
+            .map(|i| (ni.line(new, i), ni.has_newline(i)))
+            .collect();
         let ops = capture_diff_slices(Algorithm::Myers, &o, &n);
-        let hunks = group_diff_ops(ops, CONTEXT).iter().map(|g| hunk(g, old, &oi, new, &ni)).collect();
+        let hunks = group_diff_ops(ops, CONTEXT)
+            .iter()
+            .map(|g| hunk(g, old, &oi, new, &ni))
+            .collect();
         Diff { hunks }
     }
 }

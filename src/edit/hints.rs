@@ -131,7 +131,11 @@ fn shared_line_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec
 /// Window starts from the lines most like old's longest line, by shared
 /// character pairs (a 4096-bit filter, so one pass and no allocation).
 fn bigram_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec<isize> {
-    let Some((at, target)) = old_lines.iter().map(|l| l.trim()).enumerate().max_by_key(|(_, l)| l.len())
+    let Some((at, target)) = old_lines
+        .iter()
+        .map(|l| l.trim())
+        .enumerate()
+        .max_by_key(|(_, l)| l.len())
     else {
         return Vec::new();
     };
@@ -164,7 +168,12 @@ fn bigram_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec<isiz
 fn bigrams(s: &str) -> impl Iterator<Item = usize> + '_ {
     s.chars()
         .zip(s.chars().skip(1))
-        .map(|(a, b)| (a as usize).wrapping_mul(31).wrapping_add(b as usize).wrapping_mul(2654435761))
+        .map(|(a, b)| {
+            (a as usize)
+                .wrapping_mul(31)
+                .wrapping_add(b as usize)
+                .wrapping_mul(2654435761)
+        })
         .map(|h| h >> 7)
 }
 
@@ -180,8 +189,13 @@ fn top(scored: impl Iterator<Item = (isize, f32)>) -> Vec<isize> {
 fn window_similarity(text: &str, lines: &LineIndex, old_lines: &[&str], first: usize) -> f32 {
     let (mut same, mut total) = (0usize, 0usize);
     for (i, o) in old_lines.iter().enumerate() {
-        let f = if first + i < lines.count() { lines.line(text, first + i) } else { "" };
-        let (a, b): (Vec<char>, Vec<char>) = (o.trim().chars().collect(), f.trim().chars().collect());
+        let f = if first + i < lines.count() {
+            lines.line(text, first + i)
+        } else {
+            ""
+        };
+        let (a, b): (Vec<char>, Vec<char>) =
+            (o.trim().chars().collect(), f.trim().chars().collect());
         total += a.len() + b.len();
         if a == b {
             same += 2 * a.len();
@@ -189,15 +203,30 @@ fn window_similarity(text: &str, lines: &LineIndex, old_lines: &[&str], first: u
         }
         same += 2 * capture_diff_slices(Algorithm::Myers, &a, &b)
             .iter()
-            .map(|op| if let DiffOp::Equal { len, .. } = op { *len } else { 0 })
+            .map(|op| {
+                if let DiffOp::Equal { len, .. } = op {
+                    *len
+                } else {
+                    0
+                }
+            })
             .sum::<usize>();
     }
-    if total == 0 { 1.0 } else { same as f32 / total as f32 }
+    if total == 0 {
+        1.0
+    } else {
+        same as f32 / total as f32
+    }
 }
 
 /// Lines of the window that differ from old only in whitespace, shown so
 /// the difference can be seen: tabs as →, edge spaces as ·.
-fn whitespace_only(text: &str, lines: &LineIndex, old_lines: &[&str], first: usize) -> Option<String> {
+fn whitespace_only(
+    text: &str,
+    lines: &LineIndex,
+    old_lines: &[&str],
+    first: usize,
+) -> Option<String> {
     let squeeze = |s: &str| s.chars().filter(|c| !c.is_whitespace()).collect::<String>();
     let mut out = Vec::new();
     for (i, o) in old_lines.iter().enumerate() {
@@ -244,7 +273,9 @@ fn visible(line: &str) -> String {
 /// whose length in old differs from the file's.
 fn miscounted_run(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Option<String> {
     for o in old_lines {
-        let Some((c, count)) = longest_run(o) else { continue };
+        let Some((c, count)) = longest_run(o) else {
+            continue;
+        };
         let shape = collapse_runs(o.trim(), c);
         for j in 0..lines.count() {
             let f = lines.line(text, j);
@@ -305,7 +336,10 @@ mod tests {
     fn nearest_lines_are_numbered_for_copying() {
         let text = "fn a() {}\nfn compute(x: i32) -> i32 {\n    x * 2\n}\nfn b() {}\n";
         let h = hint(text, "fn compute(x: u32) -> u32 {\n    x * 2\n}\n");
-        assert!(h.contains("the nearest lines in the file are lines 2-4"), "{h}");
+        assert!(
+            h.contains("the nearest lines in the file are lines 2-4"),
+            "{h}"
+        );
         assert!(h.contains("     2\tfn compute(x: i32) -> i32 {"), "{h}");
     }
 
@@ -326,7 +360,10 @@ mod tests {
     fn whitespace_difference_is_shown() {
         let text = "if x:\n\treturn  1\n";
         let h = hint(text, "if x:\n    return 1\n");
-        assert!(h.contains("line 2: the file has \"→return  1\", old has \"····return 1\""), "{h}");
+        assert!(
+            h.contains("line 2: the file has \"→return  1\", old has \"····return 1\""),
+            "{h}"
+        );
     }
 
     #[test]
@@ -334,7 +371,10 @@ mod tests {
         let rule = "─".repeat(37);
         let text = format!("a\n// {rule}\nb\n");
         let h = hint(&text, &format!("// {}\nb\n", "─".repeat(32)));
-        assert!(h.contains("old has 32 '─' (U+2500) in a row; the file has 37 at line 2"), "{h}");
+        assert!(
+            h.contains("old has 32 '─' (U+2500) in a row; the file has 37 at line 2"),
+            "{h}"
+        );
     }
 
     #[test]

@@ -122,7 +122,10 @@ mod tests {
         assert_eq!((d.key.as_str(), d.edit), ("a", None));
         let d = first_duplicate_key(r#"{"edits": [{"old": "x"}, {"new": 1, "new": 2}]}"#).unwrap();
         assert_eq!((d.key.as_str(), d.edit), ("new", Some(1)));
-        assert_eq!(first_duplicate_key(r#"{"a": {"b": 1}, "c": [{"b": 2}]}"#), None);
+        assert_eq!(
+            first_duplicate_key(r#"{"a": {"b": 1}, "c": [{"b": 2}]}"#),
+            None
+        );
         assert_eq!(first_duplicate_key("not json"), None);
     }
 }

@@ -81,7 +81,9 @@ impl<'s> Pieces<'s> {
                     found.extend(hits.map(|&h| at + h - r.start));
                 }
                 Piece::Orig(_) => {}
-                Piece::New(s) => found.extend(find_overlapping(s.as_bytes(), pat.as_bytes()).map(|h| at + h)),
+                Piece::New(s) => {
+                    found.extend(find_overlapping(s.as_bytes(), pat.as_bytes()).map(|h| at + h))
+                }
             }
             at += piece.len();
             seams.push(at);
@@ -162,7 +164,9 @@ impl<'s> Pieces<'s> {
                 if range.start > end || (range.start == end && !range.is_empty()) {
                     break;
                 }
-                let Some((range, text)) = reps.next() else { break };
+                let Some((range, text)) = reps.next() else {
+                    break;
+                };
                 push_part(&mut out, &piece, pos - at..range.start - at);
                 if !text.is_empty() {
                     out.push(Piece::New(text));
@@ -233,7 +237,10 @@ fn merge_new(list: Vec<Piece>) -> Vec<Piece> {
 }
 
 /// Starts of `needle` in `hay`, overlapping ones included.
-pub(crate) fn find_overlapping<'a>(hay: &'a [u8], needle: &'a [u8]) -> impl Iterator<Item = usize> + 'a {
+pub(crate) fn find_overlapping<'a>(
+    hay: &'a [u8],
+    needle: &'a [u8],
+) -> impl Iterator<Item = usize> + 'a {
     let finder = memmem::Finder::new(needle);
     let mut from = 0;
     std::iter::from_fn(move || {
@@ -287,11 +294,26 @@ mod tests {
     fn changes_map_old_to_new() {
         let mut p = Pieces::new("one two three");
         p.splice(vec![(4..7, "2".into())]);
-        assert_eq!(p.changes(), [Change { old: 4..7, new: 4..5 }]);
+        assert_eq!(
+            p.changes(),
+            [Change {
+                old: 4..7,
+                new: 4..5
+            }]
+        );
         p.splice(vec![(0..3, "1".into())]);
         assert_eq!(
             p.changes(),
-            [Change { old: 0..3, new: 0..1 }, Change { old: 4..7, new: 2..3 }]
+            [
+                Change {
+                    old: 0..3,
+                    new: 0..1
+                },
+                Change {
+                    old: 4..7,
+                    new: 2..3
+                }
+            ]
         );
     }
 }

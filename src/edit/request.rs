@@ -242,7 +242,6 @@ pub(crate) fn check_edit(edit: &Edit, n: usize, total: usize) -> Result<(), Edit
     Ok(())
 }
 
-
 fn check_fields(
     obj: &Map<String, Value>,
     known: &[&str],
@@ -347,8 +346,12 @@ mod tests {
     #[test]
     fn both_forms_refused() {
         let msg = err(json!({"path": "a", "old": "x", "new": "y", "edits": []}));
-        assert!(msg.contains("not both; replace_all goes inside each edit"), "{msg}");
-        let msg = err(json!({"path": "a", "replace_all": true, "edits": [{"old": "x", "new": "y"}]}));
+        assert!(
+            msg.contains("not both; replace_all goes inside each edit"),
+            "{msg}"
+        );
+        let msg =
+            err(json!({"path": "a", "replace_all": true, "edits": [{"old": "x", "new": "y"}]}));
         assert!(msg.contains("not both"), "{msg}");
     }
 
@@ -359,8 +362,8 @@ mod tests {
 
     #[test]
     fn edits_as_json_string_accepted() {
-        let call = parse_call(&json!({"path": "a", "edits": "[{\"old\":\"x\",\"new\":\"y\"}]"}))
-            .unwrap();
+        let call =
+            parse_call(&json!({"path": "a", "edits": "[{\"old\":\"x\",\"new\":\"y\"}]"})).unwrap();
         assert_eq!(call.form, CallForm::ListAsString);
         assert_eq!(call.edits.len(), 1);
     }
@@ -387,7 +390,10 @@ mod tests {
     #[test]
     fn missing_field_names_edit_and_field() {
         let msg = err(json!({"path": "a", "edits": [{"old": "x", "new": "y"}, {"old": "z"}]}));
-        assert_eq!(msg, "edit 2: `new` is missing; every edit needs both old and new");
+        assert_eq!(
+            msg,
+            "edit 2: `new` is missing; every edit needs both old and new"
+        );
     }
 
     #[test]
@@ -423,7 +429,9 @@ mod tests {
 
     #[test]
     fn old_equal_new_changes_nothing() {
-        let msg = err(json!({"path": "a", "edits": [{"old": "a", "new": "b"}, {"old": "x", "new": "x"}]}));
+        let msg = err(
+            json!({"path": "a", "edits": [{"old": "a", "new": "b"}, {"old": "x", "new": "x"}]}),
+        );
         assert!(msg.contains("edit 2 changes nothing"), "{msg}");
     }
 
@@ -432,7 +440,10 @@ mod tests {
         let msg = err(json!({"path": "a", "old": "x", "new": "y", "replace_all": "yes"}));
         assert!(msg.contains("`replace_all` must be true or false"), "{msg}");
         let msg = err(json!({"path": "a", "old": 3, "new": "y"}));
-        assert!(msg.contains("`old` must be a string, got the number 3"), "{msg}");
+        assert!(
+            msg.contains("`old` must be a string, got the number 3"),
+            "{msg}"
+        );
         assert!(err(json!({"old": "x", "new": "y"})).contains("`path` is missing"));
         assert!(err(json!(["x"])).contains("expected a JSON object"));
     }

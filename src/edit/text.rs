@@ -175,7 +175,15 @@ mod tests {
 
     #[test]
     fn restores_bom_and_each_line_ending() {
-        for text in ["", "a", "a\n", "a\r\nb\r\n", "a\r\nb\nc\r\nd", "\u{feff}x\r\n", "a\rb\r\n"] {
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "a\r\nb\r\n",
+            "a\r\nb\nc\r\nd",
+            "\u{feff}x\r\n",
+            "a\rb\r\n",
+        ] {
             assert_eq!(roundtrip(text), text);
         }
     }

@@ -128,7 +128,11 @@ pub(crate) enum Shift {
     /// The file's lines lack this prefix that old's lines carry.
     Remove(String),
     /// Levels in the model's unit become levels in the file's unit.
-    Levels { delta: isize, old: Unit, file: Unit },
+    Levels {
+        delta: isize,
+        old: Unit,
+        file: Unit,
+    },
 }
 
 /// Where old matched, at a tolerant level.
@@ -185,7 +189,11 @@ fn find_at(
     file_unit: Option<Unit>,
 ) -> Vec<Match> {
     let m = probe.old_lines.len();
-    let keys: Vec<String> = probe.old_lines.iter().map(|l| key(level, l).into_owned()).collect();
+    let keys: Vec<String> = probe
+        .old_lines
+        .iter()
+        .map(|l| key(level, l).into_owned())
+        .collect();
     let mut found = Vec::new();
     if lines.count() >= m {
         for first in 0..=lines.count() - m {
@@ -194,8 +202,13 @@ fn find_at(
                 continue;
             }
             let file_lines: Vec<&str> = (first..first + m).map(|i| lines.line(text, i)).collect();
-            let Some(shift) = shift_for(level, &probe.old_lines, &file_lines, probe.old_unit, file_unit)
-            else {
+            let Some(shift) = shift_for(
+                level,
+                &probe.old_lines,
+                &file_lines,
+                probe.old_unit,
+                file_unit,
+            ) else {
                 continue;
             };
             let last = first + m - 1;
@@ -244,11 +257,16 @@ fn find_in_lines(text: &str, lines: &LineIndex, old: &str) -> Vec<Match> {
             }
             continue;
         }
-        let chars: Vec<(usize, char)> = line.char_indices().map(|(at, c)| (at, fold_char(c))).collect();
+        let chars: Vec<(usize, char)> = line
+            .char_indices()
+            .map(|(at, c)| (at, fold_char(c)))
+            .collect();
         for start in 0..(chars.len() + 1).saturating_sub(needle_chars) {
             let window = chars[start..start + needle_chars].iter().map(|&(_, c)| c);
             if window.eq(needle.chars()) {
-                let to = chars.get(start + needle_chars).map_or(line.len(), |&(at, _)| at);
+                let to = chars
+                    .get(start + needle_chars)
+                    .map_or(line.len(), |&(at, _)| at);
                 push(i, chars[start].0, to);
             }
         }
@@ -356,14 +374,14 @@ fn shift_for(
 /// The same prefix added to, or taken from, every line's indentation.
 fn prefix_shift(pairs: &[(&str, &str)]) -> Option<Shift> {
     let &(o, f) = pairs.first()?;
-    if let Some(extra) = f.strip_suffix(o) {
-        if pairs.iter().all(|(o, f)| f.strip_suffix(o) == Some(extra)) {
-            return Some(if extra.is_empty() {
-                Shift::Same
-            } else {
-                Shift::Add(extra.to_string())
-            });
-        }
+    if let Some(extra) = f.strip_suffix(o)
+        && pairs.iter().all(|(o, f)| f.strip_suffix(o) == Some(extra))
+    {
+        return Some(if extra.is_empty() {
+            Shift::Same
+        } else {
+            Shift::Add(extra.to_string())
+        });
     }
     let missing = o.strip_suffix(f)?;
     pairs
@@ -374,7 +392,13 @@ fn prefix_shift(pairs: &[(&str, &str)]) -> Option<Shift> {
 
 /// The text that takes the place of a match: new, with the file's bytes on
 /// lines old and new agree on and the file's indentation on the rest.
-pub(crate) fn replacement(text: &str, lines: &LineIndex, m: &Match, old: &str, new: &str) -> String {
+pub(crate) fn replacement(
+    text: &str,
+    lines: &LineIndex,
+    m: &Match,
+    old: &str,
+    new: &str,
+) -> String {
     if m.partial {
         return new.to_string();
     }
@@ -387,11 +411,24 @@ pub(crate) fn replacement(text: &str, lines: &LineIndex, m: &Match, old: &str, n
     for op in capture_diff_slices(Algorithm::Myers, &old_lines, &new_lines) {
         match op {
             DiffOp::Equal { old_index, len, .. } => {
-                out.extend(file_lines[old_index..old_index + len].iter().map(|l| Cow::Borrowed(*l)));
+                out.extend(
+                    file_lines[old_index..old_index + len]
+                        .iter()
+                        .map(|l| Cow::Borrowed(*l)),
+                );
             }
             DiffOp::Delete { .. } => {}
-            DiffOp::Insert { new_index, new_len, .. } | DiffOp::Replace { new_index, new_len, .. } => {
-                out.extend(new_lines[new_index..new_index + new_len].iter().map(|l| reindent(l, &m.shift)));
+            DiffOp::Insert {
+                new_index, new_len, ..
+            }
+            | DiffOp::Replace {
+                new_index, new_len, ..
+            } => {
+                out.extend(
+                    new_lines[new_index..new_index + new_len]
+                        .iter()
+                        .map(|l| reindent(l, &m.shift)),
+                );
             }
         }
     }
@@ -411,12 +448,20 @@ fn reindent<'a>(line: &'a str, shift: &Shift) -> Cow<'a, str> {
     match shift {
         Shift::Same => Cow::Borrowed(line),
         Shift::Add(extra) => Cow::Owned(format!("{extra}{line}")),
-        Shift::Remove(missing) => Cow::Borrowed(line.strip_prefix(missing.as_str()).unwrap_or(line.trim_start())),
+        Shift::Remove(missing) => Cow::Borrowed(
+            line.strip_prefix(missing.as_str())
+                .unwrap_or(line.trim_start()),
+        ),
         Shift::Levels { delta, old, file } => {
             let indent = indent_of(line);
             let (levels, extra) = old.measure(indent);
             let levels = (levels as isize + delta).max(0) as usize;
-            Cow::Owned(format!("{}{}{}", file.render(levels), " ".repeat(extra), &line[indent.len()..]))
+            Cow::Owned(format!(
+                "{}{}{}",
+                file.render(levels),
+                " ".repeat(extra),
+                &line[indent.len()..]
+            ))
         }
     }
 }
@@ -447,16 +492,28 @@ mod tests {
     #[test]
     fn uniform_indentation_offset_reindents_new_lines() {
         let text = "fn f() {\n        if x {\n            y();\n        }\n}\n";
-        let (level, out) =
-            tolerant(text, "if x {\n    y();\n}\n", "if x {\n    y();\n    z();\n}\n").unwrap();
+        let (level, out) = tolerant(
+            text,
+            "if x {\n    y();\n}\n",
+            "if x {\n    y();\n    z();\n}\n",
+        )
+        .unwrap();
         assert_eq!(level, Level::Indentation);
-        assert_eq!(out, "fn f() {\n        if x {\n            y();\n            z();\n        }\n}\n");
+        assert_eq!(
+            out,
+            "fn f() {\n        if x {\n            y();\n            z();\n        }\n}\n"
+        );
     }
 
     #[test]
     fn model_indents_more_than_the_file() {
         let text = "def f():\n    return 1\n";
-        let (level, out) = tolerant(text, "        def f():\n            return 1\n", "        def f():\n            return 2\n").unwrap();
+        let (level, out) = tolerant(
+            text,
+            "        def f():\n            return 1\n",
+            "        def f():\n            return 2\n",
+        )
+        .unwrap();
         assert_eq!(level, Level::Indentation);
         assert_eq!(out, "def f():\n    return 2\n");
     }
@@ -492,7 +549,12 @@ mod tests {
 
     #[test]
     fn typography_folds_quotes_dashes_spaces() {
-        let (level, out) = tolerant("say(\u{201c}hi\u{201d}) \u{2014} ok\n", "say(\"hi\") - ok", "say(\"bye\")").unwrap();
+        let (level, out) = tolerant(
+            "say(\u{201c}hi\u{201d}) \u{2014} ok\n",
+            "say(\"hi\") - ok",
+            "say(\"bye\")",
+        )
+        .unwrap();
         assert_eq!(level, Level::Typography);
         assert_eq!(out, "say(\"bye\")\n");
         // Inside a longer line.
@@ -502,7 +564,12 @@ mod tests {
 
     #[test]
     fn inner_whitespace_runs() {
-        let (level, out) = tolerant("let  x   =  1;\nlet y = 2;\n", "let x = 1;\n", "let x = 10;\n").unwrap();
+        let (level, out) = tolerant(
+            "let  x   =  1;\nlet y = 2;\n",
+            "let x = 1;\n",
+            "let x = 10;\n",
+        )
+        .unwrap();
         assert_eq!(level, Level::InnerWhitespace);
         assert_eq!(out, "let x = 10;\nlet y = 2;\n");
     }
@@ -518,7 +585,10 @@ mod tests {
     #[test]
     fn unit_detection() {
         assert_eq!(Unit::detect("a\n\tb\n\t\tc".lines()), Some(Unit::Tab));
-        assert_eq!(Unit::detect("a\n  b\n    c\n  d".lines()), Some(Unit::Spaces(2)));
+        assert_eq!(
+            Unit::detect("a\n  b\n    c\n  d".lines()),
+            Some(Unit::Spaces(2))
+        );
         assert_eq!(Unit::detect("a\nb".lines()), None);
     }
 

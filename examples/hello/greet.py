@@ -1,0 +1,6 @@
+def greet(name):
+    print("Hello, " + name)
+
+
+def main():
+    greet("world")

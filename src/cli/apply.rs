@@ -1,0 +1,352 @@
+//! `nib apply`: fs-edit calls from a file or stdin, applied in order.
+//!
+//! Each call is resolved in the workspace, read, handed to the edit engine
+//! and, when it succeeds, written once (atomically, its previous version
+//! kept for `nib undo`). A call that fails writes nothing and the next call
+//! still runs. The exit code is 0 when every call applied, 1 when any
+//! failed.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use serde::Serialize;
+use serde_json::value::RawValue;
+
+use super::{Format, UsageError, workspace};
+use crate::edit::{self, Edit, EditCall, Outcome};
+use crate::files::{Versions, Workspace, read_text};
+
+#[derive(Debug, Args)]
+pub struct ApplyArgs {
+    /// The input format.
+    #[arg(long, value_enum, default_value = "edit-json")]
+    pub format: Format,
+    /// The workspace root; paths in the calls are relative to it (default:
+    /// the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Show what would change; write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print one JSON object per call instead of a readable summary.
+    #[arg(long)]
+    pub json: bool,
+    /// The file holding the calls; `-` or nothing reads stdin.
+    pub input: Option<PathBuf>,
+}
+
+/// What happened to one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Applied,
+    AlreadyApplied,
+    Failed,
+}
+
+/// One call's result, as `--json` prints it.
+#[derive(Debug, Serialize)]
+pub struct CallReport {
+    pub path: String,
+    pub status: Status,
+    pub message: String,
+    pub diff: String,
+    pub notes: Vec<String>,
+    /// Why the call failed, for counting: see `edit::ErrorKind`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<&'static str>,
+    /// The versions-store id of the write, for `nib undo`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+}
+
+pub fn run(args: ApplyArgs) -> Result<ExitCode, UsageError> {
+    let Format::EditJson = args.format;
+    let input = read_input(args.input.as_ref())?;
+    let ws = workspace(args.root)?;
+    let mut session = ApplySession::new(&ws, args.dry_run);
+    let reports: Vec<CallReport> = split_calls(&input)
+        .into_iter()
+        .map(|raw| session.call(raw))
+        .collect();
+    print_reports(&reports, args.json, args.dry_run);
+    let failed = reports.iter().any(|r| r.status == Status::Failed);
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn read_input(path: Option<&PathBuf>) -> Result<String, UsageError> {
+    let mut bytes = Vec::new();
+    let (name, read) = match path.filter(|p| p.as_os_str() != "-") {
+        Some(p) => (
+            p.display().to_string(),
+            std::fs::File::open(p).and_then(|mut f| f.read_to_end(&mut bytes)),
+        ),
+        None => (
+            "standard input".to_string(),
+            std::io::stdin().read_to_end(&mut bytes),
+        ),
+    };
+    read.map_err(|e| UsageError(format!("cannot read {name}: {e}")))?;
+    String::from_utf8(bytes).map_err(|e| UsageError(format!("{name} is not UTF-8 text: {e}")))
+}
+
+/// The calls in the input: a JSON array of calls, or JSON values one after
+/// another (usually one per line). A line that is not JSON fails alone.
+fn split_calls(text: &str) -> Vec<Result<String, String>> {
+    if text.trim_start().starts_with('[') {
+        return match serde_json::from_str::<Vec<Box<RawValue>>>(text) {
+            Ok(items) => items.into_iter().map(|r| Ok(r.get().to_string())).collect(),
+            Err(e) => vec![Err(format!(
+                "the input starts like a JSON list of calls but is not valid JSON ({e})"
+            ))],
+        };
+    }
+    let stream = serde_json::Deserializer::from_str(text).into_iter::<Box<RawValue>>();
+    if let Ok(values) = stream.collect::<Result<Vec<_>, _>>() {
+        return values
+            .into_iter()
+            .map(|r| Ok(r.get().to_string()))
+            .collect();
+    }
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str::<Box<RawValue>>(line)
+                .map(|r| r.get().to_string())
+                .map_err(|e| {
+                    format!(
+                        "input line {} is not valid JSON ({e}); send one JSON call per line",
+                        i + 1
+                    )
+                })
+        })
+        .collect()
+}
+
+/// The state `nib apply` keeps across calls.
+struct ApplySession<'w> {
+    ws: &'w Workspace,
+    versions: Versions,
+    dry_run: bool,
+    /// Per file, the edits the last successful call applied: the record
+    /// behind "already applied".
+    last_applied: HashMap<String, Vec<Edit>>,
+    /// In a dry run, what each file would hold by now, so later calls see
+    /// the effect of earlier ones as they would for real.
+    dry_files: HashMap<String, String>,
+}
+
+impl<'w> ApplySession<'w> {
+    fn new(ws: &'w Workspace, dry_run: bool) -> ApplySession<'w> {
+        ApplySession {
+            ws,
+            versions: Versions::new(ws),
+            dry_run,
+            last_applied: HashMap::new(),
+            dry_files: HashMap::new(),
+        }
+    }
+
+    fn call(&mut self, raw: Result<String, String>) -> CallReport {
+        let parsed = raw.and_then(|text| edit::parse_call_text(&text).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(call) => self.apply(&call),
+            Err(message) => failed(String::new(), message, Some("invalid")),
+        }
+    }
+
+    fn apply(&mut self, call: &EditCall) -> CallReport {
+        let file = match self.ws.resolve(&call.path) {
+            Ok(f) => f,
+            Err(e) => return failed(call.path.clone(), e.to_string(), Some("path")),
+        };
+        let current = match self.dry_files.get(&file.rel) {
+            Some(text) => text.clone(),
+            None => match read_text(&file) {
+                Ok(t) => t.text,
+                Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
+            },
+        };
+        let previous = self
+            .last_applied
+            .get(&file.rel)
+            .map_or(&[][..], Vec::as_slice);
+        let applied = match edit::apply(&current, &call.edits, previous) {
+            Ok(a) => a,
+            Err(e) => return failed(file.rel.clone(), e.to_string(), Some(e.kind.as_str())),
+        };
+        let made: Vec<Edit> = call
+            .edits
+            .iter()
+            .zip(&applied.outcomes)
+            .filter(|(_, o)| matches!(o, Outcome::Applied { .. }))
+            .map(|(e, _)| e.clone())
+            .collect();
+        let mut version = None;
+        if applied.changed && self.dry_run {
+            self.dry_files
+                .insert(file.rel.clone(), applied.text.clone());
+        } else if applied.changed {
+            match self
+                .versions
+                .write(&file, Some(current.as_bytes()), applied.text.as_bytes())
+            {
+                Ok(id) => version = Some(id.to_string()),
+                Err(e) => return failed(file.rel.clone(), e.to_string(), Some("write")),
+            }
+        }
+        if !made.is_empty() {
+            self.last_applied.insert(file.rel.clone(), made.clone());
+        }
+        let total = call.edits.len();
+        let (status, message) = if made.is_empty() {
+            (
+                Status::AlreadyApplied,
+                format!(
+                    "{}: every edit was already applied; nothing written",
+                    file.rel
+                ),
+            )
+        } else {
+            let verb = if self.dry_run {
+                "would apply"
+            } else {
+                "applied"
+            };
+            let (added, removed) = applied.diff.stats();
+            let skipped = total - made.len();
+            let skipped = if skipped > 0 {
+                format!(", {skipped} already applied")
+            } else {
+                String::new()
+            };
+            (
+                Status::Applied,
+                format!(
+                    "{verb} {} of {total} edits to {} (+{added} -{removed}){skipped}",
+                    made.len(),
+                    file.rel
+                ),
+            )
+        };
+        CallReport {
+            diff: applied.diff.unified(&file.rel),
+            path: file.rel,
+            status,
+            message,
+            notes: applied.notes,
+            error: None,
+            version,
+        }
+    }
+}
+
+fn failed(path: String, message: String, error: Option<&'static str>) -> CallReport {
+    CallReport {
+        path,
+        status: Status::Failed,
+        message,
+        diff: String::new(),
+        notes: Vec::new(),
+        error,
+        version: None,
+    }
+}
+
+fn print_reports(reports: &[CallReport], json: bool, dry_run: bool) {
+    let mut out = std::io::stdout().lock();
+    // A closed pipe (`nib apply | head`) is not an error worth reporting.
+    let _ = if json {
+        write_json(&mut out, reports)
+    } else {
+        write_human(&mut out, reports, dry_run)
+    };
+}
+
+fn write_json(out: &mut impl std::io::Write, reports: &[CallReport]) -> std::io::Result<()> {
+    for r in reports {
+        serde_json::to_writer(&mut *out, r)?;
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+fn write_human(
+    out: &mut impl std::io::Write,
+    reports: &[CallReport],
+    dry_run: bool,
+) -> std::io::Result<()> {
+    for r in reports {
+        match r.status {
+            Status::Failed => {
+                let path = if r.path.is_empty() { "call" } else { &r.path };
+                writeln!(out, "failed {path}:")?;
+                for line in r.message.lines() {
+                    writeln!(out, "  {line}")?;
+                }
+            }
+            _ => {
+                writeln!(out, "{}", r.message)?;
+                write!(out, "{}", r.diff)?;
+            }
+        }
+        for note in &r.notes {
+            writeln!(out, "note: {note}")?;
+        }
+    }
+    if reports.len() > 1 {
+        let count = |s| reports.iter().filter(|r| r.status == s).count();
+        writeln!(
+            out,
+            "{} calls: {} applied, {} already applied, {} failed{}",
+            reports.len(),
+            count(Status::Applied),
+            count(Status::AlreadyApplied),
+            count(Status::Failed),
+            if dry_run {
+                " (dry run: nothing written)"
+            } else {
+                ""
+            }
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_lines_arrays_and_pretty_objects() {
+        let calls = split_calls("{\"a\": 1}\n{\"b\": 2}\n");
+        assert_eq!(calls.len(), 2);
+        let calls = split_calls("[{\"a\": 1}, {\"b\": 2}]");
+        assert_eq!(
+            calls,
+            [Ok("{\"a\": 1}".to_string()), Ok("{\"b\": 2}".to_string())]
+        );
+        let calls = split_calls("{\n  \"a\": 1\n}\n");
+        assert_eq!(calls.len(), 1);
+    }
+
+    #[test]
+    fn a_bad_line_fails_alone() {
+        let calls = split_calls("{\"a\": 1}\n{oops\n{\"b\": 2}\n");
+        assert_eq!(calls.len(), 3);
+        assert!(
+            calls[1]
+                .as_ref()
+                .is_err_and(|e| e.contains("input line 2 is not valid JSON"))
+        );
+        assert!(calls[2].is_ok());
+    }
+}
