@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 
 use super::{Format, UsageError, workspace};
 use crate::edit::{self, Edit, EditCall, Outcome};
-use crate::files::{Versions, Workspace, read_text};
+use crate::files::{FileError, Versions, Workspace, read_text};
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
@@ -68,10 +68,17 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode, UsageError> {
     let input = read_input(args.input.as_ref())?;
     let ws = workspace(args.root)?;
     let mut session = ApplySession::new(&ws, args.dry_run);
-    let reports: Vec<CallReport> = split_calls(&input)
-        .into_iter()
-        .map(|raw| session.call(raw))
-        .collect();
+    let calls = split_calls(&input);
+    if calls.is_empty() {
+        let from = args
+            .input
+            .as_ref()
+            .map_or("standard input".into(), |p| p.display().to_string());
+        return Err(UsageError(format!(
+            "no calls in {from}: give fs-edit calls as JSON, one per line"
+        )));
+    }
+    let reports: Vec<CallReport> = calls.into_iter().map(|raw| session.call(raw)).collect();
     print_reports(&reports, args.json, args.dry_run);
     let failed = reports.iter().any(|r| r.status == Status::Failed);
     Ok(if failed {
@@ -156,10 +163,13 @@ impl<'w> ApplySession<'w> {
     }
 
     fn call(&mut self, raw: Result<String, String>) -> CallReport {
-        let parsed = raw.and_then(|text| edit::parse_call_text(&text).map_err(|e| e.to_string()));
-        match parsed {
+        let text = match raw {
+            Ok(text) => text,
+            Err(message) => return failed(String::new(), message, Some("invalid")),
+        };
+        match edit::parse_call_text(&text) {
             Ok(call) => self.apply(&call),
-            Err(message) => failed(String::new(), message, Some("invalid")),
+            Err(e) => failed(path_of(&text), e.to_string(), Some(e.kind.as_str())),
         }
     }
 
@@ -168,12 +178,27 @@ impl<'w> ApplySession<'w> {
             Ok(f) => f,
             Err(e) => return failed(call.path.clone(), e.to_string(), Some("path")),
         };
+        if file.rel == ".nib" || file.rel.starts_with(".nib/") {
+            let message = format!(
+                "{} is nib's own state (versions, config); nib does not edit it",
+                file.rel
+            );
+            return failed(file.rel.clone(), message, Some("path"));
+        }
+        let on_disk = match read_text(&file) {
+            Ok(t) => t,
+            Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
+        };
+        // Refused before the edit, so a dry run says what the real run would.
+        if on_disk.mode & 0o200 == 0 {
+            let e = FileError::ReadOnly {
+                path: file.rel.clone(),
+            };
+            return failed(file.rel.clone(), e.to_string(), Some("write"));
+        }
         let current = match self.dry_files.get(&file.rel) {
             Some(text) => text.clone(),
-            None => match read_text(&file) {
-                Ok(t) => t.text,
-                Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
-            },
+            None => on_disk.text,
         };
         let previous = self
             .last_applied
@@ -247,6 +272,17 @@ impl<'w> ApplySession<'w> {
             version,
         }
     }
+}
+
+/// The path a call names, even when the call is otherwise malformed, so
+/// its failure can be reported against its file.
+fn path_of(call: &str) -> String {
+    let value: serde_json::Value = serde_json::from_str(call).unwrap_or_default();
+    value
+        .get("path")
+        .and_then(|p| p.as_str())
+        .unwrap_or_default()
+        .to_string()
 }
 
 fn failed(path: String, message: String, error: Option<&'static str>) -> CallReport {

@@ -80,9 +80,17 @@ pub fn apply(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Applied, E
         outcomes.push(outcome);
     }
     let changes = pieces.changes();
-    let diff = Diff::from_changes(&src.norm, &pieces.materialize(), &changes);
+    let text = pieces.render(&src);
+    // Without CRLF the written text is the compared text plus the BOM: no
+    // need for a second copy of a large file.
+    let compared = if src.lf_only() {
+        Cow::Borrowed(&text[src.prefix().len()..])
+    } else {
+        Cow::Owned(pieces.materialize())
+    };
+    let diff = Diff::from_changes(&src.norm, &compared, &changes);
     Ok(Applied {
-        text: pieces.render(&src),
+        text,
         outcomes,
         notes,
         diff,
@@ -123,10 +131,10 @@ impl Step<'_> {
             return self.replace_exact(pieces, &hits, old, new);
         }
         let cur = pieces.materialize();
-        if self.was_applied && cur.contains(self.new) {
+        let lines = LineIndex::new(&cur);
+        if self.was_applied && (self.new.trim().is_empty() || self.new_at(&cur, &lines).is_some()) {
             return Ok(Outcome::AlreadyApplied);
         }
-        let lines = LineIndex::new(&cur);
         let Some((level, found)) = tolerant::find(&cur, &lines, &Probe::new(old, new)) else {
             return Err(self.not_found(&cur, &lines));
         };
@@ -213,6 +221,19 @@ impl Step<'_> {
         })
     }
 
+    /// The line where new already stands, exactly or at a tolerant level (a
+    /// tolerant edit writes new re-indented, so a resend finds it so).
+    fn new_at(&self, cur: &str, lines: &LineIndex) -> Option<usize> {
+        if self.new.trim().is_empty() {
+            return None;
+        }
+        if let Some(at) = memchr::memmem::find(cur.as_bytes(), self.new.as_bytes()) {
+            return Some(lines.line_of(at));
+        }
+        let (_, found) = tolerant::find(cur, lines, &Probe::new(self.new, self.new))?;
+        found.first().map(|m| m.first_line)
+    }
+
     fn ambiguous(&self, reason: String) -> EditError {
         EditError::new(ErrorKind::Ambiguous, reason)
             .at(self.n, self.total)
@@ -224,16 +245,14 @@ impl Step<'_> {
     }
 
     fn not_found(&self, cur: &str, lines: &LineIndex) -> EditError {
-        if !self.new.trim().is_empty()
-            && let Some(at) = cur.find(self.new)
-        {
+        if let Some(line) = self.new_at(cur, lines) {
             return EditError::new(
                 ErrorKind::NewAlreadyPresent,
                 format!(
                     "old is not in the file, but new already appears at line {}: if an \
                      earlier call made this change it is done; if old and new are swapped, \
                      send them the other way round",
-                    lines.line_of(at) + 1
+                    line + 1
                 ),
             )
             .at(self.n, self.total);

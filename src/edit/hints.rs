@@ -117,9 +117,19 @@ fn shared_line_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec
     if wanted.is_empty() {
         return Vec::new();
     }
+    // Most lines cannot match by length alone; that check is far cheaper
+    // than hashing them.
+    let mut lengths = [false; 256];
+    for t in wanted.keys() {
+        lengths[t.len().min(255)] = true;
+    }
     let mut votes: HashMap<isize, usize> = HashMap::new();
     for j in 0..lines.count() {
-        if let Some(at) = wanted.get(lines.line(text, j).trim()) {
+        let t = lines.line(text, j).trim();
+        if !lengths[t.len().min(255)] {
+            continue;
+        }
+        if let Some(at) = wanted.get(t) {
             for &i in at {
                 *votes.entry(j as isize - i as isize).or_default() += 1;
             }

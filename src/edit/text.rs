@@ -80,6 +80,12 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// True when no line ends in CRLF: the written text is then the
+    /// normalized text with the prefix.
+    pub fn lf_only(&self) -> bool {
+        self.crlf_at.is_empty()
+    }
+
     /// The prefix every written file starts with.
     pub fn prefix(&self) -> &'static str {
         if self.bom { "\u{feff}" } else { "" }

@@ -17,6 +17,7 @@ use std::ops::Range;
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 use unicode_normalization::UnicodeNormalization;
 
+use super::pieces::find_overlapping;
 use super::text::{LineIndex, split_lines};
 
 /// How strictly old matched the file.
@@ -168,17 +169,55 @@ impl<'a> Probe<'a> {
 
 /// The first level at which old matches, with every match at that level.
 pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<(Level, Vec<Match>)> {
-    if probe.old_lines.is_empty() || probe.old_lines.iter().all(|l| l.trim().is_empty()) {
+    let m = probe.old_lines.len();
+    if m == 0 || probe.old_lines.iter().all(|l| l.trim().is_empty()) || lines.count() < m {
         return None;
     }
-    let file_unit = Unit::detect((0..lines.count()).map(|i| lines.line(text, i)));
+    // Each level is looser than the one before, so a line that fails the
+    // loosest comparison fails them all: one pass finds every place any
+    // level could match, and the levels then look only there.
+    let loosest = key(Level::InnerWhitespace, probe.old_lines[0]).into_owned();
+    let starts: Vec<usize> = (0..=lines.count() - m)
+        .filter(|&j| loosely_equal(lines.line(text, j), &loosest))
+        .collect();
+    let file_unit = if starts.is_empty() {
+        None
+    } else {
+        Unit::detect((0..lines.count()).map(|i| lines.line(text, i)))
+    };
     for level in Level::TOLERANT {
-        let found = find_at(text, lines, probe, level, file_unit);
+        let mut found = find_at(text, lines, probe, level, file_unit, &starts);
+        if found.is_empty() && level == Level::Typography && m == 1 && !probe.old_nl {
+            found = find_in_lines(text, lines, probe.old_lines[0]);
+        }
         if !found.is_empty() {
             return Some((level, found));
         }
     }
     None
+}
+
+/// `key(InnerWhitespace, line) == key`, without allocating for ASCII lines.
+fn loosely_equal(line: &str, key: &str) -> bool {
+    if !line.is_ascii() {
+        return self::key(Level::InnerWhitespace, line) == key;
+    }
+    let mut want = key.bytes();
+    let mut in_space = false;
+    for b in line.trim().bytes() {
+        if (b as char).is_whitespace() {
+            in_space = true;
+            continue;
+        }
+        if in_space && want.next() != Some(b' ') {
+            return false;
+        }
+        in_space = false;
+        if want.next() != Some(b) {
+            return false;
+        }
+    }
+    want.next().is_none()
 }
 
 fn find_at(
@@ -187,6 +226,7 @@ fn find_at(
     probe: &Probe,
     level: Level,
     file_unit: Option<Unit>,
+    starts: &[usize],
 ) -> Vec<Match> {
     let m = probe.old_lines.len();
     let keys: Vec<String> = probe
@@ -195,38 +235,33 @@ fn find_at(
         .map(|l| key(level, l).into_owned())
         .collect();
     let mut found = Vec::new();
-    if lines.count() >= m {
-        for first in 0..=lines.count() - m {
-            let fits = (0..m).all(|i| key(level, lines.line(text, first + i)) == keys[i]);
-            if !fits {
-                continue;
-            }
-            let file_lines: Vec<&str> = (first..first + m).map(|i| lines.line(text, i)).collect();
-            let Some(shift) = shift_for(
-                level,
-                &probe.old_lines,
-                &file_lines,
-                probe.old_unit,
-                file_unit,
-            ) else {
-                continue;
-            };
-            let last = first + m - 1;
-            let mut end = lines.end(last);
-            if probe.old_nl && lines.has_newline(last) {
-                end += 1;
-            }
-            found.push(Match {
-                range: lines.start(first)..end,
-                first_line: first,
-                line_count: m,
-                shift,
-                partial: false,
-            });
+    for &first in starts {
+        let fits = (0..m).all(|i| key(level, lines.line(text, first + i)) == keys[i]);
+        if !fits {
+            continue;
         }
-    }
-    if found.is_empty() && level == Level::Typography && m == 1 && !probe.old_nl {
-        found = find_in_lines(text, lines, probe.old_lines[0]);
+        let file_lines: Vec<&str> = (first..first + m).map(|i| lines.line(text, i)).collect();
+        let Some(shift) = shift_for(
+            level,
+            &probe.old_lines,
+            &file_lines,
+            probe.old_unit,
+            file_unit,
+        ) else {
+            continue;
+        };
+        let last = first + m - 1;
+        let mut end = lines.end(last);
+        if probe.old_nl && lines.has_newline(last) {
+            end += 1;
+        }
+        found.push(Match {
+            range: lines.start(first)..end,
+            first_line: first,
+            line_count: m,
+            shift,
+            partial: false,
+        });
     }
     found
 }
@@ -235,7 +270,7 @@ fn find_at(
 fn find_in_lines(text: &str, lines: &LineIndex, old: &str) -> Vec<Match> {
     let needle: String = old.chars().map(fold_char).collect();
     let needle_chars = needle.chars().count();
-    let mut found = Vec::new();
+    let mut found: Vec<Match> = Vec::new();
     let mut push = |line: usize, from: usize, to: usize| {
         found.push(Match {
             range: lines.start(line) + from..lines.start(line) + to,
@@ -245,16 +280,24 @@ fn find_in_lines(text: &str, lines: &LineIndex, old: &str) -> Vec<Match> {
             partial: true,
         })
     };
+    // Folding leaves ASCII alone, so in ASCII lines the folded needle is
+    // searched as it is (and only if folding changed it: otherwise the
+    // exact search already looked).
+    if needle != old {
+        for at in find_overlapping(text.as_bytes(), needle.as_bytes()) {
+            let line = lines.line_of(at);
+            if lines.line(text, line).is_ascii() {
+                push(
+                    line,
+                    at - lines.start(line),
+                    at - lines.start(line) + needle.len(),
+                );
+            }
+        }
+    }
     for i in 0..lines.count() {
         let line = lines.line(text, i);
-        if line.len() < needle.len() / 4 {
-            continue;
-        }
-        if line.is_ascii() {
-            // Folding leaves ASCII alone: search the line as it is.
-            for (at, _) in line.match_indices(needle.as_str()) {
-                push(i, at, at + needle.len());
-            }
+        if line.is_ascii() || line.len() < needle.len() / 4 {
             continue;
         }
         let chars: Vec<(usize, char)> = line
@@ -271,6 +314,7 @@ fn find_in_lines(text: &str, lines: &LineIndex, old: &str) -> Vec<Match> {
             }
         }
     }
+    found.sort_by_key(|m| m.range.start);
     found
 }
 

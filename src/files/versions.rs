@@ -17,7 +17,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{FileExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -114,6 +114,22 @@ impl Versions {
         previous: Option<&[u8]>,
         written: &[u8],
     ) -> Result<VersionId, FileError> {
+        self.record_from(rel, previous, None, written)
+    }
+
+    /// `record`, taking the previous version as a hard link to `source`
+    /// (the file about to be replaced) when that is possible, so a 10 MB
+    /// file is not copied to keep it. The link is safe because nib never
+    /// writes a file in place: the write renames a new file over the path,
+    /// and the old inode lives on only as the `.prev`. A file with other
+    /// hard links is copied instead, since those names could change it.
+    fn record_from(
+        &self,
+        rel: &str,
+        previous: Option<&[u8]>,
+        source: Option<&Path>,
+        written: &[u8],
+    ) -> Result<VersionId, FileError> {
         let fail = |e: io::Error| FileError::VersionStore {
             detail: format!(
                 "could not save the previous version of {rel} in {}: {e}; the file was not written — fix the cause and retry",
@@ -134,23 +150,38 @@ impl Versions {
         // create_new reserves the id: a second nib recording at the same
         // time, or a `.prev` left by a crash before its index line, moves
         // this one on to the next number.
+        let mut source = source.filter(|s| fs::metadata(s).is_ok_and(|m| m.nlink() == 1));
         let (id, mut prev_file) = loop {
             let id = format!("{n:06}");
+            if let Some(src) = source {
+                match fs::hard_link(src, self.dir.join(format!("{id}.prev"))) {
+                    Ok(()) => break (id, None),
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+                        n += 1;
+                        continue;
+                    }
+                    // Another file system, or links not allowed: copy.
+                    Err(_) => source = None,
+                }
+            }
             match OpenOptions::new()
                 .write(true)
                 .create_new(true)
                 .mode(0o600)
                 .open(self.dir.join(format!("{id}.prev")))
             {
-                Ok(f) => break (id, f),
+                Ok(f) => break (id, Some(f)),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => n += 1,
                 Err(e) => return Err(fail(e)),
             }
         };
         let prev_path = self.dir.join(format!("{id}.prev"));
-        let saved = prev_file
-            .write_all(previous.unwrap_or_default())
-            .and_then(|()| prev_file.sync_all());
+        let saved = match &mut prev_file {
+            Some(f) => f
+                .write_all(previous.unwrap_or_default())
+                .and_then(|()| f.sync_all()),
+            None => Ok(()),
+        };
         if let Err(e) = saved {
             let _ = fs::remove_file(&prev_path);
             return Err(fail(e));
@@ -178,7 +209,8 @@ impl Versions {
         previous: Option<&[u8]>,
         bytes: &[u8],
     ) -> Result<VersionId, FileError> {
-        let id = self.record(&file.rel, previous, bytes)?;
+        let source = previous.map(|_| file.real.as_path());
+        let id = self.record_from(&file.rel, previous, source, bytes)?;
         if let Err(e) = write_resolved(file, bytes) {
             let _ = self.append(&DroppedLine {
                 dropped: id.0.clone(),

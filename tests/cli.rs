@@ -1,0 +1,26 @@
+//! End-to-end tests of the `nib` binary: `nib apply` and `nib undo` run as
+//! real processes on real temp workspaces, checking file bytes, exit codes
+//! and the parsed `--json` reports.
+//!
+//! The submodules live in `tests/cli/` (a test crate's root looks for its
+//! modules beside it, hence the `path` attributes).
+
+#[path = "cli/support.rs"]
+mod support;
+
+#[path = "cli/apply.rs"]
+mod apply;
+#[path = "cli/example.rs"]
+mod example;
+#[path = "cli/input.rs"]
+mod input;
+#[path = "cli/many.rs"]
+mod many;
+#[path = "cli/paths.rs"]
+mod paths;
+#[path = "cli/refusals.rs"]
+mod refusals;
+#[path = "cli/text.rs"]
+mod text;
+#[path = "cli/undo.rs"]
+mod undo;
