@@ -139,7 +139,8 @@ impl Step<'_> {
             return Err(self.not_found(&cur, &lines));
         };
         if found.len() > 1 && !self.replace_all {
-            let at: Vec<usize> = found.iter().map(|m| m.first_line).collect();
+            let mut at: Vec<usize> = found.iter().map(|m| m.first_line).collect();
+            at.dedup();
             return Err(self.ambiguous(format!(
                 "old is not in the file as sent; {} it matches {} places (lines {})",
                 level.ignoring(),
@@ -149,22 +150,27 @@ impl Step<'_> {
         }
         let mut end = 0;
         let mut replacements = Vec::new();
+        let mut spans = Vec::new();
         for m in found.iter().filter(|m| {
             let keep = m.range.start >= end;
             end = end.max(m.range.end);
             keep
         }) {
-            notes.push(format!(
-                "edit {}: old matched {} {}; check the diff",
-                self.n,
-                hints::span(m.first_line, m.line_count),
-                level.ignoring()
-            ));
+            let span = hints::span(m.first_line, m.line_count);
+            if !spans.contains(&span) {
+                spans.push(span);
+            }
             replacements.push((
                 m.range.clone(),
                 tolerant::replacement(&cur, &lines, m, old, new),
             ));
         }
+        notes.push(format!(
+            "edit {}: old matched {} {}; check the diff",
+            self.n,
+            spans.join(", "),
+            level.ignoring()
+        ));
         let count = replacements.len();
         pieces.splice(replacements);
         Ok(Outcome::Applied { level, count })
@@ -245,21 +251,25 @@ impl Step<'_> {
     }
 
     fn not_found(&self, cur: &str, lines: &LineIndex) -> EditError {
+        let hint = Some(hints::not_found(cur, lines, self.old));
         if let Some(line) = self.new_at(cur, lines) {
+            // Both readings, and still the nearest lines: new may be a line
+            // as common as "}", so "done" is only one possibility.
             return EditError::new(
                 ErrorKind::NewAlreadyPresent,
                 format!(
-                    "old is not in the file, but new already appears at line {}: if an \
+                    "could not find old in the file, but new already appears at line {}: if an \
                      earlier call made this change it is done; if old and new are swapped, \
                      send them the other way round",
                     line + 1
                 ),
             )
-            .at(self.n, self.total);
+            .at(self.n, self.total)
+            .with_hint(hint);
         }
         EditError::new(ErrorKind::NotFound, "could not find old in the file".into())
             .at(self.n, self.total)
-            .with_hint(Some(hints::not_found(cur, lines, self.old)))
+            .with_hint(hint)
     }
 }
 

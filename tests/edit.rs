@@ -1,0 +1,21 @@
+//! The edit engine (`nib::edit`) through its public API only.
+//!
+//! - `conformance`: other agents' edit-tool test cases, run as data
+//!   (`tests/data/conformance/`), with nib's deliberate differences listed
+//!   and kept in step with `docs/conformance.md`.
+//! - `multi`: the fs-edit rules of DESIGN.md for calls with several edits:
+//!   order, all or nothing, replace_all, ambiguity, "already applied", line
+//!   endings, BOM, and a large call against one-edit-at-a-time.
+//! - `props`: properties over generated texts and edits: an edit and its
+//!   inverse restore the text, `apply` never panics and agrees with
+//!   `replacen` where it should, CRLF files get no bare LF, the final
+//!   newline is kept as it was.
+//!
+//! Run with `cargo test --test edit`.
+
+#[path = "edit/conformance.rs"]
+mod conformance;
+#[path = "edit/multi.rs"]
+mod multi;
+#[path = "edit/props.rs"]
+mod props;
