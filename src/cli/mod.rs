@@ -3,6 +3,7 @@
 //! and an error only for usage problems (exit 2).
 
 mod apply;
+mod tools;
 mod undo;
 
 use std::fmt;
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use apply::ApplyArgs;
+pub use tools::ToolsArgs;
 pub use undo::UndoArgs;
 
 /// nib: a coding-agent runtime with the agent loop in Scheme.
@@ -30,6 +32,9 @@ pub enum Command {
     /// Restore the file nib wrote last (or the last write of PATH) from the
     /// versions store in .nib/versions/.
     Undo(UndoArgs),
+    /// Print the tool list exactly as the model receives it (--json: the
+    /// schemas).
+    Tools(ToolsArgs),
 }
 
 /// Input formats `nib apply` reads.
@@ -57,6 +62,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
     match cli.command {
         Command::Apply(args) => apply::run(args),
         Command::Undo(args) => undo::run(args),
+        Command::Tools(args) => tools::run(args),
     }
 }
 

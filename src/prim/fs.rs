@@ -1,0 +1,346 @@
+//! The file primitives: fs-read, fs-write and fs-edit.
+//!
+//! fs-read records what the session read (and its hash), so fs-write can
+//! refuse to replace a file the model has not seen or that changed since.
+//! Writes are planned first (read, compute, diff), confirmed with the diff,
+//! then committed: one write, atomically, its previous version kept.
+
+use serde_json::{Map, Value};
+
+use super::decl::{Arg, Call};
+use super::host::{Host, ToolResult};
+use crate::edit::{self, Diff, Edit, Outcome};
+use crate::files::{Resolved, content_hash, read_text};
+
+/// Lines fs-read returns when no limit is given.
+const DEFAULT_LIMIT: usize = 2000;
+/// Files larger than this are read only in explicit pages.
+const WHOLE_READ_MAX: u64 = 1024 * 1024;
+/// Longer lines are cut, with a marker.
+const LINE_MAX: usize = 2000;
+/// What one fs-read returns at most.
+const RESPONSE_MAX: usize = 100 * 1024;
+/// Diffs longer than this many lines are summarized in the model's text.
+const DIFF_SHOWN_LINES: usize = 80;
+
+/// What a write primitive will do once confirmed.
+pub(crate) enum Plan {
+    Write(Box<Write>),
+    Exec,
+    /// Nothing to do (every edit was already applied); the text says so.
+    Unchanged(String),
+}
+
+pub(crate) struct Write {
+    file: Resolved,
+    before: Option<String>,
+    after: String,
+    pub diff: String,
+    summary: String,
+    /// For fs-edit: the edits to remember as this file's last.
+    edits: Option<Vec<Edit>>,
+}
+
+pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
+    let path = call.arg("path").as_str();
+    let (offset, limit) = (call.arg("offset").as_int(), call.arg("limit").as_int());
+    let file = match host.ws.resolve(path) {
+        Ok(f) => f,
+        Err(e) => return ToolResult::error(e.to_string()),
+    };
+    if let Ok(meta) = std::fs::metadata(&file.real)
+        && meta.is_file()
+        && meta.len() > WHOLE_READ_MAX
+        && offset <= 0
+        && limit <= 0
+    {
+        return ToolResult::error(format!(
+            "{} is {:.1} MB, more than a whole read allows (1 MB); read it in pages, \
+             e.g. (fs-read \"{}\" 1 2000), or find what you need with index-grep",
+            file.rel,
+            meta.len() as f64 / 1e6,
+            file.rel
+        ));
+    }
+    let text = match read_text(&file) {
+        Ok(t) => t,
+        Err(e) => return ToolResult::error(e.to_string()),
+    };
+    host.state().reads.insert(file.rel.clone(), text.hash);
+    ToolResult::ok(numbered(&file.rel, &text.text, offset, limit))
+}
+
+/// Lines `offset..offset+limit` (1-based), numbered, with what to read next.
+fn numbered(rel: &str, text: &str, offset: i64, limit: i64) -> String {
+    let first = offset.max(1) as usize;
+    let limit = if limit > 0 {
+        limit as usize
+    } else {
+        DEFAULT_LIMIT
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    if text.is_empty() {
+        return format!("({rel} is empty)");
+    }
+    let total = text.lines().count();
+    if first > total {
+        return format!("({rel} has {total} lines; offset {first} is past the end)");
+    }
+    let mut out = String::new();
+    let mut last = first - 1;
+    for (i, line) in text.lines().enumerate().skip(first - 1).take(limit) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        if out.len() + line.len().min(LINE_MAX) > RESPONSE_MAX {
+            break;
+        }
+        out.push_str(&format!("{:>6}\t", i + 1));
+        match line.char_indices().nth(LINE_MAX) {
+            Some((cut, _)) => {
+                out.push_str(&line[..cut]);
+                out.push_str(&format!(" … [line cut: {} chars]", line.chars().count()));
+            }
+            None => out.push_str(line),
+        }
+        out.push('\n');
+        last = i + 1;
+    }
+    if last < total {
+        out.push_str(&format!(
+            "(lines {first}-{last} of {total}; continue with (fs-read \"{rel}\" {}))\n",
+            last + 1
+        ));
+    }
+    out
+}
+
+pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, String> {
+    let path = call.arg("path").as_str();
+    let content = call.arg("content").as_str();
+    let file = host.ws.resolve(path).map_err(|e| e.to_string())?;
+    let before = if file.exists {
+        let current = read_text(&file).map_err(|e| e.to_string())?;
+        check_writable(&file, current.mode)?;
+        match host.state().reads.get(&file.rel) {
+            None => {
+                return Err(format!(
+                    "{} exists and this session has not read it; read it first (fs-read) \
+                     so you replace what is there knowingly, or change part of it with fs-edit",
+                    file.rel
+                ));
+            }
+            Some(&hash) if hash != current.hash => {
+                return Err(format!(
+                    "{} changed since you read it; read it again (fs-read) before replacing it",
+                    file.rel
+                ));
+            }
+            Some(_) => {}
+        }
+        Some(current.text)
+    } else {
+        None
+    };
+    let after = match &before {
+        Some(old) => keep_conventions(old, content),
+        None => content.to_string(),
+    };
+    if before.as_deref() == Some(after.as_str()) {
+        return Ok(Plan::Unchanged(format!(
+            "{} already has this content; nothing written",
+            file.rel
+        )));
+    }
+    let diff = Diff::between(before.as_deref().unwrap_or(""), &after);
+    let (added, removed) = diff.stats();
+    let summary = match before {
+        Some(_) => format!("replaced {} (+{added} -{removed})", file.rel),
+        None => format!("created {} ({added} lines)", file.rel),
+    };
+    Ok(Plan::Write(Box::new(Write {
+        diff: diff.unified(&file.rel),
+        file,
+        before,
+        after,
+        summary,
+        edits: None,
+    })))
+}
+
+/// New content for an existing file keeps its BOM and its line ending when
+/// the model sent plain LF text.
+fn keep_conventions(old: &str, new: &str) -> String {
+    let bom = old.starts_with('\u{feff}') && !new.starts_with('\u{feff}');
+    let crlf = old.matches("\r\n").count() * 2 > old.matches('\n').count() && !new.contains('\r');
+    let body = if crlf {
+        new.replace('\n', "\r\n")
+    } else {
+        new.to_string()
+    };
+    if bom { format!("\u{feff}{body}") } else { body }
+}
+
+pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, String> {
+    let edit_call = edit::parse_call(&edit_json(call)).map_err(|e| e.to_string())?;
+    let file = host
+        .ws
+        .resolve(&edit_call.path)
+        .map_err(|e| e.to_string())?;
+    let current = read_text(&file).map_err(|e| e.to_string())?;
+    check_writable(&file, current.mode)?;
+    let previous = host
+        .state()
+        .last_edits
+        .get(&file.rel)
+        .cloned()
+        .unwrap_or_default();
+    let applied =
+        edit::apply(&current.text, &edit_call.edits, &previous).map_err(|e| e.to_string())?;
+    let made: Vec<Edit> = edit_call
+        .edits
+        .iter()
+        .zip(&applied.outcomes)
+        .filter(|(_, o)| matches!(o, Outcome::Applied { .. }))
+        .map(|(e, _)| e.clone())
+        .collect();
+    let notes = applied.notes.join("\n");
+    if !applied.changed {
+        return Ok(Plan::Unchanged(format!(
+            "every edit was already applied to {}; nothing written\n{notes}",
+            file.rel
+        )));
+    }
+    let (added, removed) = applied.diff.stats();
+    let mut summary = format!(
+        "applied {} of {} edits to {} (+{added} -{removed})",
+        made.len(),
+        edit_call.edits.len(),
+        file.rel
+    );
+    if !notes.is_empty() {
+        summary.push('\n');
+        summary.push_str(&notes);
+    }
+    Ok(Plan::Write(Box::new(Write {
+        diff: applied.diff.unified(&file.rel),
+        file,
+        before: Some(current.text),
+        after: applied.text,
+        summary,
+        edits: Some(made),
+    })))
+}
+
+/// The fs-edit call as the edit engine's JSON form: a positional call
+/// leaves absent parameters empty, so empty means absent here.
+fn edit_json(call: &Call) -> Value {
+    let mut obj = Map::new();
+    obj.insert(
+        "path".into(),
+        Value::String(call.arg("path").as_str().into()),
+    );
+    for key in ["old", "new"] {
+        let value = call.arg(key).as_str();
+        if !value.is_empty() {
+            obj.insert(key.into(), Value::String(value.into()));
+        }
+    }
+    if call.arg("replace_all").as_bool() {
+        obj.insert("replace_all".into(), Value::Bool(true));
+    }
+    let edits = call.arg("edits").as_list();
+    if !edits.is_empty() {
+        let items = edits
+            .iter()
+            .map(|item| {
+                let fields = item.iter().map(|(k, v)| {
+                    let v = match v {
+                        Arg::Str(s) => Value::String(s.clone()),
+                        Arg::Bool(b) => Value::Bool(*b),
+                        Arg::Int(n) => Value::from(*n),
+                        Arg::List(_) => Value::Null,
+                    };
+                    (k.clone(), v)
+                });
+                Value::Object(fields.collect())
+            })
+            .collect();
+        obj.insert("edits".into(), Value::Array(items));
+    }
+    Value::Object(obj)
+}
+
+fn check_writable(file: &Resolved, mode: u32) -> Result<(), String> {
+    if mode & 0o200 == 0 {
+        return Err(crate::files::FileError::ReadOnly {
+            path: file.rel.clone(),
+        }
+        .to_string());
+    }
+    Ok(())
+}
+
+pub(crate) fn commit(host: &Host, w: Write) -> ToolResult {
+    let written = host.versions.write(
+        &w.file,
+        w.before.as_deref().map(str::as_bytes),
+        w.after.as_bytes(),
+    );
+    if let Err(e) = written {
+        return ToolResult::error(e.to_string());
+    }
+    {
+        let mut state = host.state();
+        // The model made this content, so it counts as read.
+        state
+            .reads
+            .insert(w.file.rel.clone(), content_hash(w.after.as_bytes()));
+        if let Some(edits) = w.edits {
+            state.last_edits.insert(w.file.rel.clone(), edits);
+        } else {
+            state.last_edits.remove(&w.file.rel);
+        }
+    }
+    let shown = w.diff.lines().count();
+    let text = if shown <= DIFF_SHOWN_LINES {
+        format!("{}\n{}", w.summary, w.diff)
+    } else {
+        format!(
+            "{}\n(the diff has {shown} lines; read the file to see the result)",
+            w.summary
+        )
+    };
+    let mut result = ToolResult::ok(text);
+    result.diff = w.diff;
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbered_pages() {
+        let text = "a\nb\r\nc\n";
+        assert_eq!(
+            numbered("f", text, 0, 0),
+            "     1\ta\n     2\tb\n     3\tc\n"
+        );
+        assert_eq!(
+            numbered("f", text, 2, 1),
+            "     2\tb\n(lines 2-2 of 3; continue with (fs-read \"f\" 3))\n"
+        );
+        assert_eq!(numbered("f", "", 0, 0), "(f is empty)");
+        assert!(numbered("f", text, 9, 0).contains("past the end"));
+        let long = "x".repeat(2500);
+        assert!(numbered("f", &long, 0, 0).contains("[line cut: 2500 chars]"));
+    }
+
+    #[test]
+    fn conventions_kept_on_replace() {
+        assert_eq!(
+            keep_conventions("\u{feff}a\r\nb\r\n", "x\ny\n"),
+            "\u{feff}x\r\ny\r\n"
+        );
+        assert_eq!(keep_conventions("a\nb\n", "x\r\n"), "x\r\n");
+    }
+}

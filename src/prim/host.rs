@@ -1,0 +1,265 @@
+//! Running calls: parse → guard → confirm → handler, for every caller alike
+//! (a model's JSON call and a Scheme strategy's positional call go through
+//! the same path).
+//!
+//! The host owns the session's file state (what was read and its hash, what
+//! the last edit of each file applied) behind a mutex, so read-only calls of
+//! one reply can run on several threads at once.
+
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::decl::{Call, Effect};
+use super::fs::{self, Plan};
+use super::table::lookup;
+use super::{parse, schema, tools};
+use crate::edit::Edit;
+use crate::files::{Versions, Workspace};
+use crate::guard::{self, ConfirmKind, Decision, Reason};
+
+/// What a confirm shows a person (or a policy): the call, why it needs a
+/// yes, and for writes the diff.
+#[derive(Debug)]
+pub struct ConfirmRequest<'a> {
+    pub call: &'a Call,
+    pub kind: ConfirmKind,
+    pub reasons: &'a [Reason],
+    pub diff: Option<&'a str>,
+}
+
+type Confirmer = Box<dyn Fn(&ConfirmRequest) -> bool + Send + Sync>;
+
+/// The result of one call, as the model and the clients get it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ToolResult {
+    pub ok: bool,
+    /// What the model reads.
+    pub text: String,
+    /// The guard's decision: allow, write, security, deny.
+    pub decision: &'static str,
+    /// The call was not carried out (denied, or a confirm said no).
+    pub refused: bool,
+    /// For writes: the unified diff of what was written.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub diff: String,
+}
+
+impl ToolResult {
+    pub(crate) fn ok(text: String) -> ToolResult {
+        ToolResult {
+            ok: true,
+            text,
+            decision: "allow",
+            refused: false,
+            diff: String::new(),
+        }
+    }
+
+    pub(crate) fn error(text: String) -> ToolResult {
+        ToolResult {
+            ok: false,
+            ..ToolResult::ok(text)
+        }
+    }
+
+    /// As JSON, for Scheme and the event log.
+    pub fn to_json(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// What the session remembers about files between calls.
+#[derive(Debug, Default)]
+pub(crate) struct FileState {
+    /// Workspace-relative path → content hash when this session last read
+    /// (or wrote) it.
+    pub reads: HashMap<String, u64>,
+    /// Workspace-relative path → the edits the last fs-edit that wrote it
+    /// applied: the record behind "already applied".
+    pub last_edits: HashMap<String, Vec<Edit>>,
+}
+
+/// Runs primitive calls against one workspace.
+pub struct Host {
+    pub(crate) ws: Workspace,
+    pub(crate) versions: Versions,
+    state: Mutex<FileState>,
+    confirm: Confirmer,
+}
+
+impl Host {
+    /// A host whose confirms are answered by `confirm` (a person, through a
+    /// client).
+    pub fn new(
+        ws: Workspace,
+        confirm: impl Fn(&ConfirmRequest) -> bool + Send + Sync + 'static,
+    ) -> Host {
+        Host {
+            versions: Versions::new(&ws),
+            ws,
+            state: Mutex::new(FileState::default()),
+            confirm: Box::new(confirm),
+        }
+    }
+
+    /// A host for runs nobody watches: Write confirms are answered by
+    /// `approve_writes`, and every Security confirm is refused.
+    pub fn unattended(ws: Workspace, approve_writes: bool) -> Host {
+        Host::new(ws, move |req| {
+            req.kind == ConfirmKind::Write && approve_writes
+        })
+    }
+
+    pub fn workspace(&self) -> &Workspace {
+        &self.ws
+    }
+
+    pub(crate) fn state(&self) -> MutexGuard<'_, FileState> {
+        // The state stays consistent even if a thread panicked holding it:
+        // every update is a single insert.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Parse a model's call (name and JSON argument text) and run it.
+    pub fn run_json(&self, name: &str, arguments: &str) -> (Option<Call>, ToolResult) {
+        let Some(decl) = lookup(name) else {
+            let names: Vec<&str> = super::table::ALL.iter().map(|d| d.name).collect();
+            let text = format!(
+                "there is no tool `{name}`; the tools are {}",
+                names.join(", ")
+            );
+            return (None, ToolResult::error(text));
+        };
+        match parse::parse_text(decl, arguments) {
+            Ok(call) => {
+                let result = self.run(&call);
+                (Some(call), result)
+            }
+            Err(e) => (None, ToolResult::error(e.to_string())),
+        }
+    }
+
+    /// Run the calls of one reply: concurrently when all are read-only,
+    /// otherwise in order.
+    pub fn run_calls(&self, calls: &[Call]) -> Vec<ToolResult> {
+        if calls.len() > 1 && calls.iter().all(|c| c.decl.effect == Effect::ReadOnly) {
+            return std::thread::scope(|s| {
+                let handles: Vec<_> = calls.iter().map(|c| s.spawn(|| self.run(c))).collect();
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join().unwrap_or_else(|_| {
+                            ToolResult::error("the tool failed unexpectedly (a bug in nib)".into())
+                        })
+                    })
+                    .collect()
+            });
+        }
+        calls.iter().map(|c| self.run(c)).collect()
+    }
+
+    /// Run one call through the guard.
+    pub fn run(&self, call: &Call) -> ToolResult {
+        let decision = guard::judge(call, &self.ws);
+        let mut result = match &decision {
+            Decision::Deny { reasons } => refused(call, "denied", reasons),
+            _ if call.decl.effect == Effect::ReadOnly => self.read(call),
+            _ => self.change(call, &decision),
+        };
+        result.decision = decision.as_str();
+        result
+    }
+
+    fn read(&self, call: &Call) -> ToolResult {
+        let ws = &self.ws;
+        let text = match call.decl.name {
+            "fs-read" => return fs::read(self, call),
+            "fs-list" => tools::fs_list(ws, call.arg("path").as_str(), call.arg("depth").as_int()),
+            "fs-find" => {
+                tools::fs_find(ws, call.arg("pattern").as_str(), call.arg("path").as_str())
+            }
+            "index-grep" => tools::index_grep(
+                ws,
+                call.arg("pattern").as_str(),
+                call.arg("path").as_str(),
+                call.arg("glob").as_str(),
+            ),
+            "outline" => tools::outline(ws, call.arg("path").as_str()),
+            "git-status" => tools::git_status(ws),
+            "git-diff" => tools::git_diff(ws, call.arg("path").as_str()),
+            "git-log" => tools::git_log(ws, call.arg("n").as_int()),
+            other => Err(format!(
+                "{other} is not a read-only primitive (a bug in nib)"
+            )),
+        };
+        match text {
+            Ok(t) => ToolResult::ok(t),
+            Err(e) => ToolResult::error(e),
+        }
+    }
+
+    /// Writes and commands: plan, confirm with the diff, then carry out.
+    fn change(&self, call: &Call, decision: &Decision) -> ToolResult {
+        let plan = match call.decl.name {
+            "fs-write" => fs::plan_write(self, call),
+            "fs-edit" => fs::plan_edit(self, call),
+            "shell" => Ok(Plan::Exec),
+            other => Err(format!("{other} has no write handler (a bug in nib)")),
+        };
+        let plan = match plan {
+            Ok(p) => p,
+            Err(e) => return ToolResult::error(e),
+        };
+        if let Plan::Unchanged(text) = plan {
+            return ToolResult::ok(text);
+        }
+        if let Decision::Confirm { kind, reasons } = decision {
+            let diff = match &plan {
+                Plan::Write(w) => Some(w.diff.as_str()),
+                _ => None,
+            };
+            let request = ConfirmRequest {
+                call,
+                kind: *kind,
+                reasons,
+                diff,
+            };
+            if !(self.confirm)(&request) {
+                let why = match kind {
+                    ConfirmKind::Write => "the write was not approved",
+                    ConfirmKind::Security => "it needs a security confirm that was not given",
+                };
+                return refused(call, why, reasons);
+            }
+        }
+        match plan {
+            Plan::Write(w) => fs::commit(self, *w),
+            Plan::Exec => match tools::shell(
+                &self.ws,
+                call.arg("command").as_str(),
+                call.arg("timeout").as_int(),
+            ) {
+                Ok(t) => ToolResult::ok(t),
+                Err(e) => ToolResult::error(e),
+            },
+            Plan::Unchanged(text) => ToolResult::ok(text),
+        }
+    }
+}
+
+fn refused(call: &Call, why: &str, reasons: &[Reason]) -> ToolResult {
+    let reasons: Vec<String> = reasons.iter().map(|r| r.message.clone()).collect();
+    let mut result = ToolResult::error(format!(
+        "{} was refused: {why}: {}. Do not retry the same call; change what it does or ask the user.",
+        schema::positional(call)
+            .chars()
+            .take(200)
+            .collect::<String>(),
+        reasons.join("; ")
+    ));
+    result.refused = true;
+    result
+}

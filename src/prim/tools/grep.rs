@@ -1,0 +1,263 @@
+//! `index-grep`: a regular-expression search over file contents, printed as
+//! `path:line:text`. It walks like `fs-find` (ignore files honoured, an
+//! optional glob filter), skips what cannot be text (binary, non-UTF-8,
+//! over 5 MB) and caps what it prints.
+
+use std::fs;
+use std::path::Path;
+
+use regex::Regex;
+
+use super::walk::{Glob, rel_to_root, resolve_existing, walker};
+use crate::files::Workspace;
+
+/// The most matching lines shown.
+const MATCH_CAP: usize = 200;
+/// Longer lines are cut to about this many characters.
+const LINE_CAP: usize = 300;
+/// Files larger than this are not searched.
+const MAX_FILE_BYTES: u64 = 5 * 1024 * 1024;
+/// A NUL byte this far into a file marks it binary (as git decides).
+const BINARY_WINDOW: usize = 8000;
+
+/// Searches the files under `path` ("" = the workspace root; a file is
+/// searched alone) for lines matching `pattern`, keeping only files whose
+/// path relative to `path` matches `glob` when one is given.
+pub fn index_grep(ws: &Workspace, pattern: &str, path: &str, glob: &str) -> Result<String, String> {
+    if pattern.is_empty() {
+        return Err("empty pattern; give a regular expression to search for".to_string());
+    }
+    let re = Regex::new(pattern).map_err(|e| {
+        format!(
+            "invalid regular expression `{pattern}`: {e}\nfix the pattern (Rust regex syntax; escape ( ) [ ] {{ }} . * + ? | ^ $ \\ with a backslash to match them literally)"
+        )
+    })?;
+    let glob = if glob.trim().is_empty() {
+        None
+    } else {
+        Some(Glob::new(glob)?)
+    };
+    let target = resolve_existing(ws, path)?;
+    let mut found = Found::default();
+    if target.is_dir {
+        let base = &target.resolved.real;
+        for entry in walker(ws, base).build() {
+            let Ok(entry) = entry else { continue };
+            // Symbolic links are not followed: their target may lie outside
+            // the workspace, or be searched twice.
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            if let Some(glob) = &glob {
+                match entry.path().strip_prefix(base) {
+                    Ok(rel) if glob.matches_file(rel) => {}
+                    _ => continue,
+                }
+            }
+            let text = match load(entry.path()) {
+                Ok(text) => text,
+                Err(_) => continue,
+            };
+            found.search(&re, &rel_to_root(ws, entry.path()), &text);
+        }
+    } else {
+        // A file named explicitly is searched even if ignored, and says why
+        // when it cannot be.
+        let rel = &target.resolved.rel;
+        let text = load(&target.resolved.real).map_err(|why| format!("{rel} {why}"))?;
+        found.search(&re, rel, &text);
+    }
+    if found.total == 0 {
+        return Ok(format!("no matches for {pattern}\n"));
+    }
+    let mut out = found.shown;
+    if found.total > MATCH_CAP {
+        out.push_str(&format!(
+            "… {} more matches not shown; narrow the pattern or the path\n",
+            found.total - MATCH_CAP
+        ));
+    }
+    Ok(out)
+}
+
+/// Reads a file as text, or says why it is not searched.
+fn load(path: &Path) -> Result<String, &'static str> {
+    let meta = fs::metadata(path).map_err(|_| "could not be read; check that it is accessible")?;
+    if !meta.is_file() {
+        return Err("is not a regular file; give a directory or a text file");
+    }
+    if meta.len() > MAX_FILE_BYTES {
+        return Err("is larger than 5 MB and is not searched; use fs-read with offset and limit");
+    }
+    let bytes = fs::read(path).map_err(|_| "could not be read; check that it is accessible")?;
+    if memchr::memchr(0, &bytes[..bytes.len().min(BINARY_WINDOW)]).is_some() {
+        return Err("looks binary (it has a NUL byte) and is not searched");
+    }
+    String::from_utf8(bytes).map_err(|_| "is not valid UTF-8 and is not searched")
+}
+
+/// The matches so far: the first `MATCH_CAP` printed, the rest counted.
+#[derive(Default)]
+struct Found {
+    shown: String,
+    total: usize,
+}
+
+impl Found {
+    fn search(&mut self, re: &Regex, rel: &str, text: &str) {
+        for (i, line) in text.lines().enumerate() {
+            let Some(m) = re.find(line) else { continue };
+            self.total += 1;
+            if self.total <= MATCH_CAP {
+                let shown = clip_line(line, m.start(), m.end());
+                self.shown.push_str(&format!("{rel}:{}:{shown}\n", i + 1));
+            }
+        }
+    }
+}
+
+/// A line cut to about `LINE_CAP` characters with "…" where it was cut,
+/// keeping the match in view: the head of the line when the match lies in
+/// it, otherwise a window around the match.
+fn clip_line(line: &str, start: usize, end: usize) -> String {
+    let chars = line.chars().count();
+    if chars <= LINE_CAP {
+        return line.to_string();
+    }
+    let match_end_chars = line[..end].chars().count();
+    if match_end_chars <= LINE_CAP {
+        let head: String = line.chars().take(LINE_CAP).collect();
+        return format!("{head}…");
+    }
+    let match_start_chars = line[..start].chars().count();
+    let from = match_start_chars.saturating_sub(LINE_CAP / 3);
+    let window: String = line.chars().skip(from).take(LINE_CAP).collect();
+    let tail = if from + LINE_CAP < chars { "…" } else { "" };
+    format!("…{window}{tail}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, bytes: &[u8]) {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, bytes).unwrap();
+    }
+
+    fn setup() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let r = dir.path();
+        write(r, ".gitignore", b"*.log\nvendor/\n");
+        write(
+            r,
+            "src/a.rs",
+            b"fn alpha() {}\nfn beta() {}\n// alpha again\n",
+        );
+        write(r, "src/b.py", b"def alpha():\n    pass\n");
+        write(r, "app.log", b"alpha in a log\n");
+        write(r, "vendor/v.rs", b"fn alpha() {}\n");
+        write(r, "bin.dat", b"alpha\0binary\n");
+        write(r, "latin1.txt", b"alpha caf\xe9\n");
+        write(r, ".git/config", b"alpha\n");
+        let ws = Workspace::open(r).unwrap();
+        (dir, ws)
+    }
+
+    #[test]
+    fn finds_lines_and_skips_ignored_binary_non_utf8() {
+        let (_dir, ws) = setup();
+        assert_eq!(
+            index_grep(&ws, "alpha", "", "").unwrap(),
+            "src/a.rs:1:fn alpha() {}\nsrc/a.rs:3:// alpha again\nsrc/b.py:1:def alpha():\n"
+        );
+        assert_eq!(
+            index_grep(&ws, r"^fn \w+", "src", "").unwrap(),
+            "src/a.rs:1:fn alpha() {}\nsrc/a.rs:2:fn beta() {}\n"
+        );
+        assert_eq!(
+            index_grep(&ws, "alpha", "", "*.py").unwrap(),
+            "src/b.py:1:def alpha():\n"
+        );
+        assert_eq!(
+            index_grep(&ws, "alpha", "src/a.rs", "").unwrap(),
+            "src/a.rs:1:fn alpha() {}\nsrc/a.rs:3:// alpha again\n"
+        );
+        // An ignored file named explicitly is searched.
+        assert_eq!(
+            index_grep(&ws, "alpha", "app.log", "").unwrap(),
+            "app.log:1:alpha in a log\n"
+        );
+        assert_eq!(
+            index_grep(&ws, "gamma", "", "").unwrap(),
+            "no matches for gamma\n"
+        );
+    }
+
+    #[test]
+    fn explicit_unsearchable_files_say_why() {
+        let (_dir, ws) = setup();
+        let err = index_grep(&ws, "alpha", "bin.dat", "").unwrap_err();
+        assert_eq!(
+            err,
+            "bin.dat looks binary (it has a NUL byte) and is not searched"
+        );
+        let err = index_grep(&ws, "alpha", "latin1.txt", "").unwrap_err();
+        assert!(err.contains("not valid UTF-8"), "{err}");
+        let err = index_grep(&ws, "alpha", "missing", "").unwrap_err();
+        assert!(err.starts_with("no such file or directory"), "{err}");
+        let err = index_grep(&ws, "alpha", "../x", "").unwrap_err();
+        assert!(err.contains("outside the workspace"), "{err}");
+    }
+
+    #[test]
+    fn bad_patterns() {
+        let (_dir, ws) = setup();
+        let err = index_grep(&ws, "fn (", "", "").unwrap_err();
+        assert!(
+            err.starts_with("invalid regular expression `fn (`: "),
+            "{err}"
+        );
+        assert!(err.contains("unclosed group"), "{err}");
+        let err = index_grep(&ws, "a", "", "*.{x").unwrap_err();
+        assert!(err.starts_with("invalid glob"), "{err}");
+        assert!(
+            index_grep(&ws, "", "", "")
+                .unwrap_err()
+                .starts_with("empty pattern")
+        );
+    }
+
+    #[test]
+    fn caps_matches_and_long_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut text = String::new();
+        for i in 0..250 {
+            text.push_str(&format!("hit {i}\n"));
+        }
+        write(dir.path(), "a.txt", text.as_bytes());
+        let long = format!("{}needle{}\n", "x".repeat(1000), "y".repeat(1000));
+        let short_head = format!("needle{}\n", "é".repeat(400));
+        write(
+            dir.path(),
+            "b.txt",
+            format!("{long}{short_head}").as_bytes(),
+        );
+        let ws = Workspace::open(dir.path()).unwrap();
+        let out = index_grep(&ws, "hit", "", "").unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 201);
+        assert_eq!(lines[199], "a.txt:200:hit 199");
+        assert_eq!(
+            lines[200],
+            "… 50 more matches not shown; narrow the pattern or the path"
+        );
+        let out = index_grep(&ws, "needle", "b.txt", "").unwrap();
+        let lines: Vec<&str> = out.lines().collect();
+        let expect = format!("b.txt:1:…{}needle{}…", "x".repeat(100), "y".repeat(194));
+        assert_eq!(lines[0], expect);
+        let expect = format!("b.txt:2:needle{}…", "é".repeat(294));
+        assert_eq!(lines[1], expect);
+    }
+}

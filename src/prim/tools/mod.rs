@@ -1,0 +1,26 @@
+//! The handlers of the read-only and exec primitives: what `fs-list`,
+//! `fs-find`, `index-grep`, `outline`, `git-status`, `git-diff`, `git-log`
+//! and `shell` do once the guard has let a call through.
+//!
+//! Each handler takes the workspace and the call's positional arguments and
+//! returns `Ok(text the model sees)` or `Err(the model-facing error)`, a
+//! plain lower-case message that says what to do next. Every path argument
+//! goes through `Workspace::resolve`, so nothing outside the workspace is
+//! listed, searched or diffed. Output is capped everywhere, with a note of
+//! what was left out and how to narrow the call.
+//!
+//! `fs-read`, `fs-write` and `fs-edit` are not here: they are built on
+//! `files/` and `edit/` directly.
+
+mod fs;
+mod git;
+mod grep;
+mod outline;
+mod shell;
+mod walk;
+
+pub use fs::{fs_find, fs_list};
+pub use git::{git_diff, git_log, git_status};
+pub use grep::index_grep;
+pub use outline::outline;
+pub use shell::shell;

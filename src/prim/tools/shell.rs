@@ -1,0 +1,400 @@
+//! `shell`: runs a command line with `sh -c` in the workspace root and
+//! returns what it printed (stdout and stderr interleaved, as a terminal
+//! shows them), capped, followed by its exit code.
+//!
+//! The command runs in its own process group with stdin closed. On timeout
+//! the whole group is killed, so what the command started (a `sleep`, a
+//! test runner's workers) dies with it. Output is read by a thread while
+//! the command runs, so a chatty command never blocks on a full pipe, and
+//! only a bounded head and tail of it are kept in memory.
+
+use std::collections::VecDeque;
+use std::io::{self, Read};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::files::Workspace;
+
+/// Seconds before the command is stopped when the call does not say.
+const DEFAULT_TIMEOUT_SECS: i64 = 120;
+/// The longest timeout honoured (a day); longer ones are cut to it.
+const MAX_TIMEOUT_SECS: i64 = 24 * 60 * 60;
+/// The most characters of output shown: half from the head, half from the
+/// tail.
+const OUTPUT_CAP: usize = 30_000;
+/// Bytes kept of the head and of the tail while reading: enough for
+/// `OUTPUT_CAP / 2` characters of up to four bytes each.
+const KEEP_BYTES: usize = OUTPUT_CAP / 2 * 4;
+/// How long to wait for the output to end once the command has exited
+/// (a background process it started may still hold the pipe).
+const DRAIN_GRACE: Duration = Duration::from_millis(300);
+
+/// Runs `command` with `sh -c` in the workspace root, stopping it after
+/// `timeout_secs` seconds (<= 0 means 120; at most a day). A non-zero exit is not an
+/// error: the text ends with `exit code: N` (or `killed by signal N`).
+pub fn shell(ws: &Workspace, command: &str, timeout_secs: i64) -> Result<String, String> {
+    if command.trim().is_empty() {
+        return Err("empty command; give a shell command line to run".to_string());
+    }
+    let secs = if timeout_secs <= 0 {
+        DEFAULT_TIMEOUT_SECS
+    } else {
+        timeout_secs.min(MAX_TIMEOUT_SECS)
+    };
+    let timeout = Duration::from_secs(secs.unsigned_abs());
+
+    let (mut reader, writer) =
+        io::pipe().map_err(|e| format!("could not create a pipe for the output: {e}; retry"))?;
+    let writer2 = writer
+        .try_clone()
+        .map_err(|e| format!("could not create a pipe for the output: {e}; retry"))?;
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
+        .arg(command)
+        .current_dir(ws.root())
+        .stdin(Stdio::null())
+        .stdout(writer)
+        .stderr(writer2)
+        .env("GIT_PAGER", "cat")
+        .env("PAGER", "cat")
+        .process_group(0);
+    // The model's own credentials are nib's, not the command's: a command
+    // has no business printing the key the session talks to its model with.
+    for (name, _) in std::env::vars_os() {
+        if name.to_str().is_some_and(is_model_credential) {
+            cmd.env_remove(&name);
+        }
+    }
+    let spawned = cmd.spawn();
+    // The command holds our copies of the pipe's write end: drop them, or
+    // the reader would never see the end of the output.
+    drop(cmd);
+    let mut child =
+        spawned.map_err(|e| format!("could not start sh: {e}; check that /bin/sh exists"))?;
+
+    let capture = Arc::new(Mutex::new(Capture::default()));
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    {
+        let capture = Arc::clone(&capture);
+        thread::spawn(move || {
+            let mut buf = vec![0u8; 64 * 1024];
+            loop {
+                match reader.read(&mut buf) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        if let Ok(mut c) = capture.lock() {
+                            c.push(&buf[..n]);
+                        }
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(_) => break,
+                }
+            }
+            let _gone = done_tx.send(());
+        });
+    }
+
+    let started = Instant::now();
+    let status = wait_until(&mut child, started + timeout);
+    let (status, timed_out) = match status {
+        Some(status) => (Some(status), false),
+        None => {
+            kill_group(&mut child);
+            (
+                wait_until(&mut child, Instant::now() + Duration::from_secs(2)),
+                true,
+            )
+        }
+    };
+    let drained = done_rx.recv_timeout(DRAIN_GRACE).is_ok();
+
+    let mut text = match capture.lock() {
+        Ok(c) => c.render(),
+        Err(_) => String::new(),
+    };
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    if !drained {
+        text.push_str(
+            "note: a background process the command started still holds its output; what it prints from now on is not shown (redirect its output to a file)\n",
+        );
+    }
+    if timed_out {
+        let mut msg = format!(
+            "the command timed out after {secs} s and was stopped (with everything it started); give a larger timeout, or run long jobs in the background with their output in a file and check on them later"
+        );
+        if !text.is_empty() {
+            msg.push_str("\noutput before it was stopped:\n");
+            msg.push_str(&text);
+        }
+        return Err(msg.trim_end().to_string());
+    }
+    text.push_str(&describe(status));
+    text.push('\n');
+    Ok(text)
+}
+
+/// Waits for the child to exit, polling, until `deadline`. None when it is
+/// still running then (or cannot be waited for).
+fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) => {}
+            Err(_) => return None,
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            return None;
+        }
+        thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(25));
+    }
+}
+
+/// Kills the child's whole process group (its pid is the group id: it was
+/// started with `process_group(0)` and has not been reaped yet), and the
+/// child itself should that fail.
+fn kill_group(child: &mut Child) {
+    let group = format!("-{}", child.id());
+    let killed = Command::new("kill")
+        .args(["-s", "KILL", "--", &group])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !killed {
+        let _already_gone = child.kill();
+    }
+}
+
+fn describe(status: Option<ExitStatus>) -> String {
+    match status {
+        Some(s) => match (s.code(), s.signal()) {
+            (Some(code), _) => format!("exit code: {code}"),
+            (None, Some(sig)) => format!("killed by signal {sig}"),
+            (None, None) => "exit code: unknown".to_string(),
+        },
+        None => "exit code: unknown (the command could not be waited for)".to_string(),
+    }
+}
+
+/// The output read so far: the first `KEEP_BYTES` bytes, the last
+/// `KEEP_BYTES` bytes, and how many characters fell in between.
+#[derive(Default)]
+struct Capture {
+    head: Vec<u8>,
+    tail: VecDeque<u8>,
+    /// Characters dropped between head and tail (UTF-8 lead bytes counted).
+    dropped_chars: usize,
+}
+
+impl Capture {
+    fn push(&mut self, mut bytes: &[u8]) {
+        if self.head.len() < KEEP_BYTES {
+            let n = bytes.len().min(KEEP_BYTES - self.head.len());
+            self.head.extend_from_slice(&bytes[..n]);
+            bytes = &bytes[n..];
+        }
+        self.tail.extend(bytes);
+        let excess = self.tail.len().saturating_sub(KEEP_BYTES);
+        if excess > 0 {
+            self.dropped_chars += self
+                .tail
+                .drain(..excess)
+                .filter(|b| !is_continuation(*b))
+                .count();
+        }
+    }
+
+    fn render(&self) -> String {
+        let head = String::from_utf8_lossy(&self.head);
+        let (front, back) = self.tail.as_slices();
+        let mut tail_bytes = Vec::with_capacity(self.tail.len());
+        tail_bytes.extend_from_slice(front);
+        tail_bytes.extend_from_slice(back);
+        if self.dropped_chars > 0 {
+            // The tail may start inside a character whose lead byte was
+            // dropped (and counted).
+            let skip = tail_bytes
+                .iter()
+                .take_while(|b| is_continuation(**b))
+                .count();
+            tail_bytes.drain(..skip);
+        }
+        let tail = String::from_utf8_lossy(&tail_bytes);
+        cap_middle(&head, self.dropped_chars, &tail, OUTPUT_CAP)
+    }
+}
+
+fn is_continuation(b: u8) -> bool {
+    b & 0xC0 == 0x80
+}
+
+/// `head` + `tail` (with `dropped` characters already missing between
+/// them), cut to at most `max` characters: the first and last `max / 2`,
+/// and a marker saying how many characters were cut.
+fn cap_middle(head: &str, dropped: usize, tail: &str, max: usize) -> String {
+    let half = max / 2;
+    if dropped == 0 {
+        let whole = format!("{head}{tail}");
+        let n = whole.chars().count();
+        if n <= max {
+            return whole;
+        }
+        let first: String = whole.chars().take(half).collect();
+        let last: String = whole.chars().skip(n - half).collect();
+        return format!("{first}\n… {} characters cut …\n{last}", n - 2 * half);
+    }
+    let head_n = head.chars().count();
+    let tail_n = tail.chars().count();
+    let first: String = head.chars().take(half).collect();
+    let last: String = tail.chars().skip(tail_n.saturating_sub(half)).collect();
+    let cut = head_n.saturating_sub(half) + dropped + tail_n.saturating_sub(half);
+    format!("{first}\n… {cut} characters cut …\n{last}")
+}
+
+/// Environment variables that hold a model provider's key.
+fn is_model_credential(name: &str) -> bool {
+    const PROVIDERS: &[&str] = &["OPENAI_", "ANTHROPIC_", "OPENROUTER_", "NIB_", "OLLAMA_"];
+    PROVIDERS.iter().any(|p| name.starts_with(p))
+        && (name.ends_with("_KEY") || name.ends_with("_TOKEN"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn ws() -> (tempfile::TempDir, Workspace) {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        (dir, ws)
+    }
+
+    #[test]
+    fn output_and_exit_codes() {
+        let (dir, ws) = ws();
+        fs::write(dir.path().join("f.txt"), "hi\n").unwrap();
+        assert_eq!(shell(&ws, "cat f.txt", 0).unwrap(), "hi\nexit code: 0\n");
+        assert_eq!(shell(&ws, "exit 3", 0).unwrap(), "exit code: 3\n");
+        assert_eq!(
+            shell(&ws, "printf abc; false", 0).unwrap(),
+            "abc\nexit code: 1\n"
+        );
+        assert_eq!(
+            shell(&ws, "echo out; echo err >&2; echo out2; exit 2", 5).unwrap(),
+            "out\nerr\nout2\nexit code: 2\n"
+        );
+        assert_eq!(shell(&ws, "kill -9 $$", 5).unwrap(), "killed by signal 9\n");
+        // stdin is closed, not inherited.
+        assert_eq!(shell(&ws, "cat", 5).unwrap(), "exit code: 0\n");
+        // The working directory is the workspace root.
+        let pwd = shell(&ws, "pwd -P", 5).unwrap();
+        assert_eq!(pwd, format!("{}\nexit code: 0\n", ws.root().display()));
+        assert!(
+            shell(&ws, "  ", 0)
+                .unwrap_err()
+                .starts_with("empty command")
+        );
+    }
+
+    #[test]
+    fn timeout_kills_the_whole_group() {
+        let (dir, ws) = ws();
+        let started = Instant::now();
+        let err = shell(
+            &ws,
+            "echo started; sleep 30 & echo $! > pid; sh -c 'sleep 30'",
+            1,
+        )
+        .unwrap_err();
+        let took = started.elapsed();
+        assert!(took < Duration::from_secs(5), "took {took:?}");
+        assert!(
+            err.starts_with("the command timed out after 1 s and was stopped"),
+            "{err}"
+        );
+        assert!(
+            err.ends_with("output before it was stopped:\nstarted"),
+            "{err}"
+        );
+        let pid = fs::read_to_string(dir.path().join("pid")).unwrap();
+        let stat = format!("/proc/{}/stat", pid.trim());
+        // Dead means gone or a zombie waiting to be reaped by init.
+        let deadline = Instant::now() + Duration::from_secs(2);
+        loop {
+            let state = fs::read_to_string(&stat)
+                .ok()
+                .and_then(|s| s.rsplit_once(") ").map(|(_, r)| r.chars().next()))
+                .flatten();
+            if matches!(state, None | Some('Z') | Some('X')) {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the background sleep survived: {state:?}"
+            );
+            thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    #[test]
+    fn background_holder_does_not_block() {
+        let (_dir, ws) = ws();
+        let started = Instant::now();
+        let out = shell(&ws, "echo hi; (sleep 3; echo late) &", 10).unwrap();
+        assert!(started.elapsed() < Duration::from_secs(2));
+        assert!(out.starts_with("hi\nnote: a background process"), "{out}");
+        assert!(out.ends_with("exit code: 0\n"), "{out}");
+        // Redirected background output does not hold the pipe.
+        let out = shell(&ws, "echo hi; sleep 3 > /dev/null 2>&1 &", 10).unwrap();
+        assert_eq!(out, "hi\nexit code: 0\n");
+    }
+
+    #[test]
+    fn big_output_keeps_head_and_tail() {
+        let (_dir, ws) = ws();
+        // 200,000 lines: far more than is kept in memory.
+        let out = shell(&ws, "seq 1 200000", 20).unwrap();
+        assert!(out.starts_with("1\n2\n3\n"), "{}", &out[..20]);
+        assert!(out.ends_with("199999\n200000\nexit code: 0\n"));
+        let total: usize = (1..=200_000).map(|i: usize| i.to_string().len() + 1).sum();
+        let marker = format!("\n… {} characters cut …\n", total - OUTPUT_CAP);
+        assert!(out.contains(&marker), "no {marker:?}");
+        let body = out.strip_suffix("exit code: 0\n").unwrap();
+        assert_eq!(body.chars().count(), OUTPUT_CAP + marker.chars().count());
+    }
+
+    #[test]
+    fn cap_middle_counts_characters() {
+        assert_eq!(cap_middle("ab", 0, "cd", 10), "abcd");
+        assert_eq!(
+            cap_middle("abcdef", 0, "ghij", 4),
+            "ab\n… 6 characters cut …\nij"
+        );
+        assert_eq!(
+            cap_middle("ééé", 5, "üüü", 4),
+            "éé\n… 7 characters cut …\nüü"
+        );
+        let mut c = Capture::default();
+        let big = "é".repeat(KEEP_BYTES); // twice KEEP_BYTES bytes
+        c.push(big.as_bytes());
+        c.push(b"x");
+        let s = c.render();
+        assert!(s.starts_with(&"é".repeat(OUTPUT_CAP / 2)));
+        assert!(s.ends_with("éx"));
+        let cut = KEEP_BYTES + 1 - OUTPUT_CAP;
+        assert!(
+            s.contains(&format!("\n… {cut} characters cut …\n")),
+            "{cut}"
+        );
+    }
+}

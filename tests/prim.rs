@@ -1,0 +1,286 @@
+//! The primitives through `Host`, as a model's calls run: JSON in, guard,
+//! confirm, handler, on real temp workspaces.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::{Arc, Mutex};
+
+use nib::files::Workspace;
+use nib::prim::Host;
+
+fn workspace() -> (tempfile::TempDir, Workspace) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    fs::create_dir(dir.path().join("ws")).expect("ws");
+    let ws = Workspace::open(&dir.path().join("ws")).expect("workspace");
+    (dir, ws)
+}
+
+fn write(ws: &Workspace, rel: &str, text: &str) {
+    let path = ws.root().join(rel);
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).expect("parent");
+    }
+    fs::write(path, text).expect("write");
+}
+
+fn read(ws: &Workspace, rel: &str) -> String {
+    fs::read_to_string(ws.root().join(rel)).expect("read")
+}
+
+#[test]
+fn fs_read_numbers_lines_and_pages() {
+    let (_d, ws) = workspace();
+    write(&ws, "a.txt", "one\ntwo\nthree\n");
+    let host = Host::unattended(ws, true);
+    let (_, r) = host.run_json("fs-read", r#"{"path": "a.txt"}"#);
+    assert!(r.ok, "{r:?}");
+    assert_eq!(r.text, "     1\tone\n     2\ttwo\n     3\tthree\n");
+    assert_eq!(r.decision, "allow");
+    let (_, r) = host.run_json("fs-read", r#"{"path": "a.txt", "offset": 2, "limit": 1}"#);
+    assert_eq!(
+        r.text,
+        "     2\ttwo\n(lines 2-2 of 3; continue with (fs-read \"a.txt\" 3))\n"
+    );
+}
+
+#[test]
+fn fs_read_refuses_big_binary_and_missing_with_what_to_do() {
+    let (_d, ws) = workspace();
+    write(&ws, "big.log", &"x\n".repeat(600_000));
+    fs::write(ws.root().join("img.png"), b"\x89PNG\0\0\0").expect("png");
+    let host = Host::unattended(ws, true);
+    let (_, r) = host.run_json("fs-read", r#"{"path": "big.log"}"#);
+    assert!(!r.ok && r.text.contains("read it in pages"), "{}", r.text);
+    let (_, r) = host.run_json(
+        "fs-read",
+        r#"{"path": "big.log", "offset": 10, "limit": 2}"#,
+    );
+    assert!(
+        r.ok && r.text.starts_with("    10\tx\n    11\tx\n"),
+        "{}",
+        r.text
+    );
+    let (_, r) = host.run_json("fs-read", r#"{"path": "img.png"}"#);
+    assert!(!r.ok && r.text.contains("binary"), "{}", r.text);
+    let (_, r) = host.run_json("fs-read", r#"{"path": "nope.rs"}"#);
+    assert!(!r.ok && r.text.contains("fs-write"), "{}", r.text);
+}
+
+#[test]
+fn fs_write_needs_a_fresh_read_to_replace() {
+    let (_d, ws) = workspace();
+    write(&ws, "a.txt", "old\n");
+    let root = ws.root().to_path_buf();
+    let host = Host::unattended(ws, true);
+    let (_, r) = host.run_json("fs-write", r#"{"path": "a.txt", "content": "new\n"}"#);
+    assert!(!r.ok && r.text.contains("has not read it"), "{}", r.text);
+    assert_eq!(
+        fs::read_to_string(root.join("a.txt")).expect("read"),
+        "old\n"
+    );
+    host.run_json("fs-read", r#"{"path": "a.txt"}"#);
+    fs::write(root.join("a.txt"), "changed by someone\n").expect("change");
+    let (_, r) = host.run_json("fs-write", r#"{"path": "a.txt", "content": "new\n"}"#);
+    assert!(
+        !r.ok && r.text.contains("changed since you read it"),
+        "{}",
+        r.text
+    );
+    host.run_json("fs-read", r#"{"path": "a.txt"}"#);
+    let (_, r) = host.run_json("fs-write", r#"{"path": "a.txt", "content": "new\n"}"#);
+    assert!(r.ok, "{}", r.text);
+    assert_eq!(r.decision, "write");
+    assert!(r.diff.contains("-changed by someone\n+new\n"), "{}", r.diff);
+    assert_eq!(
+        fs::read_to_string(root.join("a.txt")).expect("read"),
+        "new\n"
+    );
+    // New files need no read, and their directories are made.
+    let (_, r) = host.run_json(
+        "fs-write",
+        r#"{"path": "src/new/b.rs", "content": "fn b() {}\n"}"#,
+    );
+    assert!(
+        r.ok && r.text.starts_with("created src/new/b.rs"),
+        "{}",
+        r.text
+    );
+}
+
+#[test]
+fn fs_edit_through_the_guard_and_confirm() {
+    let (_d, ws) = workspace();
+    write(&ws, "a.py", "def f():\n    return 1\n");
+    let asked = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&asked);
+    let root = ws.root().to_path_buf();
+    let host = Host::new(ws, move |req| {
+        seen.lock()
+            .expect("lock")
+            .push((req.kind, req.diff.map(str::to_string)));
+        true
+    });
+    let (call, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": "a.py", "old": "return 1", "new": "return 2"}"#,
+    );
+    assert!(r.ok, "{}", r.text);
+    assert_eq!(
+        nib::prim::schema::positional(&call.expect("parsed")),
+        "(fs-edit \"a.py\" \"return 1\" \"return 2\")"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("a.py")).expect("read"),
+        "def f():\n    return 2\n"
+    );
+    let asked = asked.lock().expect("lock");
+    assert_eq!(asked.len(), 1);
+    assert!(
+        asked[0]
+            .1
+            .as_deref()
+            .is_some_and(|d| d.contains("+    return 2"))
+    );
+}
+
+#[test]
+fn fs_edit_resent_is_already_applied() {
+    let (_d, ws) = workspace();
+    write(&ws, "a.py", "x = 1\ny = 2\n");
+    let host = Host::unattended(ws, true);
+    let call = r#"{"path": "a.py", "edits": [{"old": "x = 1", "new": "x = 10"}]}"#;
+    assert!(host.run_json("fs-edit", call).1.ok);
+    let (_, r) = host.run_json("fs-edit", call);
+    assert!(r.ok && r.text.contains("already applied"), "{}", r.text);
+}
+
+#[test]
+fn refused_writes_leave_files_alone() {
+    let (_d, ws) = workspace();
+    write(&ws, "a.txt", "keep\n");
+    write(&ws, ".env", "KEY=1\n");
+    let root = ws.root().to_path_buf();
+    let host = Host::unattended(ws, false);
+    let (_, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": "a.txt", "old": "keep", "new": "lose"}"#,
+    );
+    assert!(
+        !r.ok && r.refused && r.text.contains("not approved"),
+        "{r:?}"
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("a.txt")).expect("read"),
+        "keep\n"
+    );
+    let (_, r) = host.run_json("shell", r#"{"command": "touch made-it"}"#);
+    assert!(r.refused, "{r:?}");
+    assert!(!root.join("made-it").exists());
+
+    // Approving writes does not approve a security confirm.
+    let host = Host::unattended(Workspace::open(&root).expect("ws"), true);
+    let (_, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": ".env", "old": "KEY=1", "new": "KEY=2"}"#,
+    );
+    assert!(r.refused && r.decision == "security", "{r:?}");
+    assert_eq!(
+        fs::read_to_string(root.join(".env")).expect("read"),
+        "KEY=1\n"
+    );
+    let (_, r) = host.run_json("fs-write", r#"{"path": "../outside.txt", "content": "x"}"#);
+    assert!(r.refused && r.decision == "deny", "{r:?}");
+    assert!(!root.join("../outside.txt").exists());
+    let (_, r) = host.run_json(
+        "fs-write",
+        r#"{"path": ".nib/config.toml", "content": "x"}"#,
+    );
+    assert!(r.refused && r.decision == "deny", "{r:?}");
+}
+
+#[test]
+fn read_only_files_are_refused() {
+    let (_d, ws) = workspace();
+    write(&ws, "ro.txt", "frozen\n");
+    fs::set_permissions(ws.root().join("ro.txt"), fs::Permissions::from_mode(0o444))
+        .expect("chmod");
+    let root = ws.root().to_path_buf();
+    let host = Host::unattended(ws, true);
+    let (_, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": "ro.txt", "old": "frozen", "new": "thawed"}"#,
+    );
+    assert!(!r.ok && r.text.contains("read-only"), "{}", r.text);
+    assert_eq!(
+        read(&Workspace::open(&root).expect("ws"), "ro.txt"),
+        "frozen\n"
+    );
+}
+
+#[test]
+fn bad_calls_say_what_to_send() {
+    let (_d, ws) = workspace();
+    let host = Host::unattended(ws, true);
+    let (call, r) = host.run_json("fs-raed", r#"{"path": "a"}"#);
+    assert!(
+        call.is_none() && r.text.contains("there is no tool `fs-raed`"),
+        "{}",
+        r.text
+    );
+    let (_, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": "a", "edits": [{"old": "x", "nwe": "y"}]}"#,
+    );
+    assert_eq!(
+        r.text,
+        "fs-edit: edits[1]: unknown field `nwe`; did you mean `new`?"
+    );
+    let (_, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": "a", "old": "x", "new": "y", "edits": [{"old": "x", "new": "y"}]}"#,
+    );
+    assert!(r.text.contains("not both"), "{}", r.text);
+    let (_, r) = host.run_json("fs-read", "{not json");
+    assert!(r.text.contains("not valid JSON"), "{}", r.text);
+}
+
+#[test]
+fn read_only_calls_of_one_reply_run_together_in_order() {
+    let (_d, ws) = workspace();
+    for i in 0..8 {
+        write(&ws, &format!("f{i}.txt"), &format!("file {i}\n"));
+    }
+    let host = Host::unattended(ws, true);
+    let calls: Vec<_> = (0..8)
+        .map(|i| {
+            let args = serde_json::json!({"path": format!("f{i}.txt")});
+            nib::prim::parse::parse(&nib::prim::table::FS_READ, &args).expect("parse")
+        })
+        .collect();
+    let results = host.run_calls(&calls);
+    for (i, r) in results.iter().enumerate() {
+        assert_eq!(r.text, format!("     1\tfile {i}\n"));
+    }
+}
+
+#[test]
+fn shell_and_search_run_through_the_host() {
+    let (_d, ws) = workspace();
+    write(&ws, "src/lib.rs", "pub fn answer() -> u32 {\n    42\n}\n");
+    write(&ws, ".gitignore", "target/\n");
+    write(&ws, "target/junk.rs", "pub fn answer() {}\n");
+    let host = Host::unattended(ws, true);
+    let (_, r) = host.run_json("shell", r#"{"command": "echo hi; exit 3"}"#);
+    assert!(r.ok && r.decision == "write", "{r:?}");
+    assert!(
+        r.text.contains("hi") && r.text.contains("exit code: 3"),
+        "{}",
+        r.text
+    );
+    let (_, r) = host.run_json("index-grep", r#"{"pattern": "fn answer"}"#);
+    assert_eq!(r.text.trim_end(), "src/lib.rs:1:pub fn answer() -> u32 {");
+    let (_, r) = host.run_json("fs-find", r#"{"pattern": "*.rs"}"#);
+    assert_eq!(r.text.trim_end(), "src/lib.rs");
+    let (_, r) = host.run_json("outline", r#"{"path": "src/lib.rs"}"#);
+    assert!(r.text.contains("fn answer() -> u32"), "{}", r.text);
+}
