@@ -9,8 +9,8 @@ use serde_json::{Map, Value};
 
 use super::decl::{Arg, Call};
 use super::host::{Host, ToolResult};
-use crate::edit::{self, Diff, Edit, Outcome};
-use crate::files::{Resolved, content_hash, read_text};
+use crate::edit::{self, Diff, Edit, EditError, Outcome};
+use crate::files::{FileError, Resolved, content_hash, read_text};
 
 /// Lines fs-read returns when no limit is given.
 const DEFAULT_LIMIT: usize = 2000;
@@ -22,6 +22,42 @@ const LINE_MAX: usize = 2000;
 const RESPONSE_MAX: usize = 100 * 1024;
 /// Diffs longer than this many lines are summarized in the model's text.
 const DIFF_SHOWN_LINES: usize = 80;
+
+/// Why a primitive failed: a stable kind for the event log and stats, and
+/// the message the model reads.
+#[derive(Debug)]
+pub(crate) struct Failure {
+    pub kind: &'static str,
+    pub message: String,
+}
+
+impl Failure {
+    fn new(kind: &'static str, message: String) -> Failure {
+        Failure { kind, message }
+    }
+}
+
+impl From<FileError> for Failure {
+    fn from(e: FileError) -> Failure {
+        let kind = match &e {
+            FileError::EmptyPath
+            | FileError::BadPath { .. }
+            | FileError::OutsideWorkspace { .. } => "path",
+            FileError::NotFound { .. } => "missing",
+            FileError::IsDirectory { .. } | FileError::NotRegular { .. } => "not_a_file",
+            FileError::Binary { .. } | FileError::NotUtf8 { .. } => "not_text",
+            FileError::ReadOnly { .. } => "read_only",
+            _ => "io",
+        };
+        Failure::new(kind, e.to_string())
+    }
+}
+
+impl From<EditError> for Failure {
+    fn from(e: EditError) -> Failure {
+        Failure::new(e.kind.as_str(), e.to_string())
+    }
+}
 
 /// What a write primitive will do once confirmed.
 pub(crate) enum Plan {
@@ -46,7 +82,7 @@ pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
     let (offset, limit) = (call.arg("offset").as_int(), call.arg("limit").as_int());
     let file = match host.ws.resolve(path) {
         Ok(f) => f,
-        Err(e) => return ToolResult::error(e.to_string()),
+        Err(e) => return Failure::from(e).into(),
     };
     if let Ok(meta) = std::fs::metadata(&file.real)
         && meta.is_file()
@@ -54,17 +90,18 @@ pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
         && offset <= 0
         && limit <= 0
     {
-        return ToolResult::error(format!(
+        let message = format!(
             "{} is {:.1} MB, more than a whole read allows (1 MB); read it in pages, \
              e.g. (fs-read \"{}\" 1 2000), or find what you need with index-grep",
             file.rel,
             meta.len() as f64 / 1e6,
             file.rel
-        ));
+        );
+        return Failure::new("too_big", message).into();
     }
     let text = match read_text(&file) {
         Ok(t) => t,
-        Err(e) => return ToolResult::error(e.to_string()),
+        Err(e) => return Failure::from(e).into(),
     };
     host.state().reads.insert(file.rel.clone(), text.hash);
     ToolResult::ok(numbered(&file.rel, &text.text, offset, limit))
@@ -113,25 +150,31 @@ fn numbered(rel: &str, text: &str, offset: i64, limit: i64) -> String {
     out
 }
 
-pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, String> {
+pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, Failure> {
     let path = call.arg("path").as_str();
     let content = call.arg("content").as_str();
-    let file = host.ws.resolve(path).map_err(|e| e.to_string())?;
+    let file = host.ws.resolve(path)?;
     let before = if file.exists {
-        let current = read_text(&file).map_err(|e| e.to_string())?;
+        let current = read_text(&file)?;
         check_writable(&file, current.mode)?;
         match host.state().reads.get(&file.rel) {
             None => {
-                return Err(format!(
-                    "{} exists and this session has not read it; read it first (fs-read) \
+                return Err(Failure::new(
+                    "unread",
+                    format!(
+                        "{} exists and this session has not read it; read it first (fs-read) \
                      so you replace what is there knowingly, or change part of it with fs-edit",
-                    file.rel
+                        file.rel
+                    ),
                 ));
             }
             Some(&hash) if hash != current.hash => {
-                return Err(format!(
-                    "{} changed since you read it; read it again (fs-read) before replacing it",
-                    file.rel
+                return Err(Failure::new(
+                    "stale",
+                    format!(
+                        "{} changed since you read it; read it again (fs-read) before replacing it",
+                        file.rel
+                    ),
                 ));
             }
             Some(_) => {}
@@ -179,13 +222,10 @@ fn keep_conventions(old: &str, new: &str) -> String {
     if bom { format!("\u{feff}{body}") } else { body }
 }
 
-pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, String> {
-    let edit_call = edit::parse_call(&edit_json(call)).map_err(|e| e.to_string())?;
-    let file = host
-        .ws
-        .resolve(&edit_call.path)
-        .map_err(|e| e.to_string())?;
-    let current = read_text(&file).map_err(|e| e.to_string())?;
+pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, Failure> {
+    let edit_call = edit::parse_call(&edit_json(call))?;
+    let file = host.ws.resolve(&edit_call.path)?;
+    let current = read_text(&file)?;
     check_writable(&file, current.mode)?;
     let previous = host
         .state()
@@ -193,8 +233,7 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, String> {
         .get(&file.rel)
         .cloned()
         .unwrap_or_default();
-    let applied =
-        edit::apply(&current.text, &edit_call.edits, &previous).map_err(|e| e.to_string())?;
+    let applied = edit::apply(&current.text, &edit_call.edits, &previous)?;
     let made: Vec<Edit> = edit_call
         .edits
         .iter()
@@ -269,12 +308,12 @@ fn edit_json(call: &Call) -> Value {
     Value::Object(obj)
 }
 
-fn check_writable(file: &Resolved, mode: u32) -> Result<(), String> {
+fn check_writable(file: &Resolved, mode: u32) -> Result<(), Failure> {
     if mode & 0o200 == 0 {
-        return Err(crate::files::FileError::ReadOnly {
+        return Err(FileError::ReadOnly {
             path: file.rel.clone(),
         }
-        .to_string());
+        .into());
     }
     Ok(())
 }
@@ -286,7 +325,7 @@ pub(crate) fn commit(host: &Host, w: Write) -> ToolResult {
         w.after.as_bytes(),
     );
     if let Err(e) = written {
-        return ToolResult::error(e.to_string());
+        return Failure::from(e).into();
     }
     {
         let mut state = host.state();

@@ -15,7 +15,7 @@ use serde_json::Value;
 use super::decl::{Call, Effect};
 use super::fs::{self, Plan};
 use super::table::lookup;
-use super::{parse, schema, tools};
+use super::{parse, tools};
 use crate::edit::Edit;
 use crate::files::{Versions, Workspace};
 use crate::guard::{self, ConfirmKind, Decision, Reason};
@@ -45,6 +45,16 @@ pub struct ToolResult {
     /// For writes: the unified diff of what was written.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub diff: String,
+    /// Why it failed, as a stable name (`not_found`, `ambiguous`,
+    /// `invalid`, `refused`, `missing`, ...), for the event log and stats.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kind: Option<&'static str>,
+}
+
+impl From<fs::Failure> for ToolResult {
+    fn from(f: fs::Failure) -> ToolResult {
+        ToolResult::failed(f.kind, f.message)
+    }
 }
 
 impl ToolResult {
@@ -55,12 +65,18 @@ impl ToolResult {
             decision: "allow",
             refused: false,
             diff: String::new(),
+            kind: None,
         }
     }
 
     pub(crate) fn error(text: String) -> ToolResult {
+        ToolResult::failed("error", text)
+    }
+
+    pub(crate) fn failed(kind: &'static str, text: String) -> ToolResult {
         ToolResult {
             ok: false,
+            kind: Some(kind),
             ..ToolResult::ok(text)
         }
     }
@@ -138,7 +154,7 @@ impl Host {
                 let result = self.run(&call);
                 (Some(call), result)
             }
-            Err(e) => (None, ToolResult::error(e.to_string())),
+            Err(e) => (None, ToolResult::failed("invalid", e.to_string())),
         }
     }
 
@@ -207,11 +223,14 @@ impl Host {
             "fs-write" => fs::plan_write(self, call),
             "fs-edit" => fs::plan_edit(self, call),
             "shell" => Ok(Plan::Exec),
-            other => Err(format!("{other} has no write handler (a bug in nib)")),
+            other => Err(fs::Failure {
+                kind: "bug",
+                message: format!("{other} has no write handler (a bug in nib)"),
+            }),
         };
         let plan = match plan {
             Ok(p) => p,
-            Err(e) => return ToolResult::error(e),
+            Err(e) => return e.into(),
         };
         if let Plan::Unchanged(text) = plan {
             return ToolResult::ok(text);
@@ -252,14 +271,22 @@ impl Host {
 
 fn refused(call: &Call, why: &str, reasons: &[Reason]) -> ToolResult {
     let reasons: Vec<String> = reasons.iter().map(|r| r.message.clone()).collect();
-    let mut result = ToolResult::error(format!(
-        "{} was refused: {why}: {}. Do not retry the same call; change what it does or ask the user.",
-        schema::positional(call)
-            .chars()
-            .take(200)
-            .collect::<String>(),
-        reasons.join("; ")
-    ));
+    // The call is named by tool and path only: its payload may be what the
+    // guard objected to.
+    let path = call.arg("path").as_str();
+    let what = if path.is_empty() {
+        call.decl.name.to_string()
+    } else {
+        format!("{} {path}", call.decl.name)
+    };
+    let mut result = ToolResult::failed(
+        "refused",
+        format!(
+            "{what} was refused: {why}: {}. Do not retry the same call; change what it does \
+             or ask the user.",
+            reasons.join("; ")
+        ),
+    );
     result.refused = true;
     result
 }
