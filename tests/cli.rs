@@ -20,7 +20,11 @@ mod many;
 mod paths;
 #[path = "cli/refusals.rs"]
 mod refusals;
+#[path = "cli/script.rs"]
+mod script;
 #[path = "cli/text.rs"]
 mod text;
+#[path = "cli/tools.rs"]
+mod tools;
 #[path = "cli/undo.rs"]
 mod undo;

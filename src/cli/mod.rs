@@ -3,6 +3,8 @@
 //! and an error only for usage problems (exit 2).
 
 mod apply;
+mod script;
+mod stats;
 mod tools;
 mod undo;
 
@@ -13,6 +15,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use apply::ApplyArgs;
+pub use script::ScriptArgs;
+pub use stats::StatsArgs;
 pub use tools::ToolsArgs;
 pub use undo::UndoArgs;
 
@@ -35,6 +39,11 @@ pub enum Command {
     /// Print the tool list exactly as the model receives it (--json: the
     /// schemas).
     Tools(ToolsArgs),
+    /// Run a Scheme program in the sandboxed engine against a workspace;
+    /// every primitive call goes through the guard.
+    Script(ScriptArgs),
+    /// Statistics from event logs: requests, tokens, fs-edit failures.
+    Stats(StatsArgs),
 }
 
 /// Input formats `nib apply` reads.
@@ -63,6 +72,8 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Apply(args) => apply::run(args),
         Command::Undo(args) => undo::run(args),
         Command::Tools(args) => tools::run(args),
+        Command::Script(args) => script::run(args),
+        Command::Stats(args) => stats::run(args),
     }
 }
 

@@ -1,0 +1,94 @@
+//! `nib script`: run a Scheme program in the sandboxed engine against a
+//! workspace. Every primitive call goes through the same guard as a
+//! model's; nobody is asked, so Write confirms are answered by `--approve`
+//! and Security confirms are refused.
+
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use serde_json::Value;
+
+use super::{UsageError, workspace};
+use crate::engine::{Engine, EngineOptions, Stream};
+use crate::prim::Host;
+use crate::prim::table::ALL;
+
+/// How Write confirms are answered when nobody is there to ask.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Approve {
+    /// Approve writes and commands (Security confirms are still refused).
+    Writes,
+    /// Refuse every confirm: only reads run.
+    None,
+}
+
+#[derive(Debug, Args)]
+pub struct ScriptArgs {
+    /// The Scheme program.
+    pub file: PathBuf,
+    /// The workspace root (default: the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// How Write confirms are answered.
+    #[arg(long, value_enum, default_value = "none")]
+    pub approve: Approve,
+    /// Stop the program after this many seconds.
+    #[arg(long, default_value_t = 300)]
+    pub timeout: u64,
+}
+
+pub fn run(args: ScriptArgs) -> Result<ExitCode, UsageError> {
+    crate::engine::init_process();
+    let file = std::fs::canonicalize(&args.file)
+        .map_err(|e| UsageError(format!("cannot open {}: {e}", args.file.display())))?;
+    let ws = workspace(args.root)?;
+    let host = Arc::new(Host::unattended(ws, args.approve == Approve::Writes));
+    let host_fn = Arc::new(move |call| Ok(host.run(&call).to_json()));
+    let strategy_dir = file.parent().map(PathBuf::from).into_iter().collect();
+    let options = EngineOptions {
+        strategy_dirs: strategy_dir,
+        deadline: Some(Duration::from_secs(args.timeout.max(1))),
+    };
+    let mut engine = match Engine::new(&ALL, host_fn, options) {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("nib script: could not start the Scheme engine: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    // What the program displays goes where a script's output belongs.
+    engine.set_output(|stream, text| {
+        let _ = match stream {
+            Stream::Stdout => std::io::stdout().lock().write_all(text.as_bytes()),
+            Stream::Stderr => std::io::stderr().lock().write_all(text.as_bytes()),
+        };
+    });
+    match engine.run_file(&file) {
+        Ok(value) => {
+            print_value(&value);
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// The program's value: a string as it is, nothing for void, else JSON.
+fn print_value(value: &Value) {
+    let text = match value {
+        Value::Null => return,
+        Value::String(s) => s.clone(),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(text.as_bytes());
+    if !text.ends_with('\n') {
+        let _ = out.write_all(b"\n");
+    }
+}

@@ -1,0 +1,324 @@
+//! `EventLog`: one session's event log, a JSONL file that events are
+//! appended to as they happen. This file owns where logs live (creating
+//! `.nib/sessions/<id>/`), session ids, the line format (`v`, `t`, `ev`,
+//! then the event's fields), writing each event whole (one append-mode
+//! write, then a flush, under a lock, so lines from several threads never
+//! interleave), and passing each event to subscribers.
+
+use std::cell::RefCell;
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{Map, Value};
+
+use super::time::{Civil, rfc3339_millis};
+use super::{SCHEMA_VERSION, SessionError};
+
+type Subscriber = Arc<dyn Fn(&Value) + Send + Sync>;
+
+/// One session's event log. Cheap to share behind an `Arc`: every method
+/// takes `&self`.
+pub struct EventLog {
+    id: String,
+    path: PathBuf,
+    /// Distinguishes logs within the process, for the re-entrancy check.
+    serial: u64,
+    file: Mutex<Sink>,
+    subscribers: Mutex<Vec<Subscriber>>,
+}
+
+struct Sink {
+    file: File,
+    /// The last write failed, perhaps halfway through a line: the next line
+    /// starts on a fresh line so that only the broken one is lost.
+    broken: bool,
+}
+
+static SERIALS: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// Serials of the logs this thread is inside `emit` of (notifying
+    /// subscribers); emitting on one of them again would deadlock.
+    static EMITTING: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+impl EventLog {
+    /// Starts a new session log under `root`:
+    /// `<root>/.nib/sessions/<id>/events.jsonl`, with a fresh id of the form
+    /// `<yyyymmdd-hhmmss>-<4 hex>` (UTC). Creates `.nib/` (with a
+    /// `.gitignore` of `*`), `.nib/sessions/` and the session's directory;
+    /// refuses to use a `.nib` or `sessions` that is a symlink or a file.
+    pub fn create(root: &Path) -> Result<EventLog, SessionError> {
+        let nib = root.join(".nib");
+        if ensure_dir(&nib)? {
+            ensure_gitignore(&nib)?;
+        }
+        let sessions = nib.join("sessions");
+        ensure_dir(&sessions)?;
+        let now = SystemTime::now();
+        let mut attempt = 0;
+        loop {
+            let id = new_id(now, attempt);
+            let dir = sessions.join(&id);
+            match fs::create_dir(&dir) {
+                Ok(()) => return EventLog::open(id, dir.join("events.jsonl")),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempt < 63 => attempt += 1,
+                Err(e) => return Err(io_err("create", &dir, e)),
+            }
+        }
+    }
+
+    /// A new session that appends to the file at `path`, creating it (and
+    /// its parent directories) if needed. The session gets a fresh id.
+    pub fn at(path: &Path) -> Result<EventLog, SessionError> {
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(|e| io_err("create", parent, e))?;
+        }
+        EventLog::open(new_id(SystemTime::now(), 0), path.to_path_buf())
+    }
+
+    fn open(id: String, path: PathBuf) -> Result<EventLog, SessionError> {
+        let file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(&path)
+            .map_err(|e| io_err("open", &path, e))?;
+        Ok(EventLog {
+            id,
+            path,
+            serial: SERIALS.fetch_add(1, Ordering::Relaxed),
+            file: Mutex::new(Sink {
+                file,
+                broken: false,
+            }),
+            subscribers: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The session id (`<yyyymmdd-hhmmss>-<4 hex>`).
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The file the events go to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one event: a line `{"v":1,"t":"…","ev":ev, …fields}` with the
+    /// fields in the order given, written whole and flushed before this
+    /// returns. `fields` must be a JSON object (or null, for none) and may
+    /// not use the keys `v`, `t` or `ev`.
+    ///
+    /// Safe to call from several threads; the lines come out whole, in the
+    /// order the calls took the lock, with `t` taken under that lock. Every
+    /// subscriber is then called with the event, also under the lock (so
+    /// subscribers see events in file order), even when the file could not
+    /// take it; the write's error is returned afterwards. A subscriber that
+    /// calls `emit` on this same log gets `SessionError::Reentrant`.
+    pub fn emit(&self, ev: &str, fields: Value) -> Result<(), SessionError> {
+        let bad = |detail: String| SessionError::BadEvent {
+            ev: ev.to_string(),
+            detail,
+        };
+        if ev.trim().is_empty() {
+            return Err(bad("the event kind is empty".to_string()));
+        }
+        let fields = match fields {
+            Value::Object(map) => map,
+            Value::Null => Map::new(),
+            other => {
+                return Err(bad(format!(
+                    "fields must be a JSON object, got {}",
+                    json_kind(&other)
+                )));
+            }
+        };
+        if let Some(key) = ["v", "t", "ev"]
+            .into_iter()
+            .find(|k| fields.contains_key(*k))
+        {
+            return Err(bad(format!(
+                "field `{key}` is reserved for the log itself; rename it"
+            )));
+        }
+        if EMITTING.with(|e| e.borrow().contains(&self.serial)) {
+            return Err(SessionError::Reentrant { ev: ev.to_string() });
+        }
+
+        let mut sink = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        let _inside = Inside::enter(self.serial);
+
+        let mut event = Map::with_capacity(fields.len() + 3);
+        event.insert("v".to_string(), Value::from(SCHEMA_VERSION));
+        event.insert(
+            "t".to_string(),
+            Value::from(rfc3339_millis(SystemTime::now())),
+        );
+        event.insert("ev".to_string(), Value::from(ev));
+        event.extend(fields);
+        let event = Value::Object(event);
+
+        let mut line = String::new();
+        if sink.broken {
+            line.push('\n');
+        }
+        // A `Value` with string keys always serializes; the error arm is
+        // there so nothing here can panic.
+        let written = match serde_json::to_string(&event) {
+            Ok(json) => {
+                line.push_str(&json);
+                line.push('\n');
+                let file = &mut sink.file;
+                file.write_all(line.as_bytes())
+                    .and_then(|()| file.flush())
+                    .map_err(|e| io_err("append to", &self.path, e))
+            }
+            Err(e) => Err(bad(format!("it does not serialize: {e}"))),
+        };
+        if let Err(SessionError::Io { .. }) = written {
+            sink.broken = true;
+        } else if written.is_ok() {
+            sink.broken = false;
+        }
+
+        let subscribers: Vec<Subscriber> = self
+            .subscribers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for subscriber in &subscribers {
+            subscriber(&event);
+        }
+        written
+    }
+
+    /// Calls `f` with every event emitted from now on (the whole line's
+    /// object, `v`, `t` and `ev` included), in file order — e.g. for
+    /// `nib exec --json` to stream events to stdout. `f` runs under the
+    /// log's lock: keep it short, and do not emit on this log from it.
+    pub fn subscribe(&self, f: impl Fn(&Value) + Send + Sync + 'static) {
+        self.subscribers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Arc::new(f));
+    }
+}
+
+impl fmt::Debug for EventLog {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EventLog")
+            .field("id", &self.id)
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Marks this thread as inside `emit` of one log until dropped (also when
+/// a subscriber panics).
+struct Inside(u64);
+
+impl Inside {
+    fn enter(serial: u64) -> Inside {
+        EMITTING.with(|e| e.borrow_mut().push(serial));
+        Inside(serial)
+    }
+}
+
+impl Drop for Inside {
+    fn drop(&mut self) {
+        EMITTING.with(|e| {
+            let mut e = e.borrow_mut();
+            if let Some(i) = e.iter().rposition(|s| *s == self.0) {
+                e.remove(i);
+            }
+        });
+    }
+}
+
+/// `<yyyymmdd-hhmmss>-<4 hex>`: the UTC time, then 16 bits mixed from the
+/// time's nanoseconds, the process id, a per-process counter and `attempt`.
+fn new_id(now: SystemTime, attempt: u32) -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = now
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    let mut h = DefaultHasher::new();
+    (
+        nanos,
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+        attempt,
+    )
+        .hash(&mut h);
+    format!("{}-{:04x}", Civil::of(now).stamp(), h.finish() & 0xffff)
+}
+
+/// Makes sure `dir` is a real directory (not a symlink); true when it was
+/// just created.
+fn ensure_dir(dir: &Path) -> Result<bool, SessionError> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => Ok(false),
+        Ok(_) => Err(SessionError::NotADirectory {
+            path: dir.to_path_buf(),
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => match fs::create_dir(dir) {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => ensure_dir(dir),
+            Err(e) => Err(io_err("create", dir, e)),
+        },
+        Err(e) => Err(io_err("inspect", dir, e)),
+    }
+}
+
+fn ensure_gitignore(dir: &Path) -> Result<(), SessionError> {
+    let path = dir.join(".gitignore");
+    match OpenOptions::new().write(true).create_new(true).open(&path) {
+        Ok(mut f) => f.write_all(b"*\n").map_err(|e| io_err("write", &path, e)),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(io_err("create", &path, e)),
+    }
+}
+
+fn io_err(action: &'static str, path: &Path, source: io::Error) -> SessionError {
+    SessionError::Io {
+        action,
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn ids_have_the_promised_shape() {
+        let t = UNIX_EPOCH + Duration::from_millis(1_798_720_496_789);
+        let id = new_id(t, 0);
+        assert_eq!(&id[..16], "20261231-123456-");
+        assert_eq!(id.len(), 20);
+        assert!(id[16..].chars().all(|c| c.is_ascii_hexdigit()));
+        let distinct: std::collections::HashSet<String> = (0..8).map(|a| new_id(t, a)).collect();
+        assert!(distinct.len() > 1);
+    }
+}

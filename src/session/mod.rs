@@ -1,0 +1,139 @@
+//! The session record: the event log every part of nib appends to while a
+//! session runs (`EventLog`, in `log.rs`) and the statistics `nib stats`
+//! computes from such logs afterwards (`stats`, in `stats.rs`). The error
+//! type for both is `SessionError`; `time.rs` formats the timestamps.
+//!
+//! # The event log (schema version 1)
+//!
+//! One JSON object per line (JSONL), appended and flushed as things happen,
+//! one file per session, by default `<root>/.nib/sessions/<id>/events.jsonl`
+//! where `<id>` is `<yyyymmdd-hhmmss>-<4 hex>` (UTC). Every line starts with
+//! the same three keys, in this order, followed by the event's own fields in
+//! the order the emitter gave them:
+//!
+//! - `v`: the schema version, the number `1`;
+//! - `t`: when the event was emitted, RFC 3339 in UTC with milliseconds,
+//!   e.g. `"2026-11-30T12:34:56.789Z"`;
+//! - `ev`: the event's kind, one of those below.
+//!
+//! `step` counts the model replies of a session (the request that produced
+//! the reply, and everything done with its tool calls, share it); `call` is
+//! the 0-based index of a tool call within its reply. `N` is a count.
+//!
+//! | `ev` | fields |
+//! |------|--------|
+//! | `session.start` | `id`, `root`, `model`, `provider`, `strategy`, `nib_version` |
+//! | `llm.req` | `step`, `model`, `messages`: N, `tools`: N |
+//! | `llm.resp` | `step`, `model`, `duration_ms`, `usage`: {`prompt`, `cached`, `completion`}, `tool_calls`: N, `finish` |
+//! | `tool.call` | `step`, `call`, `id`, `name`, `positional`: `"(fs-edit ...)"`, `args`: {the JSON arguments}, `quirks`: [strings, e.g. `"list-as-string"`] |
+//! | `guard` | `step`, `call`, `decision`: `"allow"`\|`"write"`\|`"security"`\|`"deny"`, `reasons`: [{`rule`, `param`, `message`}] |
+//! | `confirm` | `step`, `call`, `kind`: `"write"`\|`"security"`, `answer`: `"yes"`\|`"no"`, `by`: `"user"`\|`"policy"` |
+//! | `tool.result` | `step`, `call`, `name`, `ok`: bool, `refused`: bool, `kind`, `summary`, `diff_size`, and for fs-edit `edits`, `edits_form`, `path`; for fs-write `path` |
+//! | `write` | `path`, `version` |
+//! | `turn.end` | `step`, `reason`: `"done"`\|`"step_limit"`\|`"token_limit"`\|`"error"`\|`"refused"` |
+//! | `error` | `message` |
+//!
+//! `tool.result` in detail: `kind` is `null` on success, otherwise the
+//! failure kind (`"not_found"`, `"ambiguous"`, `"invalid"`,
+//! `"new_already_present"`, `"empty_old"`, `"no_change"`, `"read"`,
+//! `"path"`, ...); `refused` is true when the guard or a confirm stopped
+//! the call; `summary` is the first line of the text the model got;
+//! `diff_size` the number of lines of the diff written (0 when nothing was);
+//! `edits` how many edits the fs-edit call carried; `edits_form` how it
+//! carried them: `"single"` (old/new), `"list"` (`edits`) or
+//! `"list-as-string"` (`edits` sent as a JSON string holding the list);
+//! `path` the file fs-edit or fs-write worked on.
+//!
+//! The schema is stable: fields may be added to an event in a later
+//! version, but none is renamed, retyped or removed without raising `v`.
+//! Readers skip what they do not know. A reader must also expect a last
+//! line cut short (the process died mid-write); `stats` tolerates one.
+
+mod log;
+mod stats;
+mod time;
+
+use std::fmt;
+use std::io;
+use std::path::PathBuf;
+
+pub use log::EventLog;
+pub use stats::{FailureKinds, FsEditStats, KindCount, ModelStats, Stats, Tokens, stats};
+pub use time::rfc3339_millis;
+
+/// The value of `v` in every line this version writes.
+pub const SCHEMA_VERSION: u64 = 1;
+
+/// The event kinds (`ev`), spelled once.
+pub mod kind {
+    pub const SESSION_START: &str = "session.start";
+    pub const LLM_REQ: &str = "llm.req";
+    pub const LLM_RESP: &str = "llm.resp";
+    pub const TOOL_CALL: &str = "tool.call";
+    pub const GUARD: &str = "guard";
+    pub const CONFIRM: &str = "confirm";
+    pub const TOOL_RESULT: &str = "tool.result";
+    pub const WRITE: &str = "write";
+    pub const TURN_END: &str = "turn.end";
+    pub const ERROR: &str = "error";
+}
+
+/// Everything that can go wrong writing or reading event logs. Each message
+/// is lower-case, names the path when there is one, and says what to do.
+#[derive(Debug)]
+pub enum SessionError {
+    /// An IO error on a log file or its directories.
+    Io {
+        action: &'static str,
+        path: PathBuf,
+        source: io::Error,
+    },
+    /// Something that should be a real directory is a file or a symlink.
+    NotADirectory { path: PathBuf },
+    /// `emit` was given an empty kind, fields that are not a JSON object,
+    /// or a field named `v`, `t` or `ev` (those are the log's own).
+    BadEvent { ev: String, detail: String },
+    /// A subscriber called `emit` on the log that is notifying it.
+    Reentrant { ev: String },
+    /// `stats` was given no files.
+    NoFiles,
+}
+
+impl fmt::Display for SessionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionError::Io {
+                action,
+                path,
+                source,
+            } => write!(f, "could not {action} {}: {source}", path.display()),
+            SessionError::NotADirectory { path } => write!(
+                f,
+                "{} is not a directory (or is a symlink); nib keeps session logs only in a real directory — move it aside and retry",
+                path.display()
+            ),
+            SessionError::BadEvent { ev, detail } => {
+                write!(f, "cannot log event {ev:?}: {detail}")
+            }
+            SessionError::Reentrant { ev } => write!(
+                f,
+                "cannot log event {ev:?} from inside an event subscriber; record it after the subscriber returns"
+            ),
+            SessionError::NoFiles => {
+                write!(
+                    f,
+                    "no event logs given; name one or more events.jsonl files"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for SessionError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            SessionError::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}

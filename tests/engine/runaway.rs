@@ -1,0 +1,85 @@
+//! A runaway strategy is stopped at the deadline and the engine survives.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::support::{engine_with, run};
+use crate::engine::ErrorKind;
+
+const DEADLINE: Duration = Duration::from_millis(300);
+
+#[test]
+fn a_runaway_loop_is_stopped_and_the_engine_carries_on() {
+    let (mut e, calls) = engine_with(&[], Some(DEADLINE));
+    // A quick run first: steel's own interrupt handler misses the next
+    // deadline after one.
+    assert_eq!(run(&mut e, "(+ 1 2)"), json!(3));
+
+    let t = Instant::now();
+    let err = e
+        .run_source("spin.scm", "(define (spin) (let loop () (loop)))\n(spin)")
+        .unwrap_err();
+    let took = t.elapsed();
+    assert_eq!(err.kind(), ErrorKind::Runaway, "{err}");
+    assert!(
+        err.to_string()
+            .starts_with("the strategy ran longer than 0.3 s and was stopped")
+            || err.message() == "the strategy ran longer than 0.3 s and was stopped",
+        "{err}"
+    );
+    assert!(took < Duration::from_secs(2), "took {took:?}");
+
+    // The loop from the issue, as a whole program.
+    let t = Instant::now();
+    let err = e
+        .run_source("loop.scm", "(let loop () (loop))")
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Runaway, "{err}");
+    assert!(t.elapsed() < Duration::from_secs(2));
+
+    // The same engine: a normal run, a normal call, a primitive.
+    assert_eq!(run(&mut e, "(+ 40 2)"), json!(42));
+    run(&mut e, "(define (ok x) (tool-text (fs-read x)))");
+    assert_eq!(
+        e.call("ok", vec![json!("a")]).unwrap(),
+        json!("fs-read done")
+    );
+    assert_eq!(calls.take().len(), 1);
+
+    // A runaway through `call`, allocating as it goes, then a normal call.
+    run(
+        &mut e,
+        "(define (grow) (let loop ([xs '()]) (loop (cons 1 (if (> (length xs) 1000) '() xs)))))",
+    );
+    let t = Instant::now();
+    let err = e.call("grow", vec![]).unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Runaway, "{err}");
+    assert!(t.elapsed() < Duration::from_secs(2));
+    assert_eq!(
+        e.call("ok", vec![json!("b")]).unwrap(),
+        json!("fs-read done")
+    );
+
+    // Several quick calls in a row never trip the deadline.
+    let t = Instant::now();
+    while t.elapsed() < DEADLINE * 2 {
+        assert_eq!(
+            e.call("ok", vec![json!("c")]).unwrap(),
+            json!("fs-read done")
+        );
+    }
+}
+
+#[test]
+fn a_long_sleep_ends_at_the_deadline() {
+    let (mut e, _) = engine_with(&[], Some(DEADLINE));
+    let t = Instant::now();
+    let err = e
+        .run_source("sleep.scm", "(time/sleep-ms 60000) 1")
+        .unwrap_err();
+    assert_eq!(err.kind(), ErrorKind::Runaway, "{err}");
+    assert!(t.elapsed() < Duration::from_secs(2), "{:?}", t.elapsed());
+    // Short sleeps are fine.
+    assert_eq!(run(&mut e, "(time/sleep-ms 5) 7"), json!(7));
+}
