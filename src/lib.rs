@@ -8,5 +8,7 @@ pub mod edit;
 pub mod engine;
 pub mod files;
 pub mod guard;
+pub mod headless;
+pub mod model;
 pub mod prim;
 pub mod session;

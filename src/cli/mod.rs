@@ -44,6 +44,9 @@ pub enum Command {
     Script(ScriptArgs),
     /// Statistics from event logs: requests, tokens, fs-edit failures.
     Stats(StatsArgs),
+    /// Run one task headless, for scripts and CI (exit codes: 0 done,
+    /// 1 error, 2 usage, 3 refused, 4 step or token limit).
+    Exec(crate::headless::ExecArgs),
 }
 
 /// Input formats `nib apply` reads.
@@ -74,11 +77,12 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Tools(args) => tools::run(args),
         Command::Script(args) => script::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Exec(args) => crate::headless::run(args),
     }
 }
 
 /// The workspace root: the flag's value, or the current directory.
-fn workspace(root: Option<PathBuf>) -> Result<crate::files::Workspace, UsageError> {
+pub(crate) fn workspace(root: Option<PathBuf>) -> Result<crate::files::Workspace, UsageError> {
     let root = match root {
         Some(r) => r,
         None => std::env::current_dir().map_err(|e| {

@@ -49,6 +49,27 @@ pub struct ToolResult {
     /// `invalid`, `refused`, `missing`, ...), for the event log and stats.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<&'static str>,
+    /// The guard's reasons for its decision.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<ReasonOut>,
+    /// The confirm asked, and its answer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirm: Option<ConfirmOut>,
+}
+
+/// A guard reason as results and the event log carry it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ReasonOut {
+    pub rule: &'static str,
+    pub param: String,
+    pub message: String,
+}
+
+/// A confirm that was asked: its kind (write, security) and the answer.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct ConfirmOut {
+    pub kind: &'static str,
+    pub approved: bool,
 }
 
 impl From<fs::Failure> for ToolResult {
@@ -66,6 +87,8 @@ impl ToolResult {
             refused: false,
             diff: String::new(),
             kind: None,
+            reasons: Vec::new(),
+            confirm: None,
         }
     }
 
@@ -186,6 +209,15 @@ impl Host {
             _ => self.change(call, &decision),
         };
         result.decision = decision.as_str();
+        result.reasons = decision
+            .reasons()
+            .iter()
+            .map(|r| ReasonOut {
+                rule: r.rule,
+                param: r.param.clone(),
+                message: r.message.clone(),
+            })
+            .collect();
         result
     }
 
@@ -246,14 +278,31 @@ impl Host {
                 reasons,
                 diff,
             };
-            if !(self.confirm)(&request) {
+            let approved = (self.confirm)(&request);
+            let asked = ConfirmOut {
+                kind: match kind {
+                    ConfirmKind::Write => "write",
+                    ConfirmKind::Security => "security",
+                },
+                approved,
+            };
+            if !approved {
                 let why = match kind {
                     ConfirmKind::Write => "the write was not approved",
                     ConfirmKind::Security => "it needs a security confirm that was not given",
                 };
-                return refused(call, why, reasons);
+                let mut result = refused(call, why, reasons);
+                result.confirm = Some(asked);
+                return result;
             }
+            let mut result = self.carry_out(call, plan);
+            result.confirm = Some(asked);
+            return result;
         }
+        self.carry_out(call, plan)
+    }
+
+    fn carry_out(&self, call: &Call, plan: Plan) -> ToolResult {
         match plan {
             Plan::Write(w) => fs::commit(self, *w),
             Plan::Exec => match tools::shell(

@@ -1,0 +1,164 @@
+//! What can go wrong talking to a model, each said with what to do about it.
+
+use std::fmt;
+use std::time::Duration;
+
+use super::Reply;
+
+/// A model call that did not produce a whole reply.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelError {
+    /// The configuration cannot work (a base URL that is not http(s), an API
+    /// key that cannot be sent, an unknown provider).
+    Config(String),
+    /// No connection could be made, or it broke before the reply started,
+    /// on every attempt.
+    Connect { url: String, detail: String },
+    /// The server answered with an HTTP error (after retries for 429/5xx).
+    /// `body` is the server's error message when it sent a JSON error, else
+    /// the start of the body.
+    Http { status: u16, body: String },
+    /// Nothing arrived in time. `phase` is `"connect"`, `"first byte"` or
+    /// `"between chunks"`.
+    Timeout {
+        phase: &'static str,
+        after: Duration,
+    },
+    /// The stream ended or broke before the reply was complete. `partial`
+    /// holds what had arrived (its `finish` is `Other("incomplete")`).
+    StreamCut { partial: Box<Reply>, detail: String },
+    /// The server reported an error in the middle of the stream (e.g.
+    /// Anthropic's `overloaded_error`). `partial` holds what had arrived.
+    Remote {
+        message: String,
+        partial: Box<Reply>,
+    },
+    /// The server sent something that is not the protocol's stream.
+    Protocol(String),
+}
+
+impl ModelError {
+    /// The partial reply of a stream that broke off, if this is one.
+    pub fn partial(&self) -> Option<&Reply> {
+        match self {
+            ModelError::StreamCut { partial, .. } | ModelError::Remote { partial, .. } => {
+                Some(partial)
+            }
+            _ => None,
+        }
+    }
+
+    /// Whether asking again later may work (rate limits, overloaded or
+    /// unreachable servers, cut streams), as opposed to a request or
+    /// configuration that must change first.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            ModelError::Connect { .. }
+            | ModelError::Timeout { .. }
+            | ModelError::StreamCut { .. }
+            | ModelError::Remote { .. } => true,
+            ModelError::Http { status, .. } => *status == 408 || *status == 429 || *status >= 500,
+            ModelError::Config(_) | ModelError::Protocol(_) => false,
+        }
+    }
+}
+
+/// "200 ms", "1.5 s", "2 min".
+pub(crate) fn show_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms < 120_000 {
+        let s = d.as_secs_f64();
+        if ms.is_multiple_of(1000) {
+            format!("{} s", ms / 1000)
+        } else {
+            format!("{s:.1} s")
+        }
+    } else {
+        format!("{} min", d.as_secs() / 60)
+    }
+}
+
+fn http_hint(status: u16) -> &'static str {
+    match status {
+        400 | 422 => {
+            "the server rejected the request: check --model, and whether the conversation \
+             exceeds the model's context (compact it, or raise num_ctx / the server's context size)"
+        }
+        401 | 403 => "check the API key for this provider (and that it may use this model)",
+        404 => {
+            "check --model and --base-url (for Ollama, pull the model first: `ollama pull NAME`)"
+        }
+        408 | 504 => "the server timed out: try again, or use a shorter conversation",
+        413 => "the request is too large: compact the conversation",
+        429 => {
+            "rate limited even after retrying: wait, run fewer workers at once, or raise retries"
+        }
+        529 => "the server is overloaded even after retrying: try again later",
+        500..=599 => "the server failed even after retrying: check its logs, or try again later",
+        _ => "check the server's documentation for this status",
+    }
+}
+
+impl fmt::Display for ModelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ModelError::Config(msg) => write!(f, "model configuration: {msg}"),
+            ModelError::Connect { url, detail } => write!(
+                f,
+                "could not reach the model server at {url}: {detail}; check that the server is \
+                 running and that --base-url points at it (Ollama: `ollama serve`, \
+                 http://localhost:11434)"
+            ),
+            ModelError::Http { status, body } => {
+                write!(f, "the model server answered HTTP {status}")?;
+                if !body.is_empty() {
+                    write!(f, ": {body}")?;
+                }
+                write!(f, "; {}", http_hint(*status))
+            }
+            ModelError::Timeout { phase, after } => {
+                let after = show_duration(*after);
+                match *phase {
+                    "connect" => write!(
+                        f,
+                        "could not connect to the model server within {after}: check \
+                         --base-url, or raise the connect timeout"
+                    ),
+                    "first byte" => write!(
+                        f,
+                        "the model server sent nothing for {after} after the request: the model \
+                         may still be loading or the prompt be very long; raise the first-byte \
+                         timeout, or check the server"
+                    ),
+                    _ => write!(
+                        f,
+                        "the model server went silent for {after} in the middle of a reply \
+                         ({phase}); raise the idle timeout if the model is just slow, or check \
+                         the server"
+                    ),
+                }
+            }
+            ModelError::StreamCut { partial, detail } => write!(
+                f,
+                "the reply was cut off: {detail} (after {} characters of text and {} tool \
+                 calls); ask again: the partial reply is incomplete",
+                partial.text.chars().count(),
+                partial.tool_calls.len()
+            ),
+            ModelError::Remote { message, .. } => write!(
+                f,
+                "the model server reported an error in the middle of the reply: {message}; \
+                 try again (the partial reply is incomplete)"
+            ),
+            ModelError::Protocol(msg) => write!(
+                f,
+                "the model server's reply is not what the protocol allows: {msg}; check that \
+                 --provider matches the server (ollama, openai or anthropic)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ModelError {}

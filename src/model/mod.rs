@@ -1,0 +1,360 @@
+//! The model client: one stream of events over three wire protocols, and a
+//! scripted model that serves those protocols for tests and the demo.
+//!
+//! # Use
+//!
+//! ```no_run
+//! use nib::model::{Client, Message, ModelConfig, Provider, Request, StreamEvent};
+//!
+//! let client = Client::new(ModelConfig::new(Provider::Ollama, "qwen3-coder:30b"))?;
+//! let req = Request {
+//!     system: "You are a coding agent.".into(),
+//!     messages: vec![Message::User("List the files.".into())],
+//!     tools: vec![], // each {"name", "description", "parameters"} from prim::schema::tool_schema
+//! };
+//! let reply = client.reply(&req, &mut |ev| {
+//!     if let StreamEvent::TextDelta(t) = ev {
+//!         print!("{t}");
+//!     }
+//! })?;
+//! println!("\n{:?} {} tool calls", reply.finish, reply.tool_calls.len());
+//! # Ok::<(), nib::model::ModelError>(())
+//! ```
+//!
+//! [`Client::reply`] blocks (it owns a small tokio runtime) so the Scheme
+//! engine's plain thread can call it; it may also be called from inside a
+//! tokio runtime, and from several threads at once.
+//!
+//! # Protocols
+//!
+//! | provider | endpoint (from `base_url`) | stream |
+//! | --- | --- | --- |
+//! | `ollama` | `/api/chat` | NDJSON; tool calls arrive whole; `options.num_ctx` sent from config |
+//! | `openai` | `/v1/chat/completions` (or `/chat/completions` when `base_url` ends in `/v1`) | SSE; tool-call fragments by index; `stream_options.include_usage` |
+//! | `anthropic` | `/v1/messages` (or `/messages` after `/v1`) | SSE; `tool_use` blocks, `input_json_delta`; `cache_control` on tools, system and the last message |
+//!
+//! `openai` serves every OpenAI-compatible server: llama.cpp, vLLM, LM
+//! Studio, Ollama's `/v1`, OpenRouter, OpenAI. Reasoning text is read from
+//! `reasoning_content` or `reasoning`, whichever the server uses.
+//!
+//! # Events and the reply
+//!
+//! For every line the server sends, [`StreamEvent::Raw`] comes first, then
+//! what the line meant. Tool calls are numbered 0, 1, … in the order they
+//! start (whatever indices the server uses); a call is `Start`, then `Args`
+//! fragments, then `Done`. Arguments are kept as the raw JSON text the model
+//! sent: parsing and validating them is the caller's job, once the call is
+//! done (empty arguments become `{}`). [`Usage`] events carry the whole
+//! usage known so far, so the last one is the total.
+//!
+//! A reply cut by the token limit is `Ok` with [`FinishReason::Length`]; its
+//! last tool call may be incomplete. A `Stop` reply that has tool calls is
+//! reported as [`FinishReason::ToolCalls`] (Ollama always says `stop`).
+//!
+//! # Failures
+//!
+//! See [`ModelError`]; each message says what to do. Timeouts apply to
+//! connecting, to the first byte of the reply, and *between* chunks (never
+//! to the whole reply: a local model may stream for minutes). HTTP 429 and
+//! 5xx answers, and connection failures before the first byte of the reply,
+//! are retried `retries` times with exponential backoff starting at
+//! `backoff` (or the server's `Retry-After`, up to a minute). Nothing is
+//! retried once the reply has started: a stream that breaks off is
+//! [`ModelError::StreamCut`] with the partial reply, never a hang.
+//!
+//! # Scripted model
+//!
+//! [`scripted::ScriptedServer`] serves scripted replies in all three
+//! protocols over real HTTP on 127.0.0.1, so tests, the demo and scenarios
+//! run the real client code. The script format is documented there.
+
+mod anthropic;
+mod client;
+mod error;
+mod ollama;
+mod openai;
+pub mod scripted;
+mod stream;
+
+pub use client::Client;
+pub use error::ModelError;
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+/// Which wire protocol to speak.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Provider {
+    /// Ollama's native `/api/chat`.
+    Ollama,
+    /// OpenAI-compatible `/v1/chat/completions`.
+    OpenAi,
+    /// Anthropic Messages `/v1/messages`.
+    Anthropic,
+}
+
+impl Provider {
+    pub const ALL: [Provider; 3] = [Provider::Ollama, Provider::OpenAi, Provider::Anthropic];
+
+    /// The name used on the command line and in config: `ollama`, `openai`,
+    /// `anthropic`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Provider::Ollama => "ollama",
+            Provider::OpenAi => "openai",
+            Provider::Anthropic => "anthropic",
+        }
+    }
+
+    /// Where the provider's server usually is.
+    pub fn default_base_url(self) -> &'static str {
+        match self {
+            Provider::Ollama => "http://localhost:11434",
+            Provider::OpenAi => "https://api.openai.com/v1",
+            Provider::Anthropic => "https://api.anthropic.com",
+        }
+    }
+
+    /// The URL a chat request goes to. `base_url` may be the server's root
+    /// (`http://localhost:8080`), end in a version (`…/v1`, `…/api` for
+    /// Ollama), or already be the whole endpoint.
+    pub fn endpoint(self, base_url: &str) -> String {
+        let base = base_url.trim_end_matches('/');
+        let last = base.rsplit('/').next().unwrap_or("");
+        let versioned = last.len() > 1
+            && last.starts_with('v')
+            && last[1..].bytes().all(|b| b.is_ascii_digit());
+        match self {
+            Provider::Ollama if base.ends_with("/api/chat") => base.to_string(),
+            Provider::Ollama if base.ends_with("/api") => format!("{base}/chat"),
+            Provider::Ollama => format!("{base}/api/chat"),
+            Provider::OpenAi if base.ends_with("/chat/completions") => base.to_string(),
+            Provider::OpenAi if versioned => format!("{base}/chat/completions"),
+            Provider::OpenAi => format!("{base}/v1/chat/completions"),
+            Provider::Anthropic if base.ends_with("/messages") => base.to_string(),
+            Provider::Anthropic if versioned => format!("{base}/messages"),
+            Provider::Anthropic => format!("{base}/v1/messages"),
+        }
+    }
+}
+
+impl fmt::Display for Provider {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Provider {
+    type Err = ModelError;
+
+    fn from_str(s: &str) -> Result<Provider, ModelError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "ollama" => Ok(Provider::Ollama),
+            "openai" => Ok(Provider::OpenAi),
+            "anthropic" => Ok(Provider::Anthropic),
+            _ => Err(ModelError::Config(format!(
+                "unknown provider {s:?}: use ollama, openai (any OpenAI-compatible server: \
+                 llama.cpp, vLLM, LM Studio, OpenRouter) or anthropic"
+            ))),
+        }
+    }
+}
+
+/// How to reach a model and how patiently.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelConfig {
+    pub provider: Provider,
+    pub model: String,
+    /// See [`Provider::endpoint`] for what may be given.
+    pub base_url: String,
+    /// Sent as `Authorization: Bearer` (Ollama, OpenAI) or `x-api-key`
+    /// (Anthropic). Local servers need none.
+    pub api_key: Option<String>,
+    /// Ollama only: `options.num_ctx`. Ollama's default context is small and
+    /// it silently drops what does not fit, so set this.
+    pub num_ctx: Option<u32>,
+    /// The most tokens the reply may have (`max_tokens`, `num_predict`).
+    pub max_tokens: u32,
+    pub temperature: Option<f32>,
+    pub connect_timeout: Duration,
+    /// From sending the request to the first byte of the reply's body
+    /// (prompt processing and model loading happen here).
+    pub first_byte_timeout: Duration,
+    /// The longest silence allowed between two chunks of a reply.
+    pub idle_timeout: Duration,
+    /// How many times a failed attempt is retried (0: one attempt only).
+    pub retries: u32,
+    /// The first wait before retrying; each later wait doubles, up to 30 s.
+    pub backoff: Duration,
+}
+
+impl ModelConfig {
+    /// A config with the provider's usual base URL and defaults meant for
+    /// agent work: 32k context for Ollama, 8192 reply tokens, 10 s to
+    /// connect, 10 min to the first byte, 2 min between chunks, 3 retries
+    /// starting at 1 s.
+    pub fn new(provider: Provider, model: impl Into<String>) -> ModelConfig {
+        ModelConfig {
+            provider,
+            model: model.into(),
+            base_url: provider.default_base_url().to_string(),
+            api_key: None,
+            num_ctx: (provider == Provider::Ollama).then_some(32768),
+            max_tokens: 8192,
+            temperature: None,
+            connect_timeout: Duration::from_secs(10),
+            first_byte_timeout: Duration::from_secs(600),
+            idle_timeout: Duration::from_secs(120),
+            retries: 3,
+            backoff: Duration::from_secs(1),
+        }
+    }
+}
+
+/// One model call: the system prompt, the conversation, the tools.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Request {
+    pub system: String,
+    pub messages: Vec<Message>,
+    /// Each `{"name", "description", "parameters"}`, as
+    /// `prim::schema::tool_schema` makes them; wrapped per protocol. Keep
+    /// the list identical across a session's requests (prompt caches).
+    pub tools: Vec<serde_json::Value>,
+}
+
+/// One turn of the conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    User(String),
+    Assistant {
+        text: String,
+        tool_calls: Vec<ToolCall>,
+    },
+    /// The outcome of one tool call. Only Anthropic has an error flag; for
+    /// the others, say in `content` that the call failed.
+    ToolResult {
+        call_id: String,
+        name: String,
+        content: String,
+        is_error: bool,
+    },
+}
+
+/// A tool call as the model made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The server's id, or `call_N` made up when it gave none.
+    pub id: String,
+    pub name: String,
+    /// The raw JSON text the model sent (Ollama's object, serialized).
+    /// Sending it back to Ollama or Anthropic, which want an object, text
+    /// that is not a JSON object goes as `{}`.
+    pub arguments: String,
+}
+
+/// What a reply stream says, as it says it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StreamEvent {
+    TextDelta(String),
+    ReasoningDelta(String),
+    /// `index` counts tool calls in this reply from 0.
+    ToolCallStart {
+        index: usize,
+        id: String,
+        name: String,
+    },
+    ToolCallArgs {
+        index: usize,
+        fragment: String,
+    },
+    /// The call's arguments are complete.
+    ToolCallDone {
+        index: usize,
+    },
+    /// The usage known so far (cumulative, not a delta).
+    Usage(Usage),
+    Finish(FinishReason),
+    /// One line exactly as the server sent it (without its line ending);
+    /// blank lines are left out.
+    Raw(String),
+}
+
+/// Token counts of one reply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Every prompt token, cached or not (for Anthropic: input plus cache
+    /// reads plus cache writes).
+    pub prompt_tokens: u64,
+    /// Of `prompt_tokens`, those read from the server's prompt cache.
+    pub cached_tokens: u64,
+    /// Of `prompt_tokens`, those written to the prompt cache (Anthropic).
+    pub cache_write_tokens: u64,
+    pub completion_tokens: u64,
+}
+
+/// Why the reply ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FinishReason {
+    Stop,
+    ToolCalls,
+    /// The token limit (`max_tokens`, `num_predict` or the context) cut the
+    /// reply: its text or last tool call may be incomplete.
+    Length,
+    ContentFilter,
+    Other(String),
+}
+
+impl FinishReason {
+    /// `stop`, `tool_calls`, `length`, `content_filter` or the other reason.
+    pub fn as_str(&self) -> &str {
+        match self {
+            FinishReason::Stop => "stop",
+            FinishReason::ToolCalls => "tool_calls",
+            FinishReason::Length => "length",
+            FinishReason::ContentFilter => "content_filter",
+            FinishReason::Other(s) => s,
+        }
+    }
+
+    /// The inverse of [`FinishReason::as_str`].
+    pub fn parse(s: &str) -> FinishReason {
+        match s {
+            "stop" => FinishReason::Stop,
+            "tool_calls" => FinishReason::ToolCalls,
+            "length" => FinishReason::Length,
+            "content_filter" => FinishReason::ContentFilter,
+            other => FinishReason::Other(other.to_string()),
+        }
+    }
+}
+
+/// Time the server says it spent (Ollama's durations, llama.cpp's
+/// `timings`), when it says.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Timings {
+    pub load: Option<Duration>,
+    pub prompt: Option<Duration>,
+    pub generation: Option<Duration>,
+    pub total: Option<Duration>,
+}
+
+/// A whole reply.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reply {
+    pub text: String,
+    pub reasoning: String,
+    pub tool_calls: Vec<ToolCall>,
+    pub usage: Usage,
+    pub finish: FinishReason,
+    /// The model the server says answered (the configured one if it did not say).
+    pub model: String,
+    /// Wall time of the call, retries included.
+    pub duration: Duration,
+    /// How many HTTP requests the call took (1 without retries).
+    pub attempts: u32,
+    pub timings: Timings,
+    /// Top-level fields of the server's events that nib does not read
+    /// (ids, fingerprints, timestamps, server extensions), last value kept.
+    pub extra: serde_json::Map<String, serde_json::Value>,
+}

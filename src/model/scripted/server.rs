@@ -1,0 +1,629 @@
+//! The scripted model's HTTP/1.1 server, written by hand on `std::net`: a
+//! thread accepts on 127.0.0.1, a thread per connection reads requests
+//! (headers and a `Content-Length` body, keep-alive), records them, and
+//! writes the next scripted reply in the protocol of the endpoint, as a
+//! chunked or connection-close body, in pieces, with the reply's faults.
+
+use std::io::{self, Read, Write};
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::{self, JoinHandle};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use super::render::pieces;
+use super::{Chunking, Fault, Script, ScriptedReply};
+use crate::model::{ModelConfig, Provider, Usage};
+
+/// The most a request's headers may take.
+const MAX_HEAD: usize = 64 * 1024;
+/// How often a blocked connection thread looks at the stop flag.
+const POLL: Duration = Duration::from_millis(50);
+
+/// How response bodies are delimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Framing {
+    /// `Transfer-Encoding: chunked`, one HTTP chunk per piece; the
+    /// connection is kept alive. The default.
+    Chunked,
+    /// `Connection: close`: the body ends when the connection does.
+    Close,
+}
+
+/// A request as the server received it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRequest {
+    pub method: String,
+    pub path: String,
+    /// Names in lower case.
+    pub headers: Vec<(String, String)>,
+    /// The body as JSON (a JSON string holding the text when it is not JSON).
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    /// The first header of that (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        let name = name.to_ascii_lowercase();
+        self.headers
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+struct State {
+    replies: Vec<ScriptedReply>,
+    /// The next reply to serve.
+    next: usize,
+    /// Requests already answered by the next reply's status/hangup faults.
+    tries: u32,
+    requests: Vec<RecordedRequest>,
+    chunk_size: Option<usize>,
+    framing: Framing,
+}
+
+struct Shared {
+    stop: AtomicBool,
+    state: Mutex<State>,
+}
+
+impl Shared {
+    fn state(&self) -> MutexGuard<'_, State> {
+        // A connection thread that panicked leaves the state usable.
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    /// Sleeps, waking early when the server stops.
+    fn nap(&self, d: Duration) {
+        let end = Instant::now() + d;
+        while !self.stopped() {
+            let now = Instant::now();
+            if now >= end {
+                break;
+            }
+            thread::sleep((end - now).min(POLL));
+        }
+    }
+}
+
+/// A scripted model on `127.0.0.1`, serving `/api/chat` (Ollama),
+/// `/v1/chat/completions` (OpenAI) and `/v1/messages` (Anthropic). Stops
+/// when dropped.
+pub struct ScriptedServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    accept: Option<JoinHandle<()>>,
+}
+
+impl ScriptedServer {
+    /// Listens on a free port of 127.0.0.1.
+    pub fn start(script: Script) -> io::Result<ScriptedServer> {
+        let listener = TcpListener::bind(("127.0.0.1", 0))?;
+        let addr = listener.local_addr()?;
+        let shared = Arc::new(Shared {
+            stop: AtomicBool::new(false),
+            state: Mutex::new(State {
+                replies: script.replies,
+                next: 0,
+                tries: 0,
+                requests: Vec::new(),
+                chunk_size: None,
+                framing: Framing::Chunked,
+            }),
+        });
+        let accept_shared = shared.clone();
+        let accept = thread::Builder::new()
+            .name("nib-scripted-accept".into())
+            .spawn(move || accept_loop(listener, accept_shared))?;
+        Ok(ScriptedServer {
+            addr,
+            shared,
+            accept: Some(accept),
+        })
+    }
+
+    /// `http://127.0.0.1:PORT`: a base URL for any of the three providers.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// A client config for this server in `provider`'s protocol.
+    pub fn config(&self, provider: Provider) -> ModelConfig {
+        ModelConfig {
+            base_url: self.base_url(),
+            ..ModelConfig::new(provider, "scripted")
+        }
+    }
+
+    /// The bodies of the requests received so far, in order.
+    pub fn requests(&self) -> Vec<Value> {
+        self.shared
+            .state()
+            .requests
+            .iter()
+            .map(|r| r.body.clone())
+            .collect()
+    }
+
+    /// The requests received so far, with method, path and headers.
+    pub fn recorded(&self) -> Vec<RecordedRequest> {
+        self.shared.state().requests.clone()
+    }
+
+    /// Writes bodies in pieces of `n` bytes (`None`: one per line or event),
+    /// for replies that do not set their own chunking.
+    pub fn set_chunk_size(&self, n: Option<usize>) {
+        self.shared.state().chunk_size = n.map(|n| n.max(1));
+    }
+
+    pub fn set_framing(&self, framing: Framing) {
+        self.shared.state().framing = framing;
+    }
+
+    /// Adds a reply at the end of the script.
+    pub fn push(&self, reply: ScriptedReply) {
+        self.shared.state().replies.push(reply);
+    }
+
+    /// How many replies have not been served yet.
+    pub fn remaining(&self) -> usize {
+        let state = self.shared.state();
+        state.replies.len().saturating_sub(state.next)
+    }
+}
+
+impl Drop for ScriptedServer {
+    fn drop(&mut self) {
+        self.shared.stop.store(true, Ordering::SeqCst);
+        // Wake the accept loop so it sees the flag.
+        let _ = TcpStream::connect_timeout(&self.addr, Duration::from_secs(1));
+        if let Some(handle) = self.accept.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
+    for conn in listener.incoming() {
+        if shared.stopped() {
+            break;
+        }
+        let Ok(stream) = conn else {
+            thread::sleep(POLL); // e.g. out of file descriptors
+            continue;
+        };
+        let shared = shared.clone();
+        let _ = thread::Builder::new()
+            .name("nib-scripted-conn".into())
+            .spawn(move || {
+                let _ = serve_connection(stream, &shared);
+            });
+    }
+}
+
+struct Conn {
+    stream: TcpStream,
+    buf: Vec<u8>,
+}
+
+struct Incoming {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+    close: bool,
+}
+
+impl Conn {
+    /// Reads more bytes; `false` at the end of the connection or on stop.
+    fn read_more(&mut self, shared: &Shared) -> io::Result<bool> {
+        let mut tmp = [0u8; 8192];
+        loop {
+            if shared.stopped() {
+                return Ok(false);
+            }
+            match self.stream.read(&mut tmp) {
+                Ok(0) => return Ok(false),
+                Ok(n) => {
+                    self.buf.extend_from_slice(&tmp[..n]);
+                    return Ok(true);
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock
+                            | io::ErrorKind::TimedOut
+                            | io::ErrorKind::Interrupted
+                    ) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn read_request(&mut self, shared: &Shared) -> io::Result<Option<Incoming>> {
+        let head_end = loop {
+            if let Some(pos) = self.buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break pos;
+            }
+            if self.buf.len() > MAX_HEAD || !self.read_more(shared)? {
+                return Ok(None);
+            }
+        };
+        let head = String::from_utf8_lossy(&self.buf[..head_end]).into_owned();
+        let mut lines = head.split("\r\n");
+        let mut first = lines.next().unwrap_or("").split_whitespace();
+        let method = first.next().unwrap_or("").to_string();
+        let path = first.next().unwrap_or("").to_string();
+        let http10 = first.next() == Some("HTTP/1.0");
+        let headers: Vec<(String, String)> = lines
+            .filter_map(|l| l.split_once(':'))
+            .map(|(n, v)| (n.trim().to_ascii_lowercase(), v.trim().to_string()))
+            .collect();
+        let get = |name: &str| headers.iter().find(|(n, _)| n == name).map(|(_, v)| v);
+        let length: usize = get("content-length")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0);
+        let close = http10 || get("connection").is_some_and(|v| v.eq_ignore_ascii_case("close"));
+        let start = head_end + 4;
+        while self.buf.len() < start + length {
+            if !self.read_more(shared)? {
+                return Ok(None);
+            }
+        }
+        let body = self.buf[start..start + length].to_vec();
+        self.buf.drain(..start + length);
+        Ok(Some(Incoming {
+            method,
+            path,
+            headers,
+            body,
+            close,
+        }))
+    }
+}
+
+fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
+    stream.set_nodelay(true)?;
+    stream.set_read_timeout(Some(POLL))?;
+    stream.set_write_timeout(Some(Duration::from_secs(10)))?;
+    let mut conn = Conn {
+        stream,
+        buf: Vec::new(),
+    };
+    while let Some(req) = conn.read_request(shared)? {
+        let keep_alive = respond(&mut conn.stream, req, shared)?;
+        if !keep_alive {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// What to do with one request.
+enum Action {
+    NotFound,
+    Exhausted(usize),
+    Status(u16),
+    Hangup,
+    Serve {
+        reply: Box<ScriptedReply>,
+        index: usize,
+        chunk_size: Option<usize>,
+        framing: Framing,
+    },
+}
+
+fn protocol(path: &str) -> Option<Provider> {
+    let path = path.split('?').next().unwrap_or(path);
+    match path.trim_end_matches('/') {
+        "/api/chat" => Some(Provider::Ollama),
+        "/v1/chat/completions" | "/chat/completions" => Some(Provider::OpenAi),
+        "/v1/messages" | "/messages" => Some(Provider::Anthropic),
+        _ => None,
+    }
+}
+
+fn decide(shared: &Shared, req: &Incoming, body: &Value) -> (Action, Option<Provider>) {
+    let mut state = shared.state();
+    state.requests.push(RecordedRequest {
+        method: req.method.clone(),
+        path: req.path.clone(),
+        headers: req.headers.clone(),
+        body: body.clone(),
+    });
+    let provider = protocol(&req.path);
+    if req.method != "POST" || provider.is_none() {
+        return (Action::NotFound, provider);
+    }
+    let next = state.next;
+    let Some(reply) = state.replies.get(next) else {
+        return (Action::Exhausted(state.replies.len()), provider);
+    };
+    let mut before = 0;
+    let mut action = None;
+    for fault in &reply.faults {
+        let (times, a) = match fault {
+            Fault::Status { code, times } => (*times, Action::Status(*code)),
+            Fault::Hangup { times } => (*times, Action::Hangup),
+            _ => continue,
+        };
+        before += times;
+        if state.tries < before {
+            action = Some(a);
+            break;
+        }
+    }
+    if let Some(action) = action {
+        state.tries += 1;
+        return (action, provider);
+    }
+    let reply = Box::new(reply.clone());
+    state.next += 1;
+    state.tries = 0;
+    let action = Action::Serve {
+        reply,
+        index: next,
+        chunk_size: state.chunk_size,
+        framing: state.framing,
+    };
+    (action, provider)
+}
+
+/// Answers one request; `Ok(false)` when the connection must close.
+fn respond(out: &mut TcpStream, req: Incoming, shared: &Shared) -> io::Result<bool> {
+    let body: Value = serde_json::from_slice(&req.body)
+        .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&req.body).into_owned()));
+    let (action, provider) = decide(shared, &req, &body);
+    let keep = !req.close;
+    match action {
+        Action::NotFound => {
+            let msg = format!(
+                "scripted model: no endpoint {} {}; POST to /api/chat, /v1/chat/completions \
+                 or /v1/messages",
+                req.method, req.path
+            );
+            json_error(out, 404, provider, &msg)?;
+            Ok(keep)
+        }
+        Action::Exhausted(n) => {
+            let msg = format!(
+                "scripted model: the script has no reply left (it has {n}); add replies to the \
+                 script or end the conversation sooner"
+            );
+            json_error(out, 410, provider, &msg)?;
+            Ok(keep)
+        }
+        Action::Status(code) => {
+            let msg = format!("scripted model: HTTP {code}, as the script says");
+            json_error(out, code, provider, &msg)?;
+            Ok(keep)
+        }
+        Action::Hangup => {
+            let _ = out.shutdown(Shutdown::Both);
+            Ok(false)
+        }
+        Action::Serve {
+            mut reply,
+            index,
+            chunk_size,
+            framing,
+        } => {
+            let provider = provider.unwrap_or(Provider::OpenAi);
+            if reply.model.is_none() {
+                reply.model = body.get("model").and_then(Value::as_str).map(String::from);
+            }
+            if reply.usage.is_none() {
+                reply.usage = Some(estimate(&reply, req.body.len()));
+            }
+            let include_usage = provider != Provider::OpenAi
+                || body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+            let natural = pieces(provider, &reply, index, include_usage);
+            let chunking = reply.chunking.clone().or(chunk_size.map(Chunking::Size));
+            let writes = split(natural, chunking.as_ref());
+            stream_body(out, provider, &reply.faults, writes, framing, shared)
+                .map(|keep_open| keep_open && keep)
+        }
+    }
+}
+
+/// Rough token counts: four bytes a token.
+fn estimate(reply: &ScriptedReply, request_bytes: usize) -> Usage {
+    let out: usize = reply.text.len()
+        + reply.reasoning.len()
+        + reply
+            .tool_calls
+            .iter()
+            .map(|c| c.name.len() + c.arguments_text().len())
+            .sum::<usize>();
+    Usage {
+        prompt_tokens: (request_bytes / 4) as u64,
+        completion_tokens: (out / 4 + 1) as u64,
+        ..Usage::default()
+    }
+}
+
+/// The body cut into the writes the chunking asks for.
+fn split(natural: Vec<Vec<u8>>, chunking: Option<&Chunking>) -> Vec<Vec<u8>> {
+    match chunking {
+        None => natural,
+        Some(Chunking::Size(n)) => natural
+            .concat()
+            .chunks(*n.max(&1))
+            .map(<[u8]>::to_vec)
+            .collect(),
+        Some(Chunking::SplitAt(points)) => {
+            let body = natural.concat();
+            let mut points: Vec<usize> = points
+                .iter()
+                .copied()
+                .filter(|&p| p > 0 && p < body.len())
+                .collect();
+            points.sort_unstable();
+            points.dedup();
+            let mut out = Vec::new();
+            let mut start = 0;
+            for p in points {
+                out.push(body[start..p].to_vec());
+                start = p;
+            }
+            out.push(body[start..].to_vec());
+            out
+        }
+    }
+}
+
+fn content_type(provider: Provider) -> &'static str {
+    match provider {
+        Provider::Ollama => "application/x-ndjson",
+        Provider::OpenAi | Provider::Anthropic => "text/event-stream",
+    }
+}
+
+/// Writes the streaming response; `Ok(false)` when the connection closed.
+fn stream_body(
+    out: &mut TcpStream,
+    provider: Provider,
+    faults: &[Fault],
+    writes: Vec<Vec<u8>>,
+    framing: Framing,
+    shared: &Shared,
+) -> io::Result<bool> {
+    let mut delay_first = None;
+    let mut between = None;
+    let mut stall = None;
+    let mut cut = None;
+    for f in faults {
+        match f {
+            Fault::DelayFirstByte(d) => delay_first = Some(*d),
+            Fault::DelayBetweenChunks(d) => between = Some(*d),
+            Fault::StallAfter { bytes, duration } => stall = Some((*bytes, *duration)),
+            Fault::CutAfter(n) => cut = Some(*n),
+            _ => {}
+        }
+    }
+    if let Some(d) = delay_first {
+        shared.nap(d);
+    }
+    let framing_header = match framing {
+        Framing::Chunked => "Transfer-Encoding: chunked\r\n",
+        Framing::Close => "Connection: close\r\n",
+    };
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nCache-Control: no-cache\r\n{framing_header}\r\n",
+        content_type(provider)
+    );
+    out.write_all(head.as_bytes())?;
+    out.flush()?;
+
+    let send = |out: &mut TcpStream, bytes: &[u8]| -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        match framing {
+            Framing::Chunked => {
+                let mut frame = format!("{:x}\r\n", bytes.len()).into_bytes();
+                frame.extend_from_slice(bytes);
+                frame.extend_from_slice(b"\r\n");
+                out.write_all(&frame)?;
+            }
+            Framing::Close => out.write_all(bytes)?,
+        }
+        out.flush()
+    };
+    let limit = cut.unwrap_or(usize::MAX);
+    let mut written = 0usize;
+    for (i, piece) in writes.iter().enumerate() {
+        if shared.stopped() {
+            let _ = out.shutdown(Shutdown::Both);
+            return Ok(false);
+        }
+        if i > 0
+            && let Some(d) = between
+        {
+            shared.nap(d);
+        }
+        let mut piece: &[u8] = &piece[..piece.len().min(limit - written)];
+        if let Some((at, d)) = stall
+            && written + piece.len() > at
+        {
+            let (before, after) = piece.split_at(at.saturating_sub(written));
+            send(out, before)?;
+            written += before.len();
+            shared.nap(d);
+            stall = None;
+            piece = after;
+        }
+        send(out, piece)?;
+        written += piece.len();
+        if written >= limit {
+            break;
+        }
+    }
+    if cut.is_some() {
+        // No end of stream: the client must see a cut, not a reply.
+        let _ = out.shutdown(Shutdown::Both);
+        return Ok(false);
+    }
+    match framing {
+        Framing::Chunked => {
+            out.write_all(b"0\r\n\r\n")?;
+            out.flush()?;
+            Ok(true)
+        }
+        Framing::Close => {
+            let _ = out.shutdown(Shutdown::Both);
+            Ok(false)
+        }
+    }
+}
+
+/// An error in the shape the protocol's servers use.
+fn json_error(
+    out: &mut TcpStream,
+    status: u16,
+    provider: Option<Provider>,
+    message: &str,
+) -> io::Result<()> {
+    let body = match provider {
+        Some(Provider::Ollama) => json!({"error": message}),
+        Some(Provider::Anthropic) => {
+            let kind = match status {
+                429 => "rate_limit_error",
+                529 | 503 => "overloaded_error",
+                404 => "not_found_error",
+                400..=499 => "invalid_request_error",
+                _ => "api_error",
+            };
+            json!({"type": "error", "error": {"type": kind, "message": message}})
+        }
+        _ => json!({"error": {"message": message, "type": "scripted_error", "code": status}}),
+    }
+    .to_string();
+    let reason = match status {
+        404 => "Not Found",
+        410 => "Gone",
+        429 => "Too Many Requests",
+        500 => "Internal Server Error",
+        502 => "Bad Gateway",
+        503 => "Service Unavailable",
+        529 => "Overloaded",
+        _ => "Error",
+    };
+    let response = format!(
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    out.write_all(response.as_bytes())?;
+    out.flush()
+}

@@ -1,0 +1,309 @@
+//! `nib exec` end to end: the real binary, the default Scheme strategy, the
+//! real model client against the scripted model over HTTP on 127.0.0.1 (in
+//! each wire protocol), the guard, real files, the event log, `nib stats`.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+const NIB: &str = env!("CARGO_BIN_EXE_nib");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn nib(args: &[&str], cwd: &Path) -> Run {
+    let out = Command::new(NIB)
+        .args(args)
+        .current_dir(cwd)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nib");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// A workspace with a buggy module, and a script file beside it.
+fn setup(script: &Value) -> (tempfile::TempDir, PathBuf, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ws = dir.path().join("ws");
+    fs::create_dir(&ws).expect("ws");
+    fs::write(
+        ws.join("calc.py"),
+        "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a + b\n",
+    )
+    .expect("calc.py");
+    let script_path = dir.path().join("script.json");
+    fs::write(&script_path, script.to_string()).expect("script");
+    (dir, ws, script_path.display().to_string())
+}
+
+const FIXED: &str = "def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n";
+
+/// Read, fix with one fs-edit carrying two edits, check with shell, finish.
+fn fix_script() -> Value {
+    json!([
+        {"text": "Let me look.", "tool_calls": [{"name": "fs-read", "arguments": {"path": "calc.py"}}]},
+        {"tool_calls": [{"name": "fs-edit", "arguments": {"path": "calc.py", "edits": [
+            {"old": "def add(a, b):\n    return a - b", "new": "def add(a, b):\n    return a + b"},
+            {"old": "def mul(a, b):\n    return a + b", "new": "def mul(a, b):\n    return a * b"}]}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "python3 -c 'import calc; assert calc.add(2, 3) == 5 and calc.mul(2, 3) == 6; print(\"checks pass\")'"}}]},
+        "Fixed add and mul; the check passes."
+    ])
+}
+
+fn events(ws: &Path) -> Vec<Value> {
+    let sessions = ws.join(".nib/sessions");
+    let dir = fs::read_dir(&sessions)
+        .expect("sessions dir")
+        .filter_map(Result::ok)
+        .next()
+        .expect("a session");
+    let text = fs::read_to_string(dir.path().join("events.jsonl")).expect("events");
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("event JSON"))
+        .collect()
+}
+
+fn events_path(ws: &Path) -> String {
+    let dir = fs::read_dir(ws.join(".nib/sessions"))
+        .expect("sessions")
+        .filter_map(Result::ok)
+        .next()
+        .expect("a session");
+    dir.path().join("events.jsonl").display().to_string()
+}
+
+fn kinds(events: &[Value]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| e["ev"].as_str().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn a_task_end_to_end_in_each_protocol() {
+    for protocol in ["openai", "ollama", "anthropic"] {
+        let (_d, ws, script) = setup(&fix_script());
+        let root = ws.display().to_string();
+        let run = nib(
+            &[
+                "exec",
+                "fix calc.py",
+                "--root",
+                &root,
+                "--provider",
+                "scripted",
+                "--model",
+                &script,
+                "--scripted-protocol",
+                protocol,
+                "--approve",
+                "writes",
+            ],
+            &ws,
+        );
+        assert_eq!(run.code, 0, "{protocol}: {}", run.stderr);
+        assert_eq!(run.stdout, "Fixed add and mul; the check passes.\n");
+        assert_eq!(
+            fs::read_to_string(ws.join("calc.py")).expect("read"),
+            FIXED,
+            "{protocol}"
+        );
+        let evs = events(&ws);
+        let k = kinds(&evs);
+        assert_eq!(k.first().map(String::as_str), Some("session.start"));
+        assert_eq!(k.last().map(String::as_str), Some("turn.end"));
+        assert_eq!(
+            k.iter().filter(|e| *e == "llm.resp").count(),
+            4,
+            "{protocol}: {k:?}"
+        );
+        let shell = evs
+            .iter()
+            .find(|e| e["ev"] == "tool.result" && e["name"] == "shell")
+            .expect("shell result");
+        assert_eq!(shell["ok"], true);
+        let edit = evs
+            .iter()
+            .find(|e| e["ev"] == "tool.result" && e["name"] == "fs-edit")
+            .expect("edit result");
+        assert_eq!(
+            (edit["ok"].clone(), edit["edits"].clone()),
+            (json!(true), json!(2))
+        );
+        assert!(k.contains(&"write".to_string()));
+        let stats = nib(&["stats", "--json", &events_path(&ws)], &ws);
+        assert_eq!(stats.code, 0, "{}", stats.stderr);
+        let s: Value = serde_json::from_str(&stats.stdout).expect("stats JSON");
+        let text = stats.stdout.clone();
+        assert!(text.contains("\"requests\": 4"), "{protocol}: {text}");
+        assert_eq!(s["total"]["fs_edit"]["calls"], 1, "{text}");
+    }
+}
+
+#[test]
+fn a_cut_stream_is_retried_and_a_429_waited_out() {
+    let script = json!([
+        {"text": "Reading.", "tool_calls": [{"name": "fs-read", "arguments": {"path": "calc.py"}}], "faults": [{"status": 429}]},
+        {"text": "This reply is cut short by the network and never finishes", "faults": [{"cut_after": 40}]},
+        "All read."
+    ]);
+    let (_d, ws, script) = setup(&script);
+    let root = ws.display().to_string();
+    let run = nib(
+        &[
+            "exec",
+            "look",
+            "--root",
+            &root,
+            "--provider",
+            "scripted",
+            "--model",
+            &script,
+        ],
+        &ws,
+    );
+    // The cut reply is used up; the retry gets the next one.
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout, "All read.\n");
+    let k = kinds(&events(&ws));
+    assert!(k.contains(&"error".to_string()), "{k:?}");
+}
+
+#[test]
+fn malformed_arguments_reach_the_model_as_a_tool_error() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-edit", "arguments": "{\"path\": \"calc.py\", \"old\": \"a - b\""}]},
+        {"tool_calls": [{"name": "fs-edit", "arguments": {"path": "calc.py", "old": "a - b", "new": "a + b"}}]},
+        "Done."
+    ]);
+    let (_d, ws, script) = setup(&script);
+    let root = ws.display().to_string();
+    let run = nib(
+        &[
+            "exec",
+            "fix",
+            "--root",
+            &root,
+            "--provider",
+            "scripted",
+            "--model",
+            &script,
+            "--approve",
+            "writes",
+            "--json",
+        ],
+        &ws,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let evs: Vec<Value> = run
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSONL"))
+        .collect();
+    let results: Vec<&Value> = evs.iter().filter(|e| e["ev"] == "tool.result").collect();
+    assert_eq!(results[0]["ok"], false);
+    assert_eq!(results[0]["kind"], "invalid");
+    assert!(
+        results[0]["summary"]
+            .as_str()
+            .unwrap_or("")
+            .contains("not valid JSON"),
+        "{}",
+        results[0]
+    );
+    assert_eq!(results[1]["ok"], true);
+    assert!(
+        fs::read_to_string(ws.join("calc.py"))
+            .expect("read")
+            .contains("return a + b")
+    );
+}
+
+#[test]
+fn a_refused_confirm_exits_3_and_changes_nothing() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-edit", "arguments": {"path": "calc.py", "old": "a - b", "new": "a + b"}}]},
+        "I could not edit the file."
+    ]);
+    let (_d, ws, script) = setup(&script);
+    let root = ws.display().to_string();
+    let before = fs::read_to_string(ws.join("calc.py")).expect("read");
+    let run = nib(
+        &[
+            "exec",
+            "fix",
+            "--root",
+            &root,
+            "--provider",
+            "scripted",
+            "--model",
+            &script,
+        ],
+        &ws,
+    );
+    assert_eq!(run.code, 3, "{}", run.stderr);
+    assert_eq!(
+        fs::read_to_string(ws.join("calc.py")).expect("read"),
+        before
+    );
+    let evs = events(&ws);
+    let confirm = evs
+        .iter()
+        .find(|e| e["ev"] == "confirm")
+        .expect("confirm event");
+    assert_eq!(
+        (confirm["kind"].clone(), confirm["answer"].clone()),
+        (json!("write"), json!("no"))
+    );
+}
+
+#[test]
+fn the_step_limit_exits_4() {
+    let script = json!([
+        {"tool_calls": [{"name": "git-status", "arguments": {}}]},
+        {"tool_calls": [{"name": "git-status", "arguments": {}}]},
+        {"tool_calls": [{"name": "git-status", "arguments": {}}]}
+    ]);
+    let (_d, ws, script) = setup(&script);
+    let root = ws.display().to_string();
+    let run = nib(
+        &[
+            "exec",
+            "loop",
+            "--root",
+            &root,
+            "--provider",
+            "scripted",
+            "--model",
+            &script,
+            "--max-steps",
+            "2",
+        ],
+        &ws,
+    );
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    let last = events(&ws).pop().expect("events");
+    assert_eq!(last["reason"], "step_limit");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = tempfile::tempdir().expect("temp");
+    let run = nib(&["exec", "x", "--provider", "openai"], dir.path());
+    assert_eq!(run.code, 2);
+    assert!(run.stderr.contains("--model"), "{}", run.stderr);
+    let run = nib(
+        &["exec", "", "--provider", "scripted", "--model", "hello"],
+        dir.path(),
+    );
+    assert_eq!(run.code, 2);
+}
