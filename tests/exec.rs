@@ -307,3 +307,42 @@ fn usage_errors_exit_2() {
     );
     assert_eq!(run.code, 2);
 }
+
+#[test]
+fn the_user_config_supplies_the_model_and_flags_override_it() {
+    let (dir, ws, script) = setup(&json!(["From the config's script."]));
+    let config = dir.path().join("config");
+    fs::create_dir_all(config.join("nib")).expect("config dir");
+    fs::write(
+        config.join("nib/config.toml"),
+        format!("provider = \"scripted\"\nmodel = {script:?}\n"),
+    )
+    .expect("config");
+    let out = Command::new(NIB)
+        .args(["exec", "hi", "--root"])
+        .arg(&ws)
+        .env("XDG_CONFIG_HOME", &config)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "From the config's script.\n"
+    );
+    fs::write(config.join("nib/config.toml"), "modle = \"typo\"\n").expect("config");
+    let out = Command::new(NIB)
+        .args(["exec", "hi", "--root"])
+        .arg(&ws)
+        .env("XDG_CONFIG_HOME", &config)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("modle"));
+}

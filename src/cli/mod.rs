@@ -3,6 +3,7 @@
 //! and an error only for usage problems (exit 2).
 
 mod apply;
+pub mod config;
 mod script;
 mod stats;
 mod tools;

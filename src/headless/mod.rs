@@ -15,6 +15,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
+
+use crate::cli::config::UserConfig;
 use serde_json::Value;
 
 use crate::cli::{UsageError, workspace};
@@ -51,8 +53,9 @@ pub struct ExecArgs {
     /// The workspace root (default: the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
-    #[arg(long, value_enum, default_value = "ollama")]
-    pub provider: ProviderArg,
+    /// Where the model is (default: the config's, else ollama).
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
     /// The model name (for `scripted`: the script).
     #[arg(long)]
     pub model: Option<String>,
@@ -65,8 +68,9 @@ pub struct ExecArgs {
     /// How Write confirms are answered; Security confirms are always refused.
     #[arg(long, value_enum, default_value = "none")]
     pub approve: Approve,
-    #[arg(long, default_value_t = 30)]
-    pub max_steps: u64,
+    /// Model replies the run may take (default: the config's, else 30).
+    #[arg(long)]
+    pub max_steps: Option<u64>,
     /// Total tokens the session may use (0: no limit).
     #[arg(long, default_value_t = 0)]
     pub max_tokens: u64,
@@ -84,9 +88,10 @@ pub struct ExecArgs {
 pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     crate::engine::init_process();
     let task = read_task(args.task.as_deref())?;
+    let config = UserConfig::load()?;
     let ws = workspace(args.root.clone())?;
     // Keep the scripted server alive for the whole run.
-    let (model, _server) = model_config(&args)?;
+    let (model, _server) = model_config(&args, &config)?;
     let log = EventLog::create(ws.root()).map_err(|e| UsageError(e.to_string()))?;
     let log = Arc::new(log);
     if args.json {
@@ -100,8 +105,8 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     let host = Arc::new(Host::unattended(ws, args.approve == Approve::Writes));
     let cfg = AgentConfig {
         model,
-        strategy: args.strategy.clone(),
-        max_steps: args.max_steps.max(1),
+        strategy: args.strategy.clone().or(config.strategy.clone()),
+        max_steps: args.max_steps.or(config.max_steps).unwrap_or(30).max(1),
         max_tokens: args.max_tokens,
         deadline: Duration::from_secs(args.timeout.max(1)),
     };
@@ -156,18 +161,34 @@ fn read_task(task: Option<&str>) -> Result<String, UsageError> {
     Ok(task)
 }
 
-fn model_config(args: &ExecArgs) -> Result<(ModelConfig, Option<ScriptedServer>), UsageError> {
+fn model_config(
+    args: &ExecArgs,
+    config: &UserConfig,
+) -> Result<(ModelConfig, Option<ScriptedServer>), UsageError> {
     let provider = |p: ProviderArg| match p {
         ProviderArg::Ollama => Provider::Ollama,
         ProviderArg::Anthropic => Provider::Anthropic,
         ProviderArg::Openai | ProviderArg::Scripted => Provider::OpenAi,
     };
-    if args.provider == ProviderArg::Scripted {
-        let spec = args.model.as_deref().ok_or_else(|| {
-            UsageError(
-                "--provider scripted needs --model SCRIPT (a file or a built-in name)".into(),
-            )
-        })?;
+    let chosen = match (args.provider, config.provider.as_deref()) {
+        (Some(p), _) => p,
+        (None, Some(name)) => ProviderArg::from_str(name, true).map_err(|_| {
+            UsageError(format!(
+                "the config's provider {name:?} is not one of ollama, openai, anthropic, scripted"
+            ))
+        })?,
+        (None, None) => ProviderArg::Ollama,
+    };
+    if chosen == ProviderArg::Scripted {
+        let spec = args
+            .model
+            .as_deref()
+            .or(config.model.as_deref())
+            .ok_or_else(|| {
+                UsageError(
+                    "--provider scripted needs --model SCRIPT (a file or a built-in name)".into(),
+                )
+            })?;
         let script = Script::load(spec).map_err(|e| UsageError(e.to_string()))?;
         let server = ScriptedServer::start(script)
             .map_err(|e| UsageError(format!("could not start the scripted model: {e}")))?;
@@ -176,16 +197,22 @@ fn model_config(args: &ExecArgs) -> Result<(ModelConfig, Option<ScriptedServer>)
         cfg.backoff = Duration::from_millis(50);
         return Ok((cfg, Some(server)));
     }
-    let model = args.model.clone().ok_or_else(|| {
+    let p = provider(chosen);
+    let model = args.model.clone().or(config.model.clone()).ok_or_else(|| {
         UsageError(format!(
-            "give --model NAME for --provider {}",
-            provider(args.provider).as_str()
+            "give --model NAME for --provider {} (or set model in the config file)",
+            p.as_str()
         ))
     })?;
-    let p = provider(args.provider);
     let mut cfg = ModelConfig::new(p, model);
-    if let Some(url) = &args.base_url {
-        cfg.base_url = url.clone();
+    if let Some(url) = args.base_url.clone().or(config.base_url.clone()) {
+        cfg.base_url = url;
+    }
+    if p == Provider::Ollama && config.num_ctx.is_some() {
+        cfg.num_ctx = config.num_ctx;
+    }
+    if let Some(n) = config.max_reply_tokens {
+        cfg.max_tokens = n;
     }
     let key_var = match p {
         Provider::OpenAi => "OPENAI_API_KEY",
