@@ -324,9 +324,10 @@ pub(crate) fn commit(host: &Host, w: Write) -> ToolResult {
         w.before.as_deref().map(str::as_bytes),
         w.after.as_bytes(),
     );
-    if let Err(e) = written {
-        return Failure::from(e).into();
-    }
+    let version = match written {
+        Ok(id) => id.to_string(),
+        Err(e) => return Failure::from(e).into(),
+    };
     {
         let mut state = host.state();
         // The model made this content, so it counts as read.
@@ -350,6 +351,7 @@ pub(crate) fn commit(host: &Host, w: Write) -> ToolResult {
     };
     let mut result = ToolResult::ok(text);
     result.diff = w.diff;
+    result.version = Some(version);
     result
 }
 

@@ -55,6 +55,9 @@ pub struct ToolResult {
     /// The confirm asked, and its answer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub confirm: Option<ConfirmOut>,
+    /// For writes: the versions-store id of the previous content.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// A guard reason as results and the event log carry it.
@@ -89,6 +92,7 @@ impl ToolResult {
             kind: None,
             reasons: Vec::new(),
             confirm: None,
+            version: None,
         }
     }
 
