@@ -16,7 +16,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 
 use super::{Format, UsageError, workspace};
-use crate::edit::{self, Edit, EditCall, Outcome};
+use crate::edit::{self, Edit, EditCall};
 use crate::files::{FileError, Versions, Workspace, read_text};
 
 #[derive(Debug, Args)]
@@ -208,13 +208,7 @@ impl<'w> ApplySession<'w> {
             Ok(a) => a,
             Err(e) => return failed(file.rel.clone(), e.to_string(), Some(e.kind.as_str())),
         };
-        let made: Vec<Edit> = call
-            .edits
-            .iter()
-            .zip(&applied.outcomes)
-            .filter(|(_, o)| matches!(o, Outcome::Applied { .. }))
-            .map(|(e, _)| e.clone())
-            .collect();
+        let made = applied.made(&call.edits);
         let mut version = None;
         if applied.changed && self.dry_run {
             self.dry_files

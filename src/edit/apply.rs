@@ -43,6 +43,19 @@ pub struct Applied {
     pub changed: bool,
 }
 
+impl Applied {
+    /// The edits of `edits` (the call's, in order) that this call applied:
+    /// the record a later call's "already applied" check is made against.
+    pub fn made(&self, edits: &[Edit]) -> Vec<Edit> {
+        edits
+            .iter()
+            .zip(&self.outcomes)
+            .filter(|(_, o)| matches!(o, Outcome::Applied { .. }))
+            .map(|(e, _)| e.clone())
+            .collect()
+    }
+}
+
 /// Apply `edits` in order to `text`. `previous` is what the previous call on
 /// this file applied (for the "already applied" rule); pass `&[]` when there
 /// is no such call.

@@ -22,5 +22,5 @@ pub use apply::{Applied, Outcome, apply};
 pub use diff::{Diff, DiffLine, Hunk, LineKind};
 pub use error::{EditError, ErrorKind};
 pub use json::{DuplicateKey, first_duplicate_key};
-pub use request::{CallForm, Edit, EditCall, did_you_mean, parse_call, parse_call_text};
+pub use request::{CallForm, Edit, EditCall, did_you_mean, kind_of, parse_call, parse_call_text};
 pub use tolerant::Level;

@@ -298,7 +298,8 @@ fn levenshtein(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-fn kind_of(v: &Value) -> String {
+/// A JSON value described for an error message: "the number 3".
+pub fn kind_of(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
         Value::Bool(b) => format!("the boolean {b}"),

@@ -9,7 +9,7 @@ use serde_json::{Map, Value};
 
 use super::decl::{Arg, Call};
 use super::host::{Host, ToolResult};
-use crate::edit::{self, Diff, Edit, EditError, Outcome};
+use crate::edit::{self, Diff, Edit, EditError};
 use crate::files::{FileError, Resolved, content_hash, read_text};
 
 /// Lines fs-read returns when no limit is given.
@@ -234,13 +234,7 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, Failure> {
         .cloned()
         .unwrap_or_default();
     let applied = edit::apply(&current.text, &edit_call.edits, &previous)?;
-    let made: Vec<Edit> = edit_call
-        .edits
-        .iter()
-        .zip(&applied.outcomes)
-        .filter(|(_, o)| matches!(o, Outcome::Applied { .. }))
-        .map(|(e, _)| e.clone())
-        .collect();
+    let made = applied.made(&edit_call.edits);
     let notes = applied.notes.join("\n");
     if !applied.changed {
         return Ok(Plan::Unchanged(format!(

@@ -11,7 +11,7 @@ use std::fmt;
 use serde_json::{Map, Value};
 
 use super::decl::{Arg, Call, Decl, Kind, Param};
-use crate::edit::{did_you_mean, first_duplicate_key};
+use crate::edit::{did_you_mean, first_duplicate_key, kind_of};
 
 /// A JSON call that does not fit its declaration.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -178,18 +178,6 @@ fn list_arg(p: &Param, v: &Value, quirks: &mut Vec<&'static str>) -> Result<Arg,
         out.push(fields);
     }
     Ok(Arg::List(out))
-}
-
-fn kind_of(v: &Value) -> String {
-    match v {
-        Value::Null => "null".into(),
-        Value::Bool(b) => format!("the boolean {b}"),
-        Value::Number(n) => format!("the number {n}"),
-        Value::String(s) if s.chars().count() > 40 => "a string".into(),
-        Value::String(s) => format!("the string {s:?}"),
-        Value::Array(_) => "a list".into(),
-        Value::Object(_) => "an object".into(),
-    }
 }
 
 #[cfg(test)]

@@ -44,7 +44,7 @@ fn a_cut_stream_is_stream_cut_with_the_partial() {
                     .any(|e| matches!(e, nib::model::StreamEvent::Finish(_))),
                 "{what}"
             );
-            assert!(start.elapsed() < Duration::from_secs(2), "{what}: no hang");
+            assert!(start.elapsed() < Duration::from_secs(6), "{what}: no hang");
             assert_eq!(srv.requests().len(), 1, "{what}: a cut is not retried");
         }
     }
@@ -209,7 +209,7 @@ fn a_stall_longer_than_the_idle_timeout_is_a_timeout() {
     for provider in Provider::ALL {
         let srv = server(vec![with_faults(vec![Fault::StallAfter {
             bytes: 300,
-            duration: Duration::from_secs(3),
+            duration: Duration::from_secs(10),
         }])]);
         let client = Client::new(ModelConfig {
             idle_timeout: Duration::from_millis(200),
@@ -230,7 +230,7 @@ fn a_stall_longer_than_the_idle_timeout_is_a_timeout() {
             "{provider}: {err:?}"
         );
         assert!(err.to_string().contains("idle timeout"), "{err}");
-        assert!(start.elapsed() < Duration::from_secs(2), "{provider}");
+        assert!(start.elapsed() < Duration::from_secs(6), "{provider}");
         assert_eq!(srv.requests().len(), 1, "a stall mid-reply is not retried");
     }
 }
@@ -255,7 +255,7 @@ fn a_slow_but_steady_stream_is_fine() {
 #[test]
 fn nothing_before_the_first_byte_timeout_is_a_timeout() {
     let srv = server(vec![with_faults(vec![Fault::DelayFirstByte(
-        Duration::from_secs(3),
+        Duration::from_secs(10),
     )])]);
     let client = Client::new(ModelConfig {
         first_byte_timeout: Duration::from_millis(200),
@@ -275,7 +275,7 @@ fn nothing_before_the_first_byte_timeout_is_a_timeout() {
         ),
         "{err:?}"
     );
-    assert!(start.elapsed() < Duration::from_secs(2));
+    assert!(start.elapsed() < Duration::from_secs(6));
 }
 
 #[test]
