@@ -11,6 +11,7 @@
 mod apply;
 mod diff;
 mod error;
+pub mod formats;
 mod hints;
 mod json;
 mod pieces;

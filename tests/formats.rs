@@ -1,0 +1,10 @@
+//! The text edit formats (`nib::edit::formats`) through their public API.
+//!
+//! Run with `cargo test --test formats`.
+
+#[path = "formats/search_replace.rs"]
+mod search_replace;
+#[path = "formats/udiff.rs"]
+mod udiff;
+#[path = "formats/v4a.rs"]
+mod v4a;
