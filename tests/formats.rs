@@ -2,6 +2,8 @@
 //!
 //! Run with `cargo test --test formats`.
 
+#[path = "formats/apply.rs"]
+mod apply_cases;
 #[path = "formats/search_replace.rs"]
 mod search_replace;
 #[path = "formats/udiff.rs"]

@@ -36,6 +36,10 @@ pub struct ApplyArgs {
     pub json: bool,
     /// The file holding the calls; `-` or nothing reads stdin.
     pub input: Option<PathBuf>,
+    /// search-replace: a file name the blocks may resolve to (the files
+    /// "in the chat"); repeatable.
+    #[arg(long = "known-file", hide = true)]
+    pub known_files: Vec<String>,
 }
 
 /// What happened to one call.
@@ -64,8 +68,13 @@ pub struct CallReport {
 }
 
 pub fn run(args: ApplyArgs) -> Result<ExitCode, UsageError> {
-    let Format::EditJson = args.format;
     let input = read_input(args.input.as_ref())?;
+    if args.format != Format::EditJson {
+        let ws = workspace(args.root.clone())?;
+        let reports = super::apply_formats::run(&ws, &args, &input);
+        print_reports(&reports, args.json, args.dry_run);
+        return Ok(exit_code(&reports));
+    }
     let ws = workspace(args.root)?;
     let mut session = ApplySession::new(&ws, args.dry_run);
     let calls = split_calls(&input);
@@ -80,12 +89,15 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode, UsageError> {
     }
     let reports: Vec<CallReport> = calls.into_iter().map(|raw| session.call(raw)).collect();
     print_reports(&reports, args.json, args.dry_run);
-    let failed = reports.iter().any(|r| r.status == Status::Failed);
-    Ok(if failed {
+    Ok(exit_code(&reports))
+}
+
+fn exit_code(reports: &[CallReport]) -> ExitCode {
+    if reports.iter().any(|r| r.status == Status::Failed) {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
-    })
+    }
 }
 
 fn read_input(path: Option<&PathBuf>) -> Result<String, UsageError> {
@@ -279,7 +291,7 @@ fn path_of(call: &str) -> String {
         .to_string()
 }
 
-fn failed(path: String, message: String, error: Option<&'static str>) -> CallReport {
+pub(super) fn failed(path: String, message: String, error: Option<&'static str>) -> CallReport {
     CallReport {
         path,
         status: Status::Failed,
@@ -291,7 +303,7 @@ fn failed(path: String, message: String, error: Option<&'static str>) -> CallRep
     }
 }
 
-fn print_reports(reports: &[CallReport], json: bool, dry_run: bool) {
+pub(super) fn print_reports(reports: &[CallReport], json: bool, dry_run: bool) {
     let mut out = std::io::stdout().lock();
     // A closed pipe (`nib apply | head`) is not an error worth reporting.
     let _ = if json {

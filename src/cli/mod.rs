@@ -3,6 +3,7 @@
 //! and an error only for usage problems (exit 2).
 
 mod apply;
+mod apply_formats;
 pub mod config;
 mod script;
 mod stats;
@@ -55,6 +56,12 @@ pub enum Command {
 pub enum Format {
     /// fs-edit calls as JSON: one object per line, or a JSON array of them.
     EditJson,
+    /// Aider-style SEARCH/REPLACE blocks (prose around them is ignored).
+    SearchReplace,
+    /// A unified diff (line numbers are hints; hunks are found by content).
+    Udiff,
+    /// A V4A patch (`*** Begin Patch` ... `*** End Patch`).
+    V4a,
 }
 
 /// A problem with how nib was invoked: bad flags, unreadable input, a

@@ -56,6 +56,53 @@ impl Applied {
     }
 }
 
+/// Where an edit of a text format should match when its old text matches
+/// several places. A hint only chooses among the matches a level found: it
+/// never makes a non-match match, and several equally good matches still
+/// refuse.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Near {
+    /// No hint: old must match one place (as `apply`).
+    #[default]
+    None,
+    /// A 1-based line of the text as it is when this edit runs: among
+    /// several matches the one starting nearest this line wins; a tie is
+    /// ambiguous. With an empty old, insert at the start of this line (past
+    /// the last line: append).
+    Line(usize),
+    /// An anchor line: only matches after the first line equal to it
+    /// (ignoring surrounding whitespace) that lies after the previous hinted
+    /// edit's position (the cursor) count. An empty anchor: only matches
+    /// after the cursor. With an empty old (and a non-empty anchor), insert
+    /// right after the anchor line.
+    After(String),
+    /// The match must end at the end of the text. With an empty old, append.
+    Eof,
+}
+
+/// One edit with its position hint: what the text formats produce.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hinted {
+    pub edit: Edit,
+    pub near: Near,
+}
+
+impl Hinted {
+    pub fn new(edit: Edit, near: Near) -> Hinted {
+        Hinted { edit, near }
+    }
+
+    /// Whether an empty old is allowed: an insertion at a stated place.
+    fn inserts(&self) -> bool {
+        self.edit.old.is_empty()
+            && match &self.near {
+                Near::Line(_) | Near::Eof => true,
+                Near::After(anchor) => !anchor.trim().is_empty(),
+                Near::None => false,
+            }
+    }
+}
+
 /// Apply `edits` in order to `text`. `previous` is what the previous call on
 /// this file applied (for the "already applied" rule); pass `&[]` when there
 /// is no such call.
@@ -64,6 +111,42 @@ pub fn apply(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Applied, E
     for (i, e) in edits.iter().enumerate() {
         check_edit(e, i + 1, total)?;
     }
+    run(text, edits, &[], previous)
+}
+
+/// `apply` with a position hint per edit (see [`Near`]). With every hint
+/// `Near::None` it is `apply`. An edit with an empty old is an insertion,
+/// allowed only with `Near::Line`, `Near::Eof` or an anchor.
+pub fn apply_hinted(text: &str, edits: &[Hinted], previous: &[Edit]) -> Result<Applied, EditError> {
+    let total = edits.len();
+    for (i, h) in edits.iter().enumerate() {
+        if h.inserts() {
+            if h.edit.new.is_empty() {
+                let mut e = EditError::new(
+                    ErrorKind::NoChange,
+                    format!("edit {} changes nothing: it inserts no text", i + 1),
+                )
+                .at(i + 1, total);
+                e.validation = true;
+                return Err(e);
+            }
+        } else {
+            check_edit(&h.edit, i + 1, total)?;
+        }
+    }
+    let plain: Vec<Edit> = edits.iter().map(|h| h.edit.clone()).collect();
+    let nears: Vec<Near> = edits.iter().map(|h| h.near.clone()).collect();
+    run(text, &plain, &nears, previous)
+}
+
+/// The call after validation. `nears` is empty (no hints) or one per edit.
+fn run(
+    text: &str,
+    edits: &[Edit],
+    nears: &[Near],
+    previous: &[Edit],
+) -> Result<Applied, EditError> {
+    let total = edits.len();
     let src = Source::parse(text);
     let wanted: Vec<(Cow<str>, Cow<str>)> =
         edits.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
@@ -74,6 +157,7 @@ pub fn apply(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Applied, E
     let mut pieces = Pieces::new(&src.norm);
     let mut outcomes = Vec::with_capacity(total);
     let mut notes = Vec::new();
+    let mut cursor = 0;
     for (i, (old, new)) in wanted.iter().enumerate() {
         let step = Step {
             n: i + 1,
@@ -82,8 +166,9 @@ pub fn apply(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Applied, E
             new,
             replace_all: edits[i].replace_all,
             was_applied: previous.iter().any(|(po, pn)| po == old && pn == new),
+            near: nears.get(i).unwrap_or(&Near::None),
         };
-        let outcome = step.run(&mut pieces, &orig_hits[i], &mut notes)?;
+        let outcome = step.run(&mut pieces, &orig_hits[i], &mut notes, &mut cursor)?;
         if outcome == Outcome::AlreadyApplied {
             notes.push(format!(
                 "edit {} was already applied by the previous call; skipped it",
@@ -120,6 +205,32 @@ struct Step<'a> {
     replace_all: bool,
     /// The previous call applied exactly this edit.
     was_applied: bool,
+    near: &'a Near,
+}
+
+/// Where a hinted edit may match: starting at or after `from`, and ending
+/// at the end of the text when `eof`.
+struct Region {
+    from: usize,
+    eof: bool,
+}
+
+impl Region {
+    fn allows(&self, start: usize, end: usize, len: usize) -> bool {
+        start >= self.from && (!self.eof || end == len)
+    }
+}
+
+/// Where the cursor goes after `replacements` (ascending) are spliced in:
+/// the end of the last one's new text.
+fn end_after(replacements: &[(std::ops::Range<usize>, String)]) -> usize {
+    let mut delta: isize = 0;
+    let mut end = 0;
+    for (range, text) in replacements {
+        end = (range.start as isize + delta) as usize + text.len();
+        delta += text.len() as isize - range.len() as isize;
+    }
+    end
 }
 
 impl Step<'_> {
@@ -128,11 +239,19 @@ impl Step<'_> {
         pieces: &mut Pieces,
         orig_hits: &[usize],
         notes: &mut Vec<String>,
+        cursor: &mut usize,
     ) -> Result<Outcome, EditError> {
         let (mut old, mut new) = (self.old, self.new);
+        let region = self.region(pieces, *cursor)?;
+        if old.is_empty() {
+            return Ok(self.insert(pieces, &region, cursor));
+        }
+        let len = pieces.len();
         let mut hits = pieces.find_all(old, orig_hits);
+        hits.retain(|&h| region.allows(h, h + old.len(), len));
         if hits.is_empty()
             && let Some(at) = at_eof_without_newline(pieces, old)
+            && at >= region.from
         {
             // old ends in a newline the file's last line lacks: match the
             // line, and keep the final newline missing.
@@ -140,17 +259,29 @@ impl Step<'_> {
             old = &old[..old.len() - 1];
             new = new.strip_suffix('\n').unwrap_or(new);
         }
+        if hits.len() > 1 && !self.replace_all {
+            let cur = pieces.materialize();
+            let lines = LineIndex::new(&cur);
+            hits = self.nearest(hits, |&h| lines.line_of(h));
+        }
         if !hits.is_empty() {
-            return self.replace_exact(pieces, &hits, old, new);
+            return self.replace_exact(pieces, &hits, old, new, cursor);
         }
         let cur = pieces.materialize();
         let lines = LineIndex::new(&cur);
         if self.was_applied && (self.new.trim().is_empty() || self.new_at(&cur, &lines).is_some()) {
             return Ok(Outcome::AlreadyApplied);
         }
-        let Some((level, found)) = tolerant::find(&cur, &lines, &Probe::new(old, new)) else {
+        let Some((level, mut found)) = tolerant::find(&cur, &lines, &Probe::new(old, new)) else {
             return Err(self.not_found(&cur, &lines));
         };
+        found.retain(|m| region.allows(m.range.start, m.range.end, cur.len()));
+        if found.is_empty() {
+            return Err(self.not_found(&cur, &lines));
+        }
+        if found.len() > 1 && !self.replace_all {
+            found = self.nearest(found, |m| m.first_line);
+        }
         if found.len() > 1 && !self.replace_all {
             let mut at: Vec<usize> = found.iter().map(|m| m.first_line).collect();
             at.dedup();
@@ -185,8 +316,113 @@ impl Step<'_> {
             level.ignoring()
         ));
         let count = replacements.len();
+        *cursor = end_after(&replacements);
         pieces.splice(replacements);
         Ok(Outcome::Applied { level, count })
+    }
+
+    /// Among several matches, the one nearest the hinted line; all the
+    /// nearest when they tie (still ambiguous), and all of them without a
+    /// line hint.
+    fn nearest<T>(&self, matches: Vec<T>, line_of: impl Fn(&T) -> usize) -> Vec<T> {
+        let Near::Line(n) = self.near else {
+            return matches;
+        };
+        let target = n.saturating_sub(1);
+        let best = matches
+            .iter()
+            .map(|m| line_of(m).abs_diff(target))
+            .min()
+            .unwrap_or(0);
+        matches
+            .into_iter()
+            .filter(|m| line_of(m).abs_diff(target) == best)
+            .collect()
+    }
+
+    /// Where this edit may match, from its hint and the cursor.
+    fn region(&self, pieces: &Pieces, cursor: usize) -> Result<Region, EditError> {
+        let anchor = match self.near {
+            Near::None | Near::Line(_) => {
+                return Ok(Region {
+                    from: 0,
+                    eof: false,
+                });
+            }
+            Near::Eof => return Ok(Region { from: 0, eof: true }),
+            Near::After(anchor) => anchor.trim(),
+        };
+        if anchor.is_empty() {
+            return Ok(Region {
+                from: cursor,
+                eof: false,
+            });
+        }
+        let cur = pieces.materialize();
+        let lines = LineIndex::new(&cur);
+        let first = (0..lines.count()).find(|&i| lines.start(i) >= cursor);
+        let found = first.and_then(|first| {
+            (first..lines.count()).find(|&i| lines.line(&cur, i).trim() == anchor)
+        });
+        match found {
+            Some(i) => Ok(Region {
+                from: if i + 1 < lines.count() {
+                    lines.start(i + 1)
+                } else {
+                    cur.len()
+                },
+                eof: false,
+            }),
+            None => {
+                let after = if cursor > 0 {
+                    format!(
+                        " after line {}",
+                        lines.line_of(cursor.min(cur.len().saturating_sub(1))) + 1
+                    )
+                } else {
+                    String::new()
+                };
+                Err(EditError::new(
+                    ErrorKind::NotFound,
+                    format!("could not find the anchor line `{anchor}`{after}"),
+                )
+                .at(self.n, self.total)
+                .with_hint(Some(hints::not_found(&cur, &lines, anchor))))
+            }
+        }
+    }
+
+    /// An insertion (empty old) at the place the hint names. A missing final
+    /// newline stays missing when the text is appended to.
+    fn insert(&self, pieces: &mut Pieces, region: &Region, cursor: &mut usize) -> Outcome {
+        let len = pieces.len();
+        let at = match self.near {
+            Near::Line(n) => {
+                let cur = pieces.materialize();
+                let lines = LineIndex::new(&cur);
+                let line = n.saturating_sub(1);
+                if line < lines.count() {
+                    lines.start(line)
+                } else {
+                    len
+                }
+            }
+            Near::After(_) => region.from,
+            Near::Eof | Near::None => len,
+        };
+        let ends_nl = len == 0 || pieces.slice_bytes(len - 1..len) == b"\n";
+        let text = if at == len && !ends_nl {
+            format!("\n{}", self.new.strip_suffix('\n').unwrap_or(self.new))
+        } else {
+            self.new.to_string()
+        };
+        let replacements = vec![(at..at, text)];
+        *cursor = end_after(&replacements);
+        pieces.splice(replacements);
+        Outcome::Applied {
+            level: Level::Exact,
+            count: 1,
+        }
     }
 
     fn replace_exact(
@@ -195,6 +431,7 @@ impl Step<'_> {
         hits: &[usize],
         old: &str,
         new: &str,
+        cursor: &mut usize,
     ) -> Result<Outcome, EditError> {
         if self.was_applied && self.new.contains(self.old) && self.all_inside_new(pieces, hits) {
             return Ok(Outcome::AlreadyApplied);
@@ -222,6 +459,7 @@ impl Step<'_> {
             .map(|&h| (h..h + old.len(), new.to_string()))
             .collect();
         let count = ranges.len();
+        *cursor = end_after(&ranges);
         pieces.splice(ranges);
         Ok(Outcome::Applied {
             level: Level::Exact,
@@ -301,6 +539,8 @@ fn at_eof_without_newline(pieces: &Pieces, old: &str) -> Option<usize> {
 fn locate(text: &str, patterns: &[&str]) -> Vec<Vec<usize>> {
     let mut ids: HashMap<&str, usize> = HashMap::new();
     let mut distinct = Vec::new();
+    // An empty pattern (an insertion) matches nowhere.
+    ids.insert("", usize::MAX);
     let which: Vec<usize> = patterns
         .iter()
         .map(|p| {
@@ -331,5 +571,107 @@ fn locate(text: &str, patterns: &[&str]) -> Vec<Vec<usize>> {
             }
         }
     }
-    which.into_iter().map(|i| hits[i].clone()).collect()
+    which
+        .into_iter()
+        .map(|i| hits.get(i).cloned().unwrap_or_default())
+        .collect()
+}
+
+#[cfg(test)]
+mod hinted_tests {
+    use super::*;
+    use crate::edit::ErrorKind;
+
+    fn hinted(old: &str, new: &str, near: Near) -> Hinted {
+        Hinted::new(Edit::new(old, new), near)
+    }
+
+    #[test]
+    fn nearest_line_wins() {
+        let text = "x\na\nx\nb\nc\nx\n";
+        let out = apply_hinted(text, &[hinted("x\n", "y\n", Near::Line(5))], &[]).unwrap();
+        assert_eq!(out.text, "x\na\nx\nb\nc\ny\n");
+        let out = apply_hinted(text, &[hinted("x\n", "y\n", Near::Line(1))], &[]).unwrap();
+        assert_eq!(out.text, "y\na\nx\nb\nc\nx\n");
+        // Without a hint the same edit is ambiguous, as with `apply`.
+        let err = apply_hinted(text, &[hinted("x\n", "y\n", Near::None)], &[]).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Ambiguous);
+    }
+
+    #[test]
+    fn equally_near_matches_refuse() {
+        let err =
+            apply_hinted("x\na\nx\n", &[hinted("x\n", "y\n", Near::Line(2))], &[]).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Ambiguous);
+    }
+
+    #[test]
+    fn a_hint_never_makes_a_non_match_match() {
+        let err = apply_hinted("a\nb\n", &[hinted("z\n", "y\n", Near::Line(1))], &[]).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn anchor_after_the_cursor() {
+        let text = "fn a\nx\nfn b\nx\nfn c\nx\n";
+        // Two x after fn b: the anchor narrows, it does not pick the first.
+        let err = apply_hinted(
+            text,
+            &[hinted("x\n", "1\n", Near::After("fn b".into()))],
+            &[],
+        )
+        .unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Ambiguous);
+        let edits = [
+            hinted("x\n", "1\n", Near::After("fn c".into())),
+            hinted("fn c\n", "fn d\n", Near::None),
+        ];
+        let out = apply_hinted(text, &edits, &[]).unwrap();
+        assert_eq!(out.text, "fn a\nx\nfn b\nx\nfn d\n1\n");
+        // The cursor is past the first edit: only the x after it is left.
+        let edits = [
+            hinted("y\n", "Y\n", Near::After(String::new())),
+            hinted("x\n", "X\n", Near::After(String::new())),
+        ];
+        let out = apply_hinted("x\ny\nx\n", &edits, &[]).unwrap();
+        assert_eq!(out.text, "x\nY\nX\n");
+        let err = apply_hinted(
+            text,
+            &[hinted("x\n", "1\n", Near::After("fn z".into()))],
+            &[],
+        )
+        .unwrap_err();
+        assert!(err.reason.contains("anchor line `fn z`"), "{err}");
+        // An anchor before the cursor does not count.
+        let edits = [
+            hinted("x\n", "1\n", Near::After("fn c".into())),
+            hinted("x\n", "2\n", Near::After("fn b".into())),
+        ];
+        assert!(apply_hinted(text, &edits, &[]).is_err());
+    }
+
+    #[test]
+    fn eof_matches_only_at_the_end() {
+        let text = "x\na\nx\n";
+        let out = apply_hinted(text, &[hinted("x\n", "y\n", Near::Eof)], &[]).unwrap();
+        assert_eq!(out.text, "x\na\ny\n");
+        let err = apply_hinted(text, &[hinted("a\n", "b\n", Near::Eof)], &[]).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::NotFound);
+    }
+
+    #[test]
+    fn insertions_need_a_place() {
+        let out = apply_hinted("a\nb\n", &[hinted("", "n\n", Near::Line(2))], &[]).unwrap();
+        assert_eq!(out.text, "a\nn\nb\n");
+        let out = apply_hinted("a\r\nb", &[hinted("", "n\n", Near::Eof)], &[]).unwrap();
+        assert_eq!(
+            out.text, "a\r\nb\r\nn",
+            "missing final newline stays missing"
+        );
+        let out =
+            apply_hinted("f\nx\n", &[hinted("", "n\n", Near::After("f".into()))], &[]).unwrap();
+        assert_eq!(out.text, "f\nn\nx\n");
+        let err = apply_hinted("a\n", &[hinted("", "n\n", Near::None)], &[]).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::EmptyOld);
+    }
 }

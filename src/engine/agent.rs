@@ -111,8 +111,14 @@ pub fn run_task(
     task: &str,
     on_stream: impl FnMut(&StreamEvent) + Send + 'static,
 ) -> Result<Outcome, EngineError> {
-    let client = Client::new(cfg.model.clone())
-        .map_err(|e| EngineError::new(super::ErrorKind::Load, e.to_string()))?;
+    // The engine's deadline cannot interrupt a blocking model call, so the
+    // call's own timeouts must not outlast the run.
+    let mut model = cfg.model.clone();
+    model.first_byte_timeout = model.first_byte_timeout.min(cfg.deadline);
+    model.idle_timeout = model.idle_timeout.min(cfg.deadline);
+    model.connect_timeout = model.connect_timeout.min(cfg.deadline);
+    let client =
+        Client::new(model).map_err(|e| EngineError::new(super::ErrorKind::Load, e.to_string()))?;
     let shared = Arc::new(Shared {
         client,
         system: system_prompt(&host),
@@ -173,7 +179,7 @@ pub fn run_task(
     }
     let _ = log.emit(
         "turn.end",
-        json!({"step": outcome.steps, "reason": outcome.status.as_str()}),
+        json!({"step": outcome.steps, "reason": outcome.status.as_str(), "text": outcome.text}),
     );
     Ok(outcome)
 }

@@ -342,13 +342,17 @@ impl Engine {
     ) -> Result<R, EngineError> {
         let _running = sandbox::enter(&self.output, self.deadline);
         let vm = &mut self.vm;
+        let started = std::time::Instant::now();
         let (out, fired) = match (&mut self.watchdog, self.deadline) {
             (Some(w), Some(d)) => w.run(d, || guard("running Scheme", || f(vm))),
             _ => (guard("running Scheme", || f(vm)), false),
         };
+        // An error at or past the deadline is the deadline's doing, even if
+        // the watchdog's interrupt had not landed yet.
+        let past = self.deadline.is_some_and(|d| started.elapsed() >= d);
         match out? {
             Ok(v) => Ok(v),
-            Err(e) if fired => {
+            Err(e) if fired || past => {
                 let rendered = error::render(&self.vm, &self.names, &e);
                 let secs = self.deadline.map_or(0.0, |d| d.as_secs_f64());
                 let mut err = EngineError::new(

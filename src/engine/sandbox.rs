@@ -531,9 +531,15 @@ fn bounded_sleep_ms(args: &[SteelVal]) -> steel::rvals::Result<SteelVal> {
         [SteelVal::NumV(ms)] if ms.is_finite() => ms.max(0.0) as u64,
         _ => steel::stop!(TypeMismatch => "time/sleep-ms expects one number of milliseconds"),
     };
-    let mut wait = Duration::from_millis(ms);
+    let wait = Duration::from_millis(ms);
     if let Some(at) = CURRENT_DEADLINE.with(Cell::get) {
-        wait = wait.min(at.saturating_duration_since(Instant::now()));
+        let left = at.saturating_duration_since(Instant::now());
+        if wait > left {
+            // Sleep to the deadline and stop there: the program would be
+            // stopped anyway, and finishing first would race the watchdog.
+            std::thread::sleep(left);
+            steel::stop!(Generic => "the deadline passed during time/sleep-ms");
+        }
     }
     std::thread::sleep(wait);
     Ok(SteelVal::Void)

@@ -73,6 +73,9 @@ impl Client {
                 .trim_end_matches(']')
                 .parse::<IpAddr>()
                 .is_ok_and(|ip| ip.is_loopback());
+        // The TLS crypto provider for the process; a second install (another
+        // client) finds it there already, which is fine.
+        let _ = rustls::crypto::ring::default_provider().install_default();
         let mut builder = reqwest::Client::builder()
             .connect_timeout(cfg.connect_timeout)
             .pool_idle_timeout(Duration::from_secs(30))
@@ -185,7 +188,16 @@ impl Client {
                         .min(MAX_BACKOFF);
                     tokio::time::sleep(wait.unwrap_or(backoff)).await;
                 }
-                Err(Failure::Retry(err, _) | Failure::Fatal(err)) => return Err(err),
+                Err(Failure::Retry(mut err, _) | Failure::Fatal(mut err)) => {
+                    // A partial reply took time too; say how long.
+                    if let ModelError::StreamCut { partial, .. }
+                    | ModelError::Remote { partial, .. } = &mut err
+                    {
+                        partial.duration = start.elapsed();
+                        partial.attempts = attempt;
+                    }
+                    return Err(err);
+                }
             }
         }
     }

@@ -28,7 +28,8 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
             }
             Message::Assistant { text, tool_calls } => json!({
                 "role": "assistant",
-                "content": if text.is_empty() { Value::Null } else { json!(text) },
+                // Some servers (llama-cpp-python) refuse a null content.
+                "content": text,
                 "tool_calls": tool_calls.iter().map(|c| json!({
                     "id": c.id,
                     "type": "function",
@@ -59,6 +60,9 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
     }
     if !req.tools.is_empty() {
         body["tools"] = function_tools(&req.tools);
+        // OpenAI's default; some servers (llama-cpp-python) ignore the tools
+        // unless it is said.
+        body["tool_choice"] = json!("auto");
     }
     body
 }

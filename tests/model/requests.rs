@@ -127,6 +127,7 @@ fn openai_request() {
         "stream_options": {"include_usage": true},
         "max_tokens": 1000,
         "tools": function_tools(),
+        "tool_choice": "auto",
     });
     assert_eq!(body, expected);
 }

@@ -8,6 +8,7 @@
 //! confirm per file and every file validated before any is written, is the
 //! caller's job.
 
+pub mod apply;
 pub mod search_replace;
 pub mod udiff;
 pub mod v4a;
@@ -58,9 +59,18 @@ pub struct Chunk {
 /// One operation of a V4A patch.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PatchOp {
-    Add { path: String, contents: String },
-    Delete { path: String },
-    Update { path: String, move_to: Option<String>, chunks: Vec<Chunk> },
+    Add {
+        path: String,
+        contents: String,
+    },
+    Delete {
+        path: String,
+    },
+    Update {
+        path: String,
+        move_to: Option<String>,
+        chunks: Vec<Chunk>,
+    },
 }
 
 /// Text that does not parse in a format: where, and what to send instead.

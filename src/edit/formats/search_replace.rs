@@ -1,6 +1,6 @@
 //! Aider-style SEARCH/REPLACE blocks inside a model's prose reply.
 //!
-//! ```text
+//! ````text
 //! src/app.py
 //! ```python
 //! <<<<<<< SEARCH
@@ -9,7 +9,7 @@
 //! new lines
 //! >>>>>>> REPLACE
 //! ```
-//! ```
+//! ````
 //!
 //! The rules follow the behaviour of Aider's parser (see
 //! `tests/data/conformance/`), written anew:
