@@ -28,3 +28,5 @@ mod text;
 mod tools;
 #[path = "cli/undo.rs"]
 mod undo;
+#[path = "cli/whole.rs"]
+mod whole;

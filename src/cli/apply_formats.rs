@@ -17,7 +17,7 @@ use super::Format;
 use super::apply::{ApplyArgs, CallReport, Status, failed};
 use crate::edit::formats::apply::{ChangeKind, FileChange, from_blocks, from_udiff, from_v4a};
 use crate::edit::formats::search_replace::{self, Item, ParseOptions};
-use crate::edit::formats::{FormatError, udiff, v4a};
+use crate::edit::formats::{FormatError, udiff, v4a, whole};
 use crate::edit::{self, Diff, Hinted};
 use crate::files::{FileError, Resolved, Versions, Workspace, read_text};
 
@@ -139,6 +139,7 @@ fn name(format: Format) -> &'static str {
         Format::SearchReplace => "SEARCH/REPLACE reply",
         Format::Udiff => "unified diff",
         Format::V4a => "V4A patch",
+        Format::WholeFile => "whole-file reply",
     }
 }
 
@@ -161,6 +162,13 @@ fn parse(ws: &Workspace, args: &ApplyArgs, input: &str) -> Result<Vec<FileChange
         }
         Format::Udiff => from_udiff(&udiff::parse(input)?),
         Format::V4a => Ok(from_v4a(&v4a::parse(input, v4a::Mode::Lenient)?)),
+        Format::WholeFile => Ok(whole::parse(input)?
+            .into_iter()
+            .map(|f| FileChange {
+                path: f.path,
+                kind: ChangeKind::Replace(f.content),
+            })
+            .collect()),
         Format::EditJson => unreachable!("edit-json is handled by apply::run"),
     }
 }
@@ -272,6 +280,20 @@ fn plan(
             }
             let diff = Diff::between("", content);
             Ok(plan(None, Some(content.clone()), diff, Vec::new(), 0))
+        }
+        ChangeKind::Replace(content) if !file.exists => {
+            let diff = Diff::between("", content);
+            Ok(plan(None, Some(content.clone()), diff, Vec::new(), 0))
+        }
+        ChangeKind::Replace(content) => {
+            let text = read_existing(&file)?;
+            if let Some(why) = whole::elision(&text, content) {
+                let message = format!("{}: nothing was written: {why}", file.rel);
+                return Err(failed(file.rel.clone(), message, Some("elided")));
+            }
+            let after = whole::keep_conventions(&text, content);
+            let diff = Diff::between(&text, &after);
+            Ok(plan(Some(text), Some(after), diff, Vec::new(), 0))
         }
         ChangeKind::Delete => {
             let text = read_existing(&file)?;

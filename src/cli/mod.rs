@@ -62,6 +62,9 @@ pub enum Format {
     Udiff,
     /// A V4A patch (`*** Begin Patch` ... `*** End Patch`).
     V4a,
+    /// Whole files: a path on a line, then the content in a ``` block;
+    /// refused when it leaves content out.
+    WholeFile,
 }
 
 /// A problem with how nib was invoked: bad flags, unreadable input, a

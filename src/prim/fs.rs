@@ -9,6 +9,7 @@ use serde_json::{Map, Value};
 
 use super::decl::{Arg, Call};
 use super::host::{Host, ToolResult};
+use crate::edit::formats::whole;
 use crate::edit::{self, Diff, Edit, EditError};
 use crate::files::{FileError, Resolved, content_hash, read_text};
 
@@ -184,7 +185,7 @@ pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, Failure> {
         None
     };
     let after = match &before {
-        Some(old) => keep_conventions(old, content),
+        Some(old) => whole::keep_conventions(old, content),
         None => content.to_string(),
     };
     if before.as_deref() == Some(after.as_str()) {
@@ -207,19 +208,6 @@ pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, Failure> {
         summary,
         edits: None,
     })))
-}
-
-/// New content for an existing file keeps its BOM and its line ending when
-/// the model sent plain LF text.
-fn keep_conventions(old: &str, new: &str) -> String {
-    let bom = old.starts_with('\u{feff}') && !new.starts_with('\u{feff}');
-    let crlf = old.matches("\r\n").count() * 2 > old.matches('\n').count() && !new.contains('\r');
-    let body = if crlf {
-        new.replace('\n', "\r\n")
-    } else {
-        new.to_string()
-    };
-    if bom { format!("\u{feff}{body}") } else { body }
 }
 
 pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, Failure> {
@@ -373,9 +361,9 @@ mod tests {
     #[test]
     fn conventions_kept_on_replace() {
         assert_eq!(
-            keep_conventions("\u{feff}a\r\nb\r\n", "x\ny\n"),
+            whole::keep_conventions("\u{feff}a\r\nb\r\n", "x\ny\n"),
             "\u{feff}x\r\ny\r\n"
         );
-        assert_eq!(keep_conventions("a\nb\n", "x\r\n"), "x\r\n");
+        assert_eq!(whole::keep_conventions("a\nb\n", "x\r\n"), "x\r\n");
     }
 }

@@ -27,6 +27,9 @@ pub enum ChangeKind {
     Edit(Vec<Hinted>),
     /// Apply these edits (perhaps none) and move the result to `to`.
     Move { to: String, edits: Vec<Hinted> },
+    /// Replace the whole file with this content (create it if missing),
+    /// unless the content leaves part of the file out.
+    Replace(String),
 }
 
 /// The path as a key: `./` prefixes dropped, so `a.txt` and `./a.txt` are
@@ -83,7 +86,9 @@ pub fn from_blocks(
                 *content = applied.text;
             }
             ChangeKind::Edit(edits) => edits.push(hinted),
-            ChangeKind::Delete | ChangeKind::Move { .. } => unreachable!("not made here"),
+            ChangeKind::Delete | ChangeKind::Move { .. } | ChangeKind::Replace(_) => {
+                unreachable!("not made from blocks")
+            }
         }
     }
     Ok(changes)

@@ -12,6 +12,7 @@ pub mod apply;
 pub mod search_replace;
 pub mod udiff;
 pub mod v4a;
+pub mod whole;
 
 use std::fmt;
 
