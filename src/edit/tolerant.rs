@@ -78,7 +78,9 @@ impl Unit {
     pub fn detect<'a>(lines: impl Iterator<Item = &'a str>) -> Option<Unit> {
         let (mut tabs, mut spaced) = (0usize, 0usize);
         let mut steps = [0usize; 9];
-        let mut prev = 0usize;
+        // Steps between lines, not a first line's depth: a snippet that
+        // starts 8 spaces deep says nothing about its unit.
+        let mut prev: Option<usize> = None;
         for line in lines {
             if line.trim().is_empty() {
                 continue;
@@ -89,10 +91,13 @@ impl Unit {
                 _ => {}
             }
             let width = line.len() - line.trim_start_matches(' ').len();
-            if width > prev && width - prev >= 2 && width - prev <= 8 {
-                steps[width - prev] += 1;
+            if let Some(p) = prev
+                && width > p
+                && (2..=8).contains(&(width - p))
+            {
+                steps[width - p] += 1;
             }
-            prev = width;
+            prev = Some(width);
         }
         if tabs > spaced {
             return Some(Unit::Tab);
@@ -634,6 +639,8 @@ mod tests {
             Some(Unit::Spaces(2))
         );
         assert_eq!(Unit::detect("a\nb".lines()), None);
+        // A snippet's first depth is not a step.
+        assert_eq!(Unit::detect("        a()\n    }".lines()), None);
     }
 
     #[test]

@@ -162,9 +162,9 @@ fn non_utf8_input_is_a_usage_error() {
 fn unknown_format_is_a_usage_error() {
     let ws = Ws::new();
     ws.write("a.txt", "a\n");
-    let run = ws.apply(&call("a.txt", "a", "b"), &["--format", "whole-file"]);
+    let run = ws.apply(&call("a.txt", "a", "b"), &["--format", "git-patch"]);
     assert_eq!(run.code, 2, "{run:?}");
-    assert!(run.stderr.contains("whole-file"), "{run:?}");
+    assert!(run.stderr.contains("git-patch"), "{run:?}");
     assert!(run.stderr.contains("udiff"), "{run:?}");
     assert!(run.stderr.contains("edit-json"), "{run:?}");
     assert_eq!(ws.read_str("a.txt"), "a\n");
