@@ -265,7 +265,7 @@ impl Step<'_> {
             hits = self.nearest(hits, |&h| lines.line_of(h));
         }
         if !hits.is_empty() {
-            return self.replace_exact(pieces, &hits, old, new, cursor);
+            return self.replace_exact(pieces, &hits, old, new, cursor, notes);
         }
         let cur = pieces.materialize();
         let lines = LineIndex::new(&cur);
@@ -432,6 +432,7 @@ impl Step<'_> {
         old: &str,
         new: &str,
         cursor: &mut usize,
+        notes: &mut Vec<String>,
     ) -> Result<Outcome, EditError> {
         if self.was_applied && self.new.contains(self.old) && self.all_inside_new(pieces, hits) {
             return Ok(Outcome::AlreadyApplied);
@@ -447,6 +448,7 @@ impl Step<'_> {
             )));
         }
         let mut end = 0;
+        let mut reindented = false;
         let ranges: Vec<_> = hits
             .iter()
             .filter(|&&h| {
@@ -456,8 +458,24 @@ impl Step<'_> {
                 }
                 keep
             })
-            .map(|&h| (h..h + old.len(), new.to_string()))
+            .map(|&h| {
+                let text = match line_indent_left_out(pieces, h, old, new) {
+                    Some(indented) => {
+                        reindented = true;
+                        indented
+                    }
+                    None => new.to_string(),
+                };
+                (h..h + old.len(), text)
+            })
             .collect();
+        if reindented {
+            notes.push(format!(
+                "edit {}: old is a whole line sent without its indentation; new's added lines \
+                 were given that indentation; check the diff",
+                self.n
+            ));
+        }
         let count = ranges.len();
         *cursor = end_after(&ranges);
         pieces.splice(ranges);
@@ -522,6 +540,66 @@ impl Step<'_> {
             .at(self.n, self.total)
             .with_hint(hint)
     }
+}
+
+/// new with its added lines indented, when old is one whole line's text sent
+/// without the line's indentation and new adds lines with none at all: the
+/// model dropped the indentation from everything it wrote, and the added
+/// lines belong at the same depth. Any other exact match writes new as
+/// sent.
+pub(crate) fn line_indent_left_out(
+    pieces: &Pieces,
+    at: usize,
+    old: &str,
+    new: &str,
+) -> Option<String> {
+    let body = old.strip_suffix('\n').unwrap_or(old);
+    if body.contains('\n') || body.starts_with(char::is_whitespace) || body.is_empty() {
+        return None;
+    }
+    let (first, rest) = new.split_once('\n')?;
+    let added: Vec<&str> = rest
+        .strip_suffix('\n')
+        .unwrap_or(rest)
+        .split('\n')
+        .collect();
+    let unindented = |l: &&str| l.trim().is_empty() || !l.starts_with(char::is_whitespace);
+    if !added.iter().all(unindented) || added.iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    // old must run to the end of its line.
+    if !old.ends_with('\n') {
+        let after = pieces.slice_bytes(at + old.len()..at + old.len() + 1);
+        if !(after.is_empty() || after == b"\n") {
+            return None;
+        }
+    }
+    let from = at.saturating_sub(256);
+    let before = pieces.slice_bytes(from..at);
+    let line_start = match before.iter().rposition(|&b| b == b'\n') {
+        Some(i) => i + 1,
+        None if from == 0 => 0,
+        None => return None,
+    };
+    let indent = std::str::from_utf8(&before[line_start..]).ok()?;
+    if indent.is_empty() || !indent.chars().all(|c| c == ' ' || c == '\t') {
+        return None;
+    }
+    let mut out = first.to_string();
+    for line in rest.split('\n') {
+        out.push('\n');
+        if !line.trim().is_empty() {
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
+    Some(out)
+}
+
+/// [`line_indent_left_out`] on plain LF text, for tests that must tell
+/// this rule's cases from plain exact ones.
+pub fn indent_left_out(text: &str, at: usize, old: &str, new: &str) -> Option<String> {
+    line_indent_left_out(&Pieces::new(text), at, old, new)
 }
 
 /// Where old minus its final '\n' ends a text that has no final newline.
@@ -673,5 +751,58 @@ mod hinted_tests {
         assert_eq!(out.text, "f\nn\nx\n");
         let err = apply_hinted("a\n", &[hinted("", "n\n", Near::None)], &[]).unwrap_err();
         assert_eq!(err.kind, ErrorKind::EmptyOld);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_line_sent_without_its_indentation() {
+        let file = "    if x {\n        let a = 1;\n    }\n";
+        let out = apply(
+            file,
+            &[Edit::new("let a = 1;\n", "let a = 1;\nlet b = 2;\n")],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            out.text,
+            "    if x {\n        let a = 1;\n        let b = 2;\n    }\n"
+        );
+        assert!(
+            out.notes[0].contains("without its indentation"),
+            "{:?}",
+            out.notes
+        );
+        // Without the final newline, the same.
+        let out = apply(
+            file,
+            &[Edit::new("let a = 1;", "let a = 1;\nlet b = 2;")],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            out.text,
+            "    if x {\n        let a = 1;\n        let b = 2;\n    }\n"
+        );
+        // new written at the file's depth is left as sent.
+        let out = apply(
+            file,
+            &[Edit::new("let a = 1;", "let a = 1;\n        let b = 2;")],
+            &[],
+        )
+        .unwrap();
+        assert_eq!(
+            out.text,
+            "    if x {\n        let a = 1;\n        let b = 2;\n    }\n"
+        );
+        // Part of a line is not a whole line.
+        let out = apply("    x = f(a)\n", &[Edit::new("f(a)", "f(a,\nb)")], &[]).unwrap();
+        assert_eq!(out.text, "    x = f(a,\nb)\n");
+        // A line at column 0 has no indentation to restore.
+        let out = apply("a = 1\n", &[Edit::new("a = 1", "a = 1\nb = 2")], &[]).unwrap();
+        assert_eq!(out.text, "a = 1\nb = 2\n");
     }
 }

@@ -91,9 +91,11 @@ impl Unit {
                 _ => {}
             }
             let width = line.len() - line.trim_start_matches(' ').len();
+            // Steps of other sizes are alignment (a continuation line under
+            // an open parenthesis), not indentation.
             if let Some(p) = prev
                 && width > p
-                && (2..=8).contains(&(width - p))
+                && matches!(width - p, 2 | 3 | 4 | 8)
             {
                 steps[width - p] += 1;
             }
@@ -163,7 +165,9 @@ pub(crate) struct Probe<'a> {
 impl<'a> Probe<'a> {
     pub fn new(old: &'a str, new: &'a str) -> Probe<'a> {
         let (old_lines, old_nl) = split_lines(old);
-        let old_unit = Unit::detect(old.lines().chain(new.lines()));
+        // Each text on its own: old's last line and new's first are not a
+        // step.
+        let old_unit = Unit::detect(old.lines()).or_else(|| Unit::detect(new.lines()));
         Probe {
             old_lines,
             old_nl,
