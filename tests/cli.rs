@@ -12,6 +12,8 @@ mod support;
 mod apply;
 #[path = "cli/example.rs"]
 mod example;
+#[path = "cli/guarded.rs"]
+mod guarded;
 #[path = "cli/input.rs"]
 mod input;
 #[path = "cli/many.rs"]

@@ -18,6 +18,7 @@ use serde_json::value::RawValue;
 use super::{Format, UsageError, workspace};
 use crate::edit::{self, Edit, EditCall};
 use crate::files::{FileError, Versions, Workspace, read_text};
+use crate::guard::PathVerdict;
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {
@@ -40,6 +41,10 @@ pub struct ApplyArgs {
     /// "in the chat"); repeatable.
     #[arg(long = "known-file", hide = true)]
     pub known_files: Vec<String>,
+    /// Also write protected paths (`.env*`, keys, `.git/`, CI configs),
+    /// which the guard otherwise leaves to a person's explicit yes.
+    #[arg(long)]
+    pub allow_protected: bool,
 }
 
 /// What happened to one call.
@@ -76,7 +81,7 @@ pub fn run(args: ApplyArgs) -> Result<ExitCode, UsageError> {
         return Ok(exit_code(&reports));
     }
     let ws = workspace(args.root)?;
-    let mut session = ApplySession::new(&ws, args.dry_run);
+    let mut session = ApplySession::new(&ws, args.dry_run, args.allow_protected);
     let calls = split_calls(&input);
     if calls.is_empty() {
         let from = args
@@ -155,6 +160,7 @@ struct ApplySession<'w> {
     ws: &'w Workspace,
     versions: Versions,
     dry_run: bool,
+    allow_protected: bool,
     /// Per file, the edits the last successful call applied: the record
     /// behind "already applied".
     last_applied: HashMap<String, Vec<Edit>>,
@@ -164,8 +170,9 @@ struct ApplySession<'w> {
 }
 
 impl<'w> ApplySession<'w> {
-    fn new(ws: &'w Workspace, dry_run: bool) -> ApplySession<'w> {
+    fn new(ws: &'w Workspace, dry_run: bool, allow_protected: bool) -> ApplySession<'w> {
         ApplySession {
+            allow_protected,
             ws,
             versions: Versions::new(ws),
             dry_run,
@@ -190,12 +197,8 @@ impl<'w> ApplySession<'w> {
             Ok(f) => f,
             Err(e) => return failed(call.path.clone(), e.to_string(), Some("path")),
         };
-        if file.rel == ".nib" || file.rel.starts_with(".nib/") {
-            let message = format!(
-                "{} is nib's own state (versions, config); nib does not edit it",
-                file.rel
-            );
-            return failed(file.rel.clone(), message, Some("path"));
+        if let Err(report) = check_path(&file.rel, self.allow_protected) {
+            return report;
         }
         let on_disk = match read_text(&file) {
             Ok(t) => t,
@@ -277,6 +280,26 @@ impl<'w> ApplySession<'w> {
             error: None,
             version,
         }
+    }
+}
+
+/// The guard's path rules for a write by `nib apply`: denied paths never,
+/// protected ones only with `--allow-protected` (running `nib apply` is
+/// the user's yes to ordinary writes, not to those).
+pub(super) fn check_path(rel: &str, allow_protected: bool) -> Result<(), CallReport> {
+    match crate::guard::path_verdict(rel) {
+        PathVerdict::Open => Ok(()),
+        PathVerdict::Protected(_) if allow_protected => Ok(()),
+        PathVerdict::Protected(why) => Err(failed(
+            rel.to_string(),
+            format!("{why}: nib apply writes it only with --allow-protected; nothing was written"),
+            Some("refused"),
+        )),
+        PathVerdict::Denied(why) => Err(failed(
+            rel.to_string(),
+            format!("{why}; nothing was written"),
+            Some("refused"),
+        )),
     }
 }
 

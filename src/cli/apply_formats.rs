@@ -61,8 +61,10 @@ pub(super) fn run(ws: &Workspace, args: &ApplyArgs, input: &str) -> Vec<CallRepo
         }
     };
     let mut seen: HashMap<String, String> = HashMap::new();
-    let planned: Vec<Result<Plan, CallReport>> =
-        changes.iter().map(|c| plan(ws, c, &mut seen)).collect();
+    let planned: Vec<Result<Plan, CallReport>> = changes
+        .iter()
+        .map(|c| plan(ws, c, &mut seen, args.allow_protected))
+        .collect();
     if planned.iter().any(Result::is_err) {
         let bad: Vec<&str> = planned
             .iter()
@@ -179,17 +181,12 @@ fn resolve(
     ws: &Workspace,
     path: &str,
     seen: &mut HashMap<String, String>,
+    allow_protected: bool,
 ) -> Result<Resolved, CallReport> {
     let file = ws
         .resolve(path)
         .map_err(|e| failed(path.to_string(), e.to_string(), Some("path")))?;
-    if file.rel == ".nib" || file.rel.starts_with(".nib/") {
-        let message = format!(
-            "{} is nib's own state (versions, config); nib does not edit it",
-            file.rel
-        );
-        return Err(failed(file.rel.clone(), message, Some("path")));
-    }
+    super::apply::check_path(&file.rel, allow_protected)?;
     if let Some(first) = seen.insert(file.rel.clone(), path.to_string()) {
         let message = format!(
             "{} is named twice in the input (as `{first}` and `{path}`); put all of a file's \
@@ -256,8 +253,9 @@ fn plan(
     ws: &Workspace,
     change: &FileChange,
     seen: &mut HashMap<String, String>,
+    allow_protected: bool,
 ) -> Result<Plan, CallReport> {
-    let file = resolve(ws, &change.path, seen)?;
+    let file = resolve(ws, &change.path, seen, allow_protected)?;
     let plan = |before: Option<String>, after: Option<String>, diff, notes, edits| Plan {
         file: file.clone(),
         before,
@@ -308,7 +306,7 @@ fn plan(
         ChangeKind::Move { to, edits } => {
             let text = read_existing(&file)?;
             let (after, diff, notes) = edit_text(&file, &text, edits)?;
-            let dest = resolve(ws, to, seen)?;
+            let dest = resolve(ws, to, seen, allow_protected)?;
             let dest_before = if dest.exists {
                 Some(read_existing(&dest)?)
             } else {

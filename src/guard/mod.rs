@@ -104,18 +104,18 @@ pub fn judge(call: &Call, ws: &Workspace) -> Decision {
         if !writes {
             continue;
         }
-        if DENIED.iter().any(|d| under(&rel, d)) {
-            deny.push(Reason {
+        match path_verdict(&rel) {
+            PathVerdict::Denied(message) => deny.push(Reason {
                 rule: "denylist",
-                message: format!("{rel} is on the denylist: nib never writes it"),
+                message,
                 param,
-            });
-        } else if protected(&rel) {
-            security.push(Reason {
+            }),
+            PathVerdict::Protected(message) => security.push(Reason {
                 rule: "protected-path",
-                message: format!("{rel} is a protected path"),
+                message,
                 param,
-            });
+            }),
+            PathVerdict::Open => {}
         }
     }
     if !deny.is_empty() {
@@ -138,6 +138,29 @@ pub fn judge(call: &Call, ws: &Workspace) -> Decision {
             }],
         },
     }
+}
+
+/// What the path rules say about writing a workspace path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathVerdict {
+    /// No path rule objects (a write still needs a Write confirm).
+    Open,
+    /// Needs a Security confirm: only a person may say yes.
+    Protected(String),
+    /// Never written.
+    Denied(String),
+}
+
+/// The path rules for writing `rel`, a resolved workspace-relative path:
+/// the denylist first, then the protected paths.
+pub fn path_verdict(rel: &str) -> PathVerdict {
+    if DENIED.iter().any(|d| under(rel, d)) {
+        return PathVerdict::Denied(format!("{rel} is on the denylist: nib never writes it"));
+    }
+    if protected(rel) {
+        return PathVerdict::Protected(format!("{rel} is a protected path"));
+    }
+    PathVerdict::Open
 }
 
 fn under(rel: &str, dir: &str) -> bool {
