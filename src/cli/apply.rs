@@ -198,7 +198,7 @@ impl<'w> ApplySession<'w> {
             Err(e) => return failed(call.path.clone(), e.to_string(), Some("path")),
         };
         if let Err(report) = check_path(&file.rel, self.allow_protected) {
-            return report;
+            return *report;
         }
         let on_disk = match read_text(&file) {
             Ok(t) => t,
@@ -286,20 +286,20 @@ impl<'w> ApplySession<'w> {
 /// The guard's path rules for a write by `nib apply`: denied paths never,
 /// protected ones only with `--allow-protected` (running `nib apply` is
 /// the user's yes to ordinary writes, not to those).
-pub(super) fn check_path(rel: &str, allow_protected: bool) -> Result<(), CallReport> {
+pub(super) fn check_path(rel: &str, allow_protected: bool) -> Result<(), Box<CallReport>> {
     match crate::guard::path_verdict(rel) {
         PathVerdict::Open => Ok(()),
         PathVerdict::Protected(_) if allow_protected => Ok(()),
-        PathVerdict::Protected(why) => Err(failed(
+        PathVerdict::Protected(why) => Err(Box::new(failed(
             rel.to_string(),
             format!("{why}: nib apply writes it only with --allow-protected; nothing was written"),
             Some("refused"),
-        )),
-        PathVerdict::Denied(why) => Err(failed(
+        ))),
+        PathVerdict::Denied(why) => Err(Box::new(failed(
             rel.to_string(),
             format!("{why}; nothing was written"),
             Some("refused"),
-        )),
+        ))),
     }
 }
 

@@ -186,7 +186,7 @@ fn resolve(
     let file = ws
         .resolve(path)
         .map_err(|e| failed(path.to_string(), e.to_string(), Some("path")))?;
-    super::apply::check_path(&file.rel, allow_protected)?;
+    super::apply::check_path(&file.rel, allow_protected).map_err(|r| *r)?;
     if let Some(first) = seen.insert(file.rel.clone(), path.to_string()) {
         let message = format!(
             "{} is named twice in the input (as `{first}` and `{path}`); put all of a file's \
