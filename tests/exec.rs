@@ -346,3 +346,35 @@ fn the_user_config_supplies_the_model_and_flags_override_it() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("modle"));
 }
+
+/// README's first command, exactly: keep it true.
+#[test]
+fn the_readme_session_runs() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello/session.json");
+    let root = dir.path().display().to_string();
+    let run = nib(
+        &[
+            "exec",
+            "write greet.py and make it greet nib",
+            "--root",
+            &root,
+            "--provider",
+            "scripted",
+            "--model",
+            script,
+            "--approve",
+            "writes",
+        ],
+        dir.path(),
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout.contains("Hello, nib!"), "{}", run.stdout);
+    assert!(run.stderr.contains("ok: Hello, nib!"), "{}", run.stderr);
+    let greet = fs::read_to_string(dir.path().join("greet.py")).expect("greet.py");
+    assert!(
+        greet.contains("def greet(name, punctuation=\"!\"):"),
+        "{greet}"
+    );
+    assert!(greet.contains("greet(\"nib\")"), "{greet}");
+}
