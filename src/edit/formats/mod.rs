@@ -92,3 +92,20 @@ impl fmt::Display for FormatError {
 }
 
 impl std::error::Error for FormatError {}
+
+/// A line as quoted in a message: at most 60 characters.
+pub(crate) fn snippet(text: &str) -> String {
+    const MAX: usize = 60;
+    match text.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}...", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+/// A parse error at a 1-based line.
+pub(crate) fn error(line: usize, message: String) -> FormatError {
+    FormatError {
+        line: Some(line),
+        message,
+    }
+}

@@ -30,7 +30,7 @@
 //!   (noted); before any file header it is an error.
 //! - CR before LF is ignored: body lines end in `\n`.
 
-use super::{DiffFile, DiffHunk, FormatError};
+use super::{DiffFile, DiffHunk, FormatError, error, snippet};
 
 const PREFIXES: &str = "' ' (context), '-' (removed) or '+' (added)";
 
@@ -439,20 +439,4 @@ fn unquote(text: &str) -> Option<String> {
         }
     }
     Some(out)
-}
-
-/// A line as quoted in a message: at most 60 characters.
-fn snippet(text: &str) -> String {
-    const MAX: usize = 60;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
-fn error(line: usize, message: String) -> FormatError {
-    FormatError {
-        line: Some(line),
-        message,
-    }
 }

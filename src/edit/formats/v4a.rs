@@ -42,7 +42,7 @@
 //!   (`@@ -12,3 +12,4 @@ fn f()`) keeps only its trailing text as anchor.
 //! - A CR before an LF is ignored.
 
-use super::{Chunk, FormatError, PatchOp};
+use super::{Chunk, FormatError, PatchOp, error, snippet};
 
 /// How much wrapping around the patch is accepted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -473,20 +473,4 @@ fn not_a_header(line: Line<'_>, previous: Previous) -> FormatError {
         )
     };
     error(line.no, message)
-}
-
-/// A line as quoted in a message: at most 60 characters.
-fn snippet(text: &str) -> String {
-    const MAX: usize = 60;
-    match text.char_indices().nth(MAX) {
-        Some((cut, _)) => format!("{}...", &text[..cut]),
-        None => text.to_string(),
-    }
-}
-
-fn error(line: usize, message: String) -> FormatError {
-    FormatError {
-        line: Some(line),
-        message,
-    }
 }
