@@ -30,6 +30,23 @@ fn nib(args: &[&str], cwd: &Path) -> Run {
     }
 }
 
+/// `nib exec TASK --root WS --provider scripted --model SCRIPT [extra...]`.
+fn exec_scripted(ws: &Path, script: &str, task: &str, extra: &[&str]) -> Run {
+    let root = ws.display().to_string();
+    let mut args = vec![
+        "exec",
+        task,
+        "--root",
+        &root,
+        "--provider",
+        "scripted",
+        "--model",
+        script,
+    ];
+    args.extend_from_slice(extra);
+    nib(&args, ws)
+}
+
 /// A workspace with a buggy module, and a script file beside it.
 fn setup(script: &Value) -> (tempfile::TempDir, PathBuf, String) {
     let dir = tempfile::tempdir().expect("temp dir");
@@ -157,20 +174,7 @@ fn a_cut_stream_is_retried_and_a_429_waited_out() {
         "All read."
     ]);
     let (_d, ws, script) = setup(&script);
-    let root = ws.display().to_string();
-    let run = nib(
-        &[
-            "exec",
-            "look",
-            "--root",
-            &root,
-            "--provider",
-            "scripted",
-            "--model",
-            &script,
-        ],
-        &ws,
-    );
+    let run = exec_scripted(&ws, &script, "look", &[]);
     // The cut reply is used up; the retry gets the next one.
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout, "All read.\n");
@@ -186,23 +190,7 @@ fn malformed_arguments_reach_the_model_as_a_tool_error() {
         "Done."
     ]);
     let (_d, ws, script) = setup(&script);
-    let root = ws.display().to_string();
-    let run = nib(
-        &[
-            "exec",
-            "fix",
-            "--root",
-            &root,
-            "--provider",
-            "scripted",
-            "--model",
-            &script,
-            "--approve",
-            "writes",
-            "--json",
-        ],
-        &ws,
-    );
+    let run = exec_scripted(&ws, &script, "fix", &["--approve", "writes", "--json"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let evs: Vec<Value> = run
         .stdout
@@ -235,21 +223,8 @@ fn a_refused_confirm_exits_3_and_changes_nothing() {
         "I could not edit the file."
     ]);
     let (_d, ws, script) = setup(&script);
-    let root = ws.display().to_string();
     let before = fs::read_to_string(ws.join("calc.py")).expect("read");
-    let run = nib(
-        &[
-            "exec",
-            "fix",
-            "--root",
-            &root,
-            "--provider",
-            "scripted",
-            "--model",
-            &script,
-        ],
-        &ws,
-    );
+    let run = exec_scripted(&ws, &script, "fix", &[]);
     assert_eq!(run.code, 3, "{}", run.stderr);
     assert_eq!(
         fs::read_to_string(ws.join("calc.py")).expect("read"),
@@ -274,22 +249,7 @@ fn the_step_limit_exits_4() {
         {"tool_calls": [{"name": "git-status", "arguments": {}}]}
     ]);
     let (_d, ws, script) = setup(&script);
-    let root = ws.display().to_string();
-    let run = nib(
-        &[
-            "exec",
-            "loop",
-            "--root",
-            &root,
-            "--provider",
-            "scripted",
-            "--model",
-            &script,
-            "--max-steps",
-            "2",
-        ],
-        &ws,
-    );
+    let run = exec_scripted(&ws, &script, "loop", &["--max-steps", "2"]);
     assert_eq!(run.code, 4, "{}", run.stderr);
     let last = events(&ws).pop().expect("events");
     assert_eq!(last["reason"], "step_limit");

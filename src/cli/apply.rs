@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 
 use super::{Format, UsageError, workspace};
 use crate::edit::{self, Edit, EditCall};
-use crate::files::{FileError, Versions, Workspace, read_text};
+use crate::files::{Versions, Workspace, read_text};
 use crate::guard::PathVerdict;
 
 #[derive(Debug, Args)]
@@ -204,11 +204,7 @@ impl<'w> ApplySession<'w> {
             Ok(t) => t,
             Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
         };
-        // Refused before the edit, so a dry run says what the real run would.
-        if on_disk.mode & 0o200 == 0 {
-            let e = FileError::ReadOnly {
-                path: file.rel.clone(),
-            };
+        if let Err(e) = on_disk.ensure_writable(&file.rel) {
             return failed(file.rel.clone(), e.to_string(), Some("write"));
         }
         let current = match self.dry_files.get(&file.rel) {

@@ -202,10 +202,9 @@ fn resolve(
 fn read_existing(file: &Resolved) -> Result<String, CallReport> {
     let fail = |e: FileError, kind| failed(file.rel.clone(), e.to_string(), Some(kind));
     let on_disk = read_text(file).map_err(|e| fail(e, "read"))?;
-    if on_disk.mode & 0o200 == 0 {
-        let path = file.rel.clone();
-        return Err(fail(FileError::ReadOnly { path }, "write"));
-    }
+    on_disk
+        .ensure_writable(&file.rel)
+        .map_err(|e| fail(e, "write"))?;
     Ok(on_disk.text)
 }
 

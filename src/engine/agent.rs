@@ -101,6 +101,8 @@ struct Shared {
     tokens: AtomicU64,
     refused_confirms: AtomicUsize,
     on_stream: Mutex<StreamSink>,
+    /// The last error logged, so the run's end does not log it again.
+    last_error: Mutex<String>,
 }
 
 /// Run one task to its end with the configured strategy.
@@ -129,6 +131,7 @@ pub fn run_task(
         tokens: AtomicU64::new(0),
         refused_confirms: AtomicUsize::new(0),
         on_stream: Mutex::new(Box::new(on_stream)),
+        last_error: Mutex::new(String::new()),
     });
     let strategy_dirs = cfg
         .strategy
@@ -174,7 +177,12 @@ pub fn run_task(
             tokens: shared.tokens.load(Ordering::Relaxed),
         },
     };
-    if outcome.status == Status::Error {
+    let logged = shared
+        .last_error
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    if outcome.status == Status::Error && outcome.text != logged {
         let _ = log.emit("error", json!({"message": outcome.text}));
     }
     let _ = log.emit(
@@ -308,6 +316,10 @@ impl Shared {
                 let _ = self
                     .log
                     .emit("error", json!({"step": step, "message": e.to_string()}));
+                *self
+                    .last_error
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner) = e.to_string();
                 json!({"error": e.to_string(), "kind": error_kind(&e)})
             }
         }
@@ -455,10 +467,7 @@ impl Shared {
 }
 
 fn failed_parse(message: String) -> ToolResult {
-    let mut r = ToolResult::ok(message);
-    r.ok = false;
-    r.kind = Some("invalid");
-    r
+    ToolResult::failed("invalid", message)
 }
 
 /// A call's arguments by name, as JSON, for the event log.

@@ -26,6 +26,20 @@ pub struct TextFile {
     pub len: u64,
 }
 
+impl TextFile {
+    /// Refuses a file without its owner's write bit (checked before any
+    /// edit is computed, so a dry run says what the real run would):
+    /// nib leaves files the user made read-only alone.
+    pub fn ensure_writable(&self, rel: &str) -> Result<(), FileError> {
+        if self.mode & 0o200 == 0 {
+            return Err(FileError::ReadOnly {
+                path: rel.to_string(),
+            });
+        }
+        Ok(())
+    }
+}
+
 /// A fast 64-bit hash of `bytes`, eight bytes at a time (multiply-rotate,
 /// then a final mix). Stable across builds and platforms, so a hash stored
 /// in the versions index stays comparable. Not a cryptographic hash: it

@@ -157,7 +157,7 @@ pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, Failure> {
     let file = host.ws.resolve(path)?;
     let before = if file.exists {
         let current = read_text(&file)?;
-        check_writable(&file, current.mode)?;
+        current.ensure_writable(&file.rel)?;
         match host.state().reads.get(&file.rel) {
             None => {
                 return Err(Failure::new(
@@ -214,7 +214,7 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, Failure> {
     let edit_call = edit::parse_call(&edit_json(call))?;
     let file = host.ws.resolve(&edit_call.path)?;
     let current = read_text(&file)?;
-    check_writable(&file, current.mode)?;
+    current.ensure_writable(&file.rel)?;
     let previous = host
         .state()
         .last_edits
@@ -288,16 +288,6 @@ fn edit_json(call: &Call) -> Value {
         obj.insert("edits".into(), Value::Array(items));
     }
     Value::Object(obj)
-}
-
-fn check_writable(file: &Resolved, mode: u32) -> Result<(), Failure> {
-    if mode & 0o200 == 0 {
-        return Err(FileError::ReadOnly {
-            path: file.rel.clone(),
-        }
-        .into());
-    }
-    Ok(())
 }
 
 pub(crate) fn commit(host: &Host, w: Write) -> ToolResult {
