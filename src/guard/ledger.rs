@@ -1,0 +1,506 @@
+//! The secret ledger: every secret a session has seen (scan hits in tool
+//! output, values read from protected files, nib's own keys), and the check
+//! of sink values against it, raw and encoded (base64 at all three byte
+//! offsets, base64url, hex, percent-encoding, reversed, zero-width
+//! characters stripped), and in pieces: a 12-character window in one value,
+//! or shorter chunks across a session's calls that together cover half a
+//! secret.
+//!
+//! All variants go into one Aho-Corasick automaton, so a check is a single
+//! linear pass over the value.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use aho_corasick::AhoCorasick;
+
+/// Values shorter than this are too weak to match without false alarms.
+pub const MIN_SECRET_LEN: usize = 8;
+/// A window of this many characters of a secret found in a value is a hit.
+pub const PIECE_LEN: usize = 12;
+/// Chunks at least this long count toward a secret's session coverage.
+pub const CHUNK_LEN: usize = 4;
+
+/// One secret found in a sink value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerHit {
+    /// Which secret, in the order they were added.
+    pub secret_index: usize,
+    /// How it was found: raw, base64, base64url, hex, percent, reversed,
+    /// zero-width (after stripping zero-width characters), piece (a
+    /// 12-character window), split (chunks across calls covering half).
+    pub encoding: &'static str,
+    /// Where the secret came from, as given to `add`.
+    pub source: String,
+}
+
+/// The secrets of one session.
+#[derive(Debug, Default, Clone)]
+pub struct SecretLedger {
+    entries: Vec<Entry>,
+    known: HashMap<String, usize>,
+    /// Built on first check after a change.
+    matcher: OnceLock<Matcher>,
+    /// Per secret, per byte: seen in some sink value of this session.
+    coverage: Vec<Vec<bool>>,
+}
+
+#[derive(Debug, Clone)]
+struct Entry {
+    value: String,
+    source: String,
+}
+
+#[derive(Debug, Clone)]
+struct Matcher {
+    /// Variants and 12-character pieces.
+    variants: Option<AhoCorasick>,
+    variant_owner: Vec<(usize, &'static str)>,
+    /// 4-character chunks for session coverage.
+    chunks: Option<AhoCorasick>,
+    /// (secret, byte offset in the secret) of each chunk pattern.
+    chunk_owner: Vec<(usize, usize)>,
+}
+
+impl SecretLedger {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Remember a secret. Values shorter than [`MIN_SECRET_LEN`] (after
+    /// trimming) and values already known are ignored; returns whether the
+    /// secret is new.
+    pub fn add(&mut self, secret: &str, source: &str) -> bool {
+        let secret = secret.trim();
+        if secret.chars().count() < MIN_SECRET_LEN || self.known.contains_key(secret) {
+            return false;
+        }
+        self.known.insert(secret.to_string(), self.entries.len());
+        self.coverage.push(vec![false; secret.len()]);
+        self.entries.push(Entry {
+            value: secret.to_string(),
+            source: source.to_string(),
+        });
+        self.matcher = OnceLock::new();
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The secrets, in the order they were added (index = `secret_index`).
+    pub fn secrets(&self) -> impl Iterator<Item = &str> {
+        self.entries.iter().map(|e| e.value.as_str())
+    }
+
+    /// Where secret `index` came from.
+    pub fn source(&self, index: usize) -> Option<&str> {
+        self.entries.get(index).map(|e| e.source.as_str())
+    }
+
+    /// The secrets `value` contains, raw, encoded or as a 12-character
+    /// piece; at most one hit per secret and encoding.
+    pub fn check(&self, value: &str) -> Vec<LedgerHit> {
+        if self.entries.is_empty() {
+            return Vec::new();
+        }
+        let matcher = self.matcher();
+        let mut found: Vec<(usize, &'static str)> = Vec::new();
+        matcher.variants_in(value.as_bytes(), &mut found);
+        if has_zero_width(value) {
+            let stripped = strip_zero_width(value);
+            let mut hidden = Vec::new();
+            matcher.variants_in(stripped.as_bytes(), &mut hidden);
+            for (secret, encoding) in hidden {
+                let seen = |whole: bool| {
+                    found
+                        .iter()
+                        .any(|&(s, e)| s == secret && (!whole || e != "piece"))
+                };
+                if encoding == "piece" {
+                    if !seen(false) {
+                        found.push((secret, "piece"));
+                    }
+                } else if !seen(true) {
+                    // Zero-width characters hid the whole secret; pieces
+                    // between them may have shown through.
+                    found.push((secret, "zero-width"));
+                }
+            }
+        }
+        self.hits(found)
+    }
+
+    /// Check a sink value and remember which parts of each secret it held
+    /// (chunks of at least [`CHUNK_LEN`] characters). Besides `check`'s
+    /// hits, reports "split" for a secret when this value added to its
+    /// coverage and the chunks seen this session cover at least half of it.
+    pub fn observe_sink(&mut self, value: &str) -> Vec<LedgerHit> {
+        let mut hits = self.check(value);
+        if self.entries.is_empty() {
+            return hits;
+        }
+        let stripped = strip_zero_width(value);
+        let grew = self.record_chunks(stripped.as_bytes());
+        for secret in grew {
+            let covered = self.coverage[secret].iter().filter(|&&c| c).count();
+            let len = self.coverage[secret].len();
+            let reported = hits.iter().any(|h| h.secret_index == secret);
+            if !reported && covered * 2 >= len {
+                hits.push(LedgerHit {
+                    secret_index: secret,
+                    encoding: "split",
+                    source: self.entries[secret].source.clone(),
+                });
+            }
+        }
+        hits
+    }
+
+    /// Mark the chunks of each secret found in `value`; returns the secrets
+    /// whose coverage grew.
+    fn record_chunks(&mut self, value: &[u8]) -> Vec<usize> {
+        let matcher = self.matcher.get_or_init(|| Matcher::build(&self.entries));
+        let Some(chunks) = &matcher.chunks else {
+            return Vec::new();
+        };
+        let mut grew = Vec::new();
+        for m in chunks.find_overlapping_iter(value) {
+            let (secret, at) = matcher.chunk_owner[m.pattern().as_usize()];
+            let cover = &mut self.coverage[secret][at..at + CHUNK_LEN];
+            if cover.iter().any(|&c| !c) {
+                cover.fill(true);
+                if !grew.contains(&secret) {
+                    grew.push(secret);
+                }
+            }
+        }
+        grew
+    }
+
+    fn matcher(&self) -> &Matcher {
+        self.matcher.get_or_init(|| Matcher::build(&self.entries))
+    }
+
+    /// One hit per (secret, encoding); a piece is dropped when the same
+    /// secret was found whole.
+    fn hits(&self, mut found: Vec<(usize, &'static str)>) -> Vec<LedgerHit> {
+        found.sort_unstable();
+        found.dedup();
+        let whole: Vec<usize> = found
+            .iter()
+            .filter(|(_, e)| *e != "piece")
+            .map(|&(s, _)| s)
+            .collect();
+        found
+            .into_iter()
+            .filter(|&(s, e)| e != "piece" || !whole.contains(&s))
+            .map(|(secret, encoding)| LedgerHit {
+                secret_index: secret,
+                encoding,
+                source: self.entries[secret].source.clone(),
+            })
+            .collect()
+    }
+}
+
+impl Matcher {
+    fn build(entries: &[Entry]) -> Matcher {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut owner: Vec<(usize, &'static str)> = Vec::new();
+        let mut seen: HashMap<String, ()> = HashMap::new();
+        for (index, entry) in entries.iter().enumerate() {
+            for (variant, encoding) in variants(&entry.value) {
+                if variant.len() >= MIN_SECRET_LEN && seen.insert(variant.clone(), ()).is_none() {
+                    patterns.push(variant);
+                    owner.push((index, encoding));
+                }
+            }
+        }
+        let mut chunk_patterns: Vec<&[u8]> = Vec::new();
+        let mut chunk_owner = Vec::new();
+        for (index, entry) in entries.iter().enumerate() {
+            let bytes = entry.value.as_bytes();
+            for at in 0..=bytes.len().saturating_sub(CHUNK_LEN) {
+                chunk_patterns.push(&bytes[at..at + CHUNK_LEN]);
+                chunk_owner.push((index, at));
+            }
+        }
+        Matcher {
+            // Building from non-empty plain literals cannot fail short of
+            // exhausting memory; a ledger that cannot match matches nothing.
+            variants: AhoCorasick::new(&patterns).ok(),
+            variant_owner: owner,
+            chunks: AhoCorasick::new(&chunk_patterns).ok(),
+            chunk_owner,
+        }
+    }
+
+    fn variants_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
+        let Some(ac) = &self.variants else {
+            return;
+        };
+        for m in ac.find_overlapping_iter(value) {
+            let hit = self.variant_owner[m.pattern().as_usize()];
+            if !found.contains(&hit) {
+                found.push(hit);
+            }
+        }
+    }
+}
+
+/// Every form of `secret` to look for, with its encoding label. Encoded
+/// forms that depend on neighbouring bytes are cut to their stable part.
+fn variants(secret: &str) -> Vec<(String, &'static str)> {
+    let bytes = secret.as_bytes();
+    let mut out = vec![(secret.to_string(), "raw")];
+    for offset in 0..3 {
+        out.push((base64_inner(bytes, offset, false), "base64"));
+        out.push((base64_inner(bytes, offset, true), "base64url"));
+    }
+    let hex = hex_lower(bytes);
+    out.push((hex.to_ascii_uppercase(), "hex"));
+    out.push((hex, "hex"));
+    out.push((percent_reserved(bytes), "percent"));
+    let all: String = bytes.iter().map(|b| format!("%{b:02X}")).collect();
+    out.push((all.to_ascii_lowercase(), "percent"));
+    out.push((all, "percent"));
+    out.push((secret.chars().rev().collect(), "reversed"));
+    let chars: Vec<(usize, char)> = secret.char_indices().collect();
+    if chars.len() > PIECE_LEN {
+        for w in 0..=chars.len() - PIECE_LEN {
+            let start = chars[w].0;
+            let end = chars
+                .get(w + PIECE_LEN)
+                .map_or(secret.len(), |&(at, _)| at);
+            out.push((secret[start..end].to_string(), "piece"));
+        }
+    }
+    out
+}
+
+/// The part of base64(`offset` unknown bytes + `secret` + unknown bytes)
+/// that depends only on the secret: what any encoding of data containing
+/// the secret at that alignment must contain.
+fn base64_inner(secret: &[u8], offset: usize, url: bool) -> String {
+    let mut data = vec![0u8; offset];
+    data.extend_from_slice(secret);
+    let encoded = base64_encode(&data, url);
+    // Leading characters that mix in the unknown prefix bytes.
+    let skip = [0, 2, 3][offset];
+    // The last character of a partial group mixes in the following bytes.
+    let trim = usize::from(data.len() % 3 != 0);
+    let end = encoded.len().saturating_sub(trim);
+    encoded.get(skip..end).unwrap_or_default().to_string()
+}
+
+/// Base64 without padding, standard or URL-safe alphabet.
+pub(crate) fn base64_encode(bytes: &[u8], url: bool) -> String {
+    let alphabet: &[u8; 64] = if url {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    } else {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    };
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..=group.len() {
+            out.push(alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+fn hex_lower(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Percent-encoding of everything but RFC 3986 unreserved characters.
+fn percent_reserved(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 3);
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Characters that render as nothing and can hide a secret from a plain
+/// substring match.
+fn is_zero_width(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}')
+        || ('\u{E0000}'..='\u{E007F}').contains(&c)
+}
+
+fn has_zero_width(value: &str) -> bool {
+    value.chars().any(is_zero_width)
+}
+
+/// `value` without zero-width characters.
+pub fn strip_zero_width(value: &str) -> String {
+    value.chars().filter(|&c| !is_zero_width(c)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const GH: &str = "ghp_R8x2Lq7Vt4Nz9Kc1Hw5Bj3Mf6Pd0Sy2Ga8Ue";
+    const PW: &str = "Tr0ub4dor&3-horse?";
+
+    fn ledger() -> SecretLedger {
+        let mut l = SecretLedger::new();
+        assert!(l.add(GH, "tool output: shell"));
+        assert!(l.add(PW, ".env"));
+        l
+    }
+
+    fn encodings(hits: &[LedgerHit]) -> Vec<(usize, &'static str)> {
+        hits.iter().map(|h| (h.secret_index, h.encoding)).collect()
+    }
+
+    #[test]
+    fn add_ignores_short_and_duplicate_values() {
+        let mut l = ledger();
+        assert!(!l.add("short", "x"));
+        assert!(!l.add(GH, "again"));
+        assert!(!l.add(&format!("  {GH}\n"), "again"));
+        assert_eq!(l.len(), 2);
+        assert_eq!(l.secrets().collect::<Vec<_>>(), vec![GH, PW]);
+        assert_eq!(l.source(1), Some(".env"));
+        assert!(!l.is_empty());
+        assert!(SecretLedger::new().check(GH).is_empty());
+    }
+
+    #[test]
+    fn raw_and_source() {
+        let l = ledger();
+        let hits = l.check(&format!("curl -H 'Authorization: token {GH}' x"));
+        assert_eq!(
+            hits,
+            vec![LedgerHit {
+                secret_index: 0,
+                encoding: "raw",
+                source: "tool output: shell".into()
+            }]
+        );
+        assert!(l.check("nothing to see here").is_empty());
+    }
+
+    #[test]
+    fn base64_at_every_offset_with_neighbours() {
+        let l = ledger();
+        for secret in [GH, PW] {
+            for prefix in ["", "a", "ab", "abc", "user:"] {
+                for suffix in ["", "\n", "xy", "tail data"] {
+                    let data = format!("{prefix}{secret}{suffix}");
+                    for url in [false, true] {
+                        let mut encoded = base64_encode(data.as_bytes(), url);
+                        // with and without padding
+                        while encoded.len() % 4 != 0 {
+                            encoded.push('=');
+                        }
+                        let hits = l.check(&format!("echo {encoded} | base64 -d"));
+                        assert!(
+                            hits.iter().any(|h| h.encoding.starts_with("base64")),
+                            "{data:?} url={url}: {hits:?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn hex_percent_reversed() {
+        let l = ledger();
+        let hex = hex_lower(PW.as_bytes());
+        assert_eq!(encodings(&l.check(&hex)), vec![(1, "hex")]);
+        assert_eq!(
+            encodings(&l.check(&hex.to_ascii_uppercase())),
+            vec![(1, "hex")]
+        );
+        let pct = percent_reserved(PW.as_bytes());
+        assert_eq!(
+            encodings(&l.check(&format!("https://x.test/?q={pct}"))),
+            vec![(1, "percent")]
+        );
+        let all: String = GH.bytes().map(|b| format!("%{b:02x}")).collect();
+        assert_eq!(encodings(&l.check(&all)), vec![(0, "percent")]);
+        let rev: String = GH.chars().rev().collect();
+        assert_eq!(encodings(&l.check(&rev)), vec![(0, "reversed")]);
+    }
+
+    #[test]
+    fn zero_width_characters_are_stripped() {
+        let l = ledger();
+        let hidden: String = GH
+            .chars()
+            .flat_map(|c| [c, '\u{200B}'])
+            .chain("\u{FEFF}".chars())
+            .collect();
+        assert_eq!(encodings(&l.check(&hidden)), vec![(0, "zero-width")]);
+        let soft = format!("ghp_R8x2Lq7V\u{00AD}t4Nz9Kc1H\u{2060}w5Bj3Mf6Pd0Sy2Ga8Ue");
+        assert_eq!(encodings(&l.check(&soft)), vec![(0, "zero-width")]);
+    }
+
+    #[test]
+    fn a_twelve_character_piece() {
+        let l = ledger();
+        let piece = &GH[10..22];
+        assert_eq!(
+            encodings(&l.check(&format!("let part = \"{piece}\";"))),
+            vec![(0, "piece")]
+        );
+        // Eleven characters are not enough.
+        assert!(l.check(&GH[10..21]).is_empty());
+        // The whole secret is reported once, as raw.
+        assert_eq!(encodings(&l.check(GH)), vec![(0, "raw")]);
+    }
+
+    #[test]
+    fn split_across_calls() {
+        let mut l = ledger();
+        // Three chunks of 8, each too short to be a piece; one call alone
+        // covers less than half of the 40-character token.
+        assert!(l.observe_sink(&format!("a = \"{}\"", &GH[0..8])).is_empty());
+        assert!(l.observe_sink(&format!("b = \"{}\"", &GH[8..16])).is_empty());
+        let hits = l.observe_sink(&format!("c = \"{}\"", &GH[16..24]));
+        assert_eq!(encodings(&hits), vec![(0, "split")]);
+        // The other secret is untouched.
+        assert!(l.coverage[1].iter().all(|&c| !c));
+    }
+
+    #[test]
+    fn unrelated_text_does_not_accumulate() {
+        let mut l = ledger();
+        let source = include_str!("mod.rs");
+        for chunk in source.as_bytes().chunks(2000) {
+            let text = String::from_utf8_lossy(chunk);
+            let hits = l.observe_sink(&text);
+            assert!(hits.is_empty(), "{hits:?}");
+        }
+    }
+
+    #[test]
+    fn base64_encoder_matches_known_values() {
+        assert_eq!(base64_encode(b"", false), "");
+        assert_eq!(base64_encode(b"f", false), "Zg");
+        assert_eq!(base64_encode(b"fo", false), "Zm8");
+        assert_eq!(base64_encode(b"foo", false), "Zm9v");
+        assert_eq!(base64_encode(b"foobar", false), "Zm9vYmFy");
+        assert_eq!(base64_encode(&[0xfb, 0xff], false), "+/8");
+        assert_eq!(base64_encode(&[0xfb, 0xff], true), "-_8");
+    }
+}
