@@ -275,9 +275,7 @@ fn variants(secret: &str) -> Vec<(String, &'static str)> {
     if chars.len() > PIECE_LEN {
         for w in 0..=chars.len() - PIECE_LEN {
             let start = chars[w].0;
-            let end = chars
-                .get(w + PIECE_LEN)
-                .map_or(secret.len(), |&(at, _)| at);
+            let end = chars.get(w + PIECE_LEN).map_or(secret.len(), |&(at, _)| at);
             out.push((secret[start..end].to_string(), "piece"));
         }
     }
@@ -294,7 +292,7 @@ fn base64_inner(secret: &[u8], offset: usize, url: bool) -> String {
     // Leading characters that mix in the unknown prefix bytes.
     let skip = [0, 2, 3][offset];
     // The last character of a partial group mixes in the following bytes.
-    let trim = usize::from(data.len() % 3 != 0);
+    let trim = usize::from(!data.len().is_multiple_of(3));
     let end = encoded.len().saturating_sub(trim);
     encoded.get(skip..end).unwrap_or_default().to_string()
 }
@@ -339,8 +337,10 @@ fn percent_reserved(bytes: &[u8]) -> String {
 /// Characters that render as nothing and can hide a secret from a plain
 /// substring match.
 fn is_zero_width(c: char) -> bool {
-    matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}')
-        || ('\u{E0000}'..='\u{E007F}').contains(&c)
+    matches!(
+        c,
+        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}'
+    ) || ('\u{E0000}'..='\u{E007F}').contains(&c)
 }
 
 fn has_zero_width(value: &str) -> bool {
@@ -408,7 +408,7 @@ mod tests {
                     for url in [false, true] {
                         let mut encoded = base64_encode(data.as_bytes(), url);
                         // with and without padding
-                        while encoded.len() % 4 != 0 {
+                        while !encoded.len().is_multiple_of(4) {
                             encoded.push('=');
                         }
                         let hits = l.check(&format!("echo {encoded} | base64 -d"));
@@ -451,8 +451,8 @@ mod tests {
             .chain("\u{FEFF}".chars())
             .collect();
         assert_eq!(encodings(&l.check(&hidden)), vec![(0, "zero-width")]);
-        let soft = format!("ghp_R8x2Lq7V\u{00AD}t4Nz9Kc1H\u{2060}w5Bj3Mf6Pd0Sy2Ga8Ue");
-        assert_eq!(encodings(&l.check(&soft)), vec![(0, "zero-width")]);
+        let soft = "ghp_R8x2Lq7V\u{00AD}t4Nz9Kc1H\u{2060}w5Bj3Mf6Pd0Sy2Ga8Ue";
+        assert_eq!(encodings(&l.check(soft)), vec![(0, "zero-width")]);
     }
 
     #[test]
@@ -475,7 +475,10 @@ mod tests {
         // Three chunks of 8, each too short to be a piece; one call alone
         // covers less than half of the 40-character token.
         assert!(l.observe_sink(&format!("a = \"{}\"", &GH[0..8])).is_empty());
-        assert!(l.observe_sink(&format!("b = \"{}\"", &GH[8..16])).is_empty());
+        assert!(
+            l.observe_sink(&format!("b = \"{}\"", &GH[8..16]))
+                .is_empty()
+        );
         let hits = l.observe_sink(&format!("c = \"{}\"", &GH[16..24]));
         assert_eq!(encodings(&hits), vec![(0, "split")]);
         // The other secret is untouched.

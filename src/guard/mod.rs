@@ -10,6 +10,7 @@
 
 pub mod ledger;
 pub mod secrets;
+pub mod shell;
 
 use std::fmt;
 

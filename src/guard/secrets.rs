@@ -337,9 +337,9 @@ impl SecretRules {
             .map(|c| (c.start, c.end))
             .collect();
         found.retain(|c| {
-            !c.vetoed
-                && !(self.rules[c.rule].generic
-                    && vetoed.iter().any(|&(s, e)| c.start < e && s < c.end))
+            let overruled =
+                self.rules[c.rule].generic && vetoed.iter().any(|&(s, e)| c.start < e && s < c.end);
+            !c.vetoed && !overruled
         });
         found.sort_by_key(|c| {
             (
@@ -422,7 +422,9 @@ fn regex_set(patterns: &[String]) -> Result<RegexSet, String> {
 fn intern(s: &str) -> &'static str {
     static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
     let names = NAMES.get_or_init(|| Mutex::new(HashSet::new()));
-    let mut names = names.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let mut names = names
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some(&known) = names.get(s) {
         return known;
     }
@@ -508,11 +510,7 @@ pub fn fake(kind: &str, rng_seed: u64) -> Option<String> {
     let mut rng = XorShift::new(rng_seed);
     let r = &mut rng;
     let s = match kind {
-        "AK" => format!(
-            "{}{}",
-            ["AKIA", "ASIA"][r.below(2)],
-            r.pick(UPPER32, 16)
-        ),
+        "AK" => format!("{}{}", ["AKIA", "ASIA"][r.below(2)], r.pick(UPPER32, 16)),
         "AS" => r.pick(B64, 40),
         "GH" => {
             if r.below(4) == 0 {
@@ -552,8 +550,12 @@ pub fn fake(kind: &str, rng_seed: u64) -> Option<String> {
             format!("{header}.{claims}.{}", r.pick(B64URL, 43))
         }
         "PK" => {
-            let label = ["RSA PRIVATE KEY", "EC PRIVATE KEY", "PRIVATE KEY", "OPENSSH PRIVATE KEY"]
-                [r.below(4)];
+            let label = [
+                "RSA PRIVATE KEY",
+                "EC PRIVATE KEY",
+                "PRIVATE KEY",
+                "OPENSSH PRIVATE KEY",
+            ][r.below(4)];
             let mut body = String::from("MII");
             body.push_str(&r.pick(B64, 61));
             for _ in 0..11 {
