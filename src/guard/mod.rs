@@ -9,6 +9,7 @@
 //! needs a Security confirm. The most severe finding wins.
 
 pub mod ledger;
+pub mod redact;
 pub mod secrets;
 pub mod shell;
 
