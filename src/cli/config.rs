@@ -4,14 +4,15 @@
 //! Which model nib talks to, and where, comes only from here and from
 //! flags, never from the workspace: a cloned repository could otherwise send
 //! its code (and the session's keys) to a server of its choosing. A
-//! workspace's `.nib/config.toml` may only tighten the guard; that arrives
-//! with the guard's configuration.
+//! workspace's `.nib/config.toml` may only tighten the guard: add protected
+//! paths, turn redaction on, take the shell's network away.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
 use super::UsageError;
+use crate::guard::{GuardPolicy, PathRules};
 
 /// What the user's config file may say. Every key is optional.
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -28,6 +29,56 @@ pub struct UserConfig {
     /// A strategy file to use instead of the shipped one.
     pub strategy: Option<PathBuf>,
     pub max_steps: Option<u64>,
+    /// How the guard judges calls.
+    pub guard: Option<GuardConfig>,
+}
+
+/// `[guard]`: in the user's config any of it; in a workspace's
+/// `.nib/config.toml` only what tightens.
+#[derive(Debug, Default, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GuardConfig {
+    /// More protected paths, in gitignore syntax (`"deploy/*.yaml"`).
+    #[serde(default)]
+    pub protected: Vec<String>,
+    /// Secret-shaped strings in tool output reach the model as handles
+    /// (default true).
+    pub redact: Option<bool>,
+    /// `shell` commands may use the network (default false).
+    pub shell_network: Option<bool>,
+}
+
+/// A workspace's `.nib/config.toml`: only its `[guard]` table counts.
+#[derive(Debug, Default, Deserialize)]
+struct WorkspaceConfig {
+    guard: Option<GuardConfig>,
+}
+
+/// The guard's policy for a workspace: the user's settings, tightened by
+/// the workspace's own `.nib/config.toml` (which can never loosen them).
+pub fn guard_policy(user: &UserConfig, root: &Path) -> Result<GuardPolicy, UsageError> {
+    let mine = user.guard.clone().unwrap_or_default();
+    let path = root.join(".nib").join("config.toml");
+    let theirs = match std::fs::read_to_string(&path) {
+        Ok(text) => toml::from_str::<WorkspaceConfig>(&text)
+            .map_err(|e| UsageError(format!("{}: {}", path.display(), e.to_string().trim_end())))?
+            .guard
+            .unwrap_or_default(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => GuardConfig::default(),
+        Err(e) => return Err(UsageError(format!("cannot read {}: {e}", path.display()))),
+    };
+    let protected: Vec<String> = mine
+        .protected
+        .iter()
+        .chain(&theirs.protected)
+        .cloned()
+        .collect();
+    Ok(GuardPolicy {
+        paths: PathRules::new(&protected).map_err(UsageError)?,
+        // Each side can only turn redaction on and the network off.
+        redact: mine.redact.unwrap_or(true) || theirs.redact == Some(true),
+        shell_network: mine.shell_network.unwrap_or(false) && theirs.shell_network != Some(false),
+    })
 }
 
 impl UserConfig {
@@ -73,5 +124,36 @@ mod tests {
         let e = UserConfig::parse("modle = \"x\"\n").unwrap_err();
         assert!(e.contains("modle"), "{e}");
         assert!(UserConfig::parse("").is_ok());
+    }
+
+    #[test]
+    fn a_workspace_config_only_tightens_the_guard() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".nib")).unwrap();
+        std::fs::write(
+            dir.path().join(".nib/config.toml"),
+            "[guard]\nprotected = [\"deploy/\"]\nredact = false\nshell_network = true\n",
+        )
+        .unwrap();
+        let user = UserConfig::parse(
+            "[guard]\nprotected = [\"*.secret\"]\nredact = false\nshell_network = true\n",
+        )
+        .unwrap();
+        let p = guard_policy(&user, dir.path()).unwrap();
+        assert!(p.paths.is_protected("deploy/x.yaml") && p.paths.is_protected("a.secret"));
+        // The user turned redaction off; the workspace cannot turn it back
+        // off (nor the network on) by itself, but the user's choice stands.
+        assert!(!p.redact && p.shell_network);
+        let p = guard_policy(&UserConfig::default(), dir.path()).unwrap();
+        assert!(
+            p.redact && !p.shell_network,
+            "a workspace cannot loosen the defaults"
+        );
+        std::fs::write(
+            dir.path().join(".nib/config.toml"),
+            "[guard]\nshell_network = false\n",
+        )
+        .unwrap();
+        assert!(!guard_policy(&user, dir.path()).unwrap().shell_network);
     }
 }

@@ -46,7 +46,9 @@ pub fn run(args: ScriptArgs) -> Result<ExitCode, UsageError> {
     let file = std::fs::canonicalize(&args.file)
         .map_err(|e| UsageError(format!("cannot open {}: {e}", args.file.display())))?;
     let ws = workspace(args.root)?;
-    let host = Arc::new(Host::unattended(ws, args.approve == Approve::Writes));
+    let config = super::config::UserConfig::load()?;
+    let policy = super::config::guard_policy(&config, ws.root())?;
+    let host = Arc::new(Host::unattended(ws, args.approve == Approve::Writes).with_policy(policy));
     let host_fn = Arc::new(move |call| Ok(host.run(&call).to_json()));
     let strategy_dir = file.parent().map(PathBuf::from).into_iter().collect();
     let options = EngineOptions {

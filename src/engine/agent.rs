@@ -150,6 +150,12 @@ pub fn run_task(
         },
     )?;
     register(&mut engine, &shared);
+    // Destinations the user named are theirs; secrets never reach the log.
+    host.guard().trust(task);
+    {
+        let host = Arc::clone(&host);
+        log.set_scrubber(move |s| host.guard().scrub(s));
+    }
     let _ = log.emit(
         "session.start",
         json!({

@@ -102,7 +102,8 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
         });
     }
     log.subscribe(progress);
-    let host = Arc::new(Host::unattended(ws, args.approve == Approve::Writes));
+    let policy = crate::cli::config::guard_policy(&config, ws.root())?;
+    let host = Arc::new(Host::unattended(ws, args.approve == Approve::Writes).with_policy(policy));
     let cfg = AgentConfig {
         model,
         strategy: args.strategy.clone().or(config.strategy.clone()),

@@ -69,9 +69,9 @@ pub(crate) enum Plan {
 }
 
 pub(crate) struct Write {
-    file: Resolved,
-    before: Option<String>,
-    after: String,
+    pub(crate) file: Resolved,
+    pub(crate) before: Option<String>,
+    pub(crate) after: String,
     pub diff: String,
     summary: String,
     /// For fs-edit: the edits to remember as this file's last.
@@ -105,6 +105,7 @@ pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
         Err(e) => return Failure::from(e).into(),
     };
     host.state().reads.insert(file.rel.clone(), text.hash);
+    host.guard().observe_protected(&file.rel, &text.text);
     ToolResult::ok(numbered(&file.rel, &text.text, offset, limit))
 }
 
@@ -302,6 +303,7 @@ pub(crate) fn commit(host: &Host, w: Write) -> ToolResult {
     };
     {
         let mut state = host.state();
+        state.written.insert(w.file.rel.clone());
         // The model made this content, so it counts as read.
         state
             .reads

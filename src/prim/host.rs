@@ -6,7 +6,7 @@
 //! the last edit of each file applied) behind a mutex, so read-only calls of
 //! one reply can run on several threads at once.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::Serialize;
@@ -18,7 +18,7 @@ use super::table::lookup;
 use super::{parse, tools};
 use crate::edit::Edit;
 use crate::files::{Versions, Workspace};
-use crate::guard::{self, ConfirmKind, Decision, Reason};
+use crate::guard::{ConfirmKind, Decision, Guard, GuardPolicy, Reason};
 
 /// What a confirm shows a person (or a policy): the call, why it needs a
 /// yes, and for writes the diff.
@@ -66,6 +66,9 @@ pub struct ReasonOut {
     pub rule: &'static str,
     pub param: String,
     pub message: String,
+    /// The 1-based line of the parameter's value the finding is on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
 }
 
 /// A confirm that was asked: its kind (write, security) and the answer.
@@ -123,6 +126,9 @@ pub(crate) struct FileState {
     /// Workspace-relative path → the edits the last fs-edit that wrote it
     /// applied: the record behind "already applied".
     pub last_edits: HashMap<String, Vec<Edit>>,
+    /// Workspace-relative paths this session wrote: their content is the
+    /// agent's own, not untrusted input.
+    pub written: HashSet<String>,
 }
 
 /// Runs primitive calls against one workspace.
@@ -131,6 +137,7 @@ pub struct Host {
     pub(crate) versions: Versions,
     state: Mutex<FileState>,
     confirm: Confirmer,
+    guard: Guard,
 }
 
 impl Host {
@@ -145,7 +152,20 @@ impl Host {
             ws,
             state: Mutex::new(FileState::default()),
             confirm: Box::new(confirm),
+            guard: Guard::default(),
         }
+    }
+
+    /// This host with a guard set up by `policy` (the user's and the
+    /// workspace's configuration) instead of the defaults.
+    pub fn with_policy(mut self, policy: GuardPolicy) -> Host {
+        self.guard = Guard::new(policy);
+        self
+    }
+
+    /// The session's guard: what it has seen, and its log scrubber.
+    pub fn guard(&self) -> &Guard {
+        &self.guard
     }
 
     /// A host for runs nobody watches: Write confirms are answered by
@@ -206,12 +226,18 @@ impl Host {
 
     /// Run one call through the guard.
     pub fn run(&self, call: &Call) -> ToolResult {
-        let decision = guard::judge(call, &self.ws);
-        let mut result = match &decision {
-            Decision::Deny { reasons } => refused(call, "denied", reasons),
-            _ if call.decl.effect == Effect::ReadOnly => self.read(call),
-            _ => self.change(call, &decision),
+        let decision = self.guard.judge(call, &self.ws);
+        // Handles stand for secrets: the call runs with the real values,
+        // which for a sink the guard has already flagged for a person's yes.
+        let resolved = self.guard.resolve(call);
+        let call = &resolved;
+        let (mut result, decision) = match &decision {
+            Decision::Deny { reasons } => (refused(call, "denied", reasons), decision),
+            _ if call.decl.effect == Effect::ReadOnly => (self.read(call), decision),
+            _ => self.change(call, decision),
         };
+        let untrusted = self.untrusted_output(call);
+        result.text = self.guard.observe_output(&result.text, untrusted);
         result.decision = decision.as_str();
         result.reasons = decision
             .reasons()
@@ -220,9 +246,23 @@ impl Host {
                 rule: r.rule,
                 param: r.param.clone(),
                 message: r.message.clone(),
+                line: r.line,
             })
             .collect();
         result
+    }
+
+    /// Whether a call's output is content nib did not write: files the
+    /// session did not write, command output, history.
+    fn untrusted_output(&self, call: &Call) -> bool {
+        match call.decl.name {
+            "fs-write" | "fs-edit" => false,
+            "fs-read" => match self.ws.resolve(call.arg("path").as_str()) {
+                Ok(r) => !self.state().written.contains(&r.rel),
+                Err(_) => true,
+            },
+            _ => true,
+        }
     }
 
     fn read(&self, call: &Call) -> ToolResult {
@@ -253,8 +293,9 @@ impl Host {
         }
     }
 
-    /// Writes and commands: plan, confirm with the diff, then carry out.
-    fn change(&self, call: &Call, decision: &Decision) -> ToolResult {
+    /// Writes and commands: plan, judge the plan, confirm with the diff,
+    /// then carry out. Returns the result and the final decision.
+    fn change(&self, call: &Call, decision: Decision) -> (ToolResult, Decision) {
         let plan = match call.decl.name {
             "fs-write" => fs::plan_write(self, call),
             "fs-edit" => fs::plan_edit(self, call),
@@ -266,11 +307,24 @@ impl Host {
         };
         let plan = match plan {
             Ok(p) => p,
-            Err(e) => return e.into(),
+            Err(e) => return (e.into(), decision),
         };
         if let Plan::Unchanged(text) = plan {
-            return ToolResult::ok(text);
+            return (ToolResult::ok(text), decision);
         }
+        let decision = match &plan {
+            Plan::Write(w) => decision.with_security(self.guard.judge_write(
+                &w.file.rel,
+                w.before.as_deref().unwrap_or(""),
+                &w.after,
+            )),
+            _ => decision,
+        };
+        let result = self.confirm_and_carry_out(call, plan, &decision);
+        (result, decision)
+    }
+
+    fn confirm_and_carry_out(&self, call: &Call, plan: Plan, decision: &Decision) -> ToolResult {
         if let Decision::Confirm { kind, reasons } = decision {
             let diff = match &plan {
                 Plan::Write(w) => Some(w.diff.as_str()),
@@ -313,6 +367,7 @@ impl Host {
                 &self.ws,
                 call.arg("command").as_str(),
                 call.arg("timeout").as_int(),
+                self.guard.policy().shell_network,
             ) {
                 Ok(t) => ToolResult::ok(t),
                 Err(e) => ToolResult::error(e),

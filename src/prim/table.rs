@@ -272,7 +272,8 @@ pub static GIT_LOG: Decl = Decl {
 pub static SHELL: Decl = Decl {
     name: "shell",
     doc: "Run a shell command (sh -c) in the workspace root. Output is capped; the exit \
-          code is reported. Use it to build and test, not to read or edit files.",
+          code is reported. Use it to build and test, not to read or edit files. Commands \
+          run without network access unless the user allowed it.",
     params: &[
         param(
             "command",

@@ -21,6 +21,7 @@ use super::time::{Civil, rfc3339_millis};
 use super::{SCHEMA_VERSION, SessionError};
 
 type Subscriber = Arc<dyn Fn(&Value) + Send + Sync>;
+type Scrubber = Arc<dyn Fn(&str) -> String + Send + Sync>;
 
 /// One session's event log. Cheap to share behind an `Arc`: every method
 /// takes `&self`.
@@ -31,6 +32,9 @@ pub struct EventLog {
     serial: u64,
     file: Mutex<Sink>,
     subscribers: Mutex<Vec<Subscriber>>,
+    /// Rewrites every string of an event before it is written or shown:
+    /// the guard's redaction, so logs never hold a secret in the clear.
+    scrubber: Mutex<Option<Scrubber>>,
 }
 
 struct Sink {
@@ -98,6 +102,7 @@ impl EventLog {
                 broken: false,
             }),
             subscribers: Mutex::new(Vec::new()),
+            scrubber: Mutex::new(None),
         })
     }
 
@@ -152,6 +157,19 @@ impl EventLog {
             return Err(SessionError::Reentrant { ev: ev.to_string() });
         }
 
+        let scrubber = self
+            .scrubber
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let fields = match scrubber {
+            Some(scrub) => fields
+                .into_iter()
+                .map(|(k, v)| (k, scrub_strings(v, &*scrub)))
+                .collect(),
+            None => fields,
+        };
+
         let mut sink = self.file.lock().unwrap_or_else(PoisonError::into_inner);
         let _inside = Inside::enter(self.serial);
 
@@ -199,6 +217,13 @@ impl EventLog {
         written
     }
 
+    /// Passes every string of every later event through `f` before it is
+    /// written or shown to subscribers (the session's guard sets it, so
+    /// secrets appear as handles).
+    pub fn set_scrubber(&self, f: impl Fn(&str) -> String + Send + Sync + 'static) {
+        *self.scrubber.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(f));
+    }
+
     /// Calls `f` with every event emitted from now on (the whole line's
     /// object, `v`, `t` and `ev` included), in file order — e.g. for
     /// `nib exec --json` to stream events to stdout. `f` runs under the
@@ -208,6 +233,21 @@ impl EventLog {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(Arc::new(f));
+    }
+}
+
+fn scrub_strings(v: Value, scrub: &dyn Fn(&str) -> String) -> Value {
+    match v {
+        Value::String(s) => Value::String(scrub(&s)),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|i| scrub_strings(i, scrub)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(k, v)| (k, scrub_strings(v, scrub)))
+                .collect(),
+        ),
+        other => other,
     }
 }
 

@@ -15,6 +15,7 @@
 mod fs;
 mod git;
 mod grep;
+pub mod netns;
 mod outline;
 mod shell;
 mod walk;

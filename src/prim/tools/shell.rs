@@ -33,10 +33,20 @@ const KEEP_BYTES: usize = OUTPUT_CAP / 2 * 4;
 /// (a background process it started may still hold the pipe).
 const DRAIN_GRACE: Duration = Duration::from_millis(300);
 
+/// Set once the "network is on" note has been given in this process.
+static NETWORK_NOTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Runs `command` with `sh -c` in the workspace root, stopping it after
 /// `timeout_secs` seconds (<= 0 means 120; at most a day). A non-zero exit is not an
 /// error: the text ends with `exit code: N` (or `killed by signal N`).
-pub fn shell(ws: &Workspace, command: &str, timeout_secs: i64) -> Result<String, String> {
+/// Without `network`, the command runs in a private network namespace
+/// with loopback only, where the system allows one.
+pub fn shell(
+    ws: &Workspace,
+    command: &str,
+    timeout_secs: i64,
+    network: bool,
+) -> Result<String, String> {
     if command.trim().is_empty() {
         return Err("empty command; give a shell command line to run".to_string());
     }
@@ -67,6 +77,15 @@ pub fn shell(ws: &Workspace, command: &str, timeout_secs: i64) -> Result<String,
     for (name, _) in std::env::vars_os() {
         if name.to_str().is_some_and(is_model_credential) {
             cmd.env_remove(&name);
+        }
+    }
+    // Without network where the system allows it; otherwise say so once.
+    let mut note = "";
+    if !network {
+        if super::netns::available() {
+            super::netns::isolate(&mut cmd);
+        } else if !NETWORK_NOTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            note = "note: this command had network access: the system does not allow running it without (nib asks for a private network namespace)\n";
         }
     }
     let spawned = cmd.spawn();
@@ -136,6 +155,7 @@ pub fn shell(ws: &Workspace, command: &str, timeout_secs: i64) -> Result<String,
     }
     text.push_str(&describe(status));
     text.push('\n');
+    text.push_str(note);
     Ok(text)
 }
 
@@ -283,24 +303,30 @@ mod tests {
     fn output_and_exit_codes() {
         let (dir, ws) = ws();
         fs::write(dir.path().join("f.txt"), "hi\n").unwrap();
-        assert_eq!(shell(&ws, "cat f.txt", 0).unwrap(), "hi\nexit code: 0\n");
-        assert_eq!(shell(&ws, "exit 3", 0).unwrap(), "exit code: 3\n");
         assert_eq!(
-            shell(&ws, "printf abc; false", 0).unwrap(),
+            shell(&ws, "cat f.txt", 0, true).unwrap(),
+            "hi\nexit code: 0\n"
+        );
+        assert_eq!(shell(&ws, "exit 3", 0, true).unwrap(), "exit code: 3\n");
+        assert_eq!(
+            shell(&ws, "printf abc; false", 0, true).unwrap(),
             "abc\nexit code: 1\n"
         );
         assert_eq!(
-            shell(&ws, "echo out; echo err >&2; echo out2; exit 2", 5).unwrap(),
+            shell(&ws, "echo out; echo err >&2; echo out2; exit 2", 5, true).unwrap(),
             "out\nerr\nout2\nexit code: 2\n"
         );
-        assert_eq!(shell(&ws, "kill -9 $$", 5).unwrap(), "killed by signal 9\n");
+        assert_eq!(
+            shell(&ws, "kill -9 $$", 5, true).unwrap(),
+            "killed by signal 9\n"
+        );
         // stdin is closed, not inherited.
-        assert_eq!(shell(&ws, "cat", 5).unwrap(), "exit code: 0\n");
+        assert_eq!(shell(&ws, "cat", 5, true).unwrap(), "exit code: 0\n");
         // The working directory is the workspace root.
-        let pwd = shell(&ws, "pwd -P", 5).unwrap();
+        let pwd = shell(&ws, "pwd -P", 5, true).unwrap();
         assert_eq!(pwd, format!("{}\nexit code: 0\n", ws.root().display()));
         assert!(
-            shell(&ws, "  ", 0)
+            shell(&ws, "  ", 0, true)
                 .unwrap_err()
                 .starts_with("empty command")
         );
@@ -314,6 +340,7 @@ mod tests {
             &ws,
             "echo started; sleep 30 & echo $! > pid; sh -c 'sleep 30'",
             1,
+            true,
         )
         .unwrap_err();
         let took = started.elapsed();
@@ -350,13 +377,13 @@ mod tests {
     fn background_holder_does_not_block() {
         let (_dir, ws) = ws();
         let started = Instant::now();
-        let out = shell(&ws, "echo hi; (sleep 30; echo late) &", 60).unwrap();
+        let out = shell(&ws, "echo hi; (sleep 30; echo late) &", 60, true).unwrap();
         // Well under the background sleep: the call did not wait for it.
         assert!(started.elapsed() < Duration::from_secs(15));
         assert!(out.starts_with("hi\nnote: a background process"), "{out}");
         assert!(out.ends_with("exit code: 0\n"), "{out}");
         // Redirected background output does not hold the pipe.
-        let out = shell(&ws, "echo hi; sleep 3 > /dev/null 2>&1 &", 10).unwrap();
+        let out = shell(&ws, "echo hi; sleep 3 > /dev/null 2>&1 &", 10, true).unwrap();
         assert_eq!(out, "hi\nexit code: 0\n");
     }
 
@@ -364,7 +391,7 @@ mod tests {
     fn big_output_keeps_head_and_tail() {
         let (_dir, ws) = ws();
         // 200,000 lines: far more than is kept in memory.
-        let out = shell(&ws, "seq 1 200000", 20).unwrap();
+        let out = shell(&ws, "seq 1 200000", 20, true).unwrap();
         assert!(out.starts_with("1\n2\n3\n"), "{}", &out[..20]);
         assert!(out.ends_with("199999\n200000\nexit code: 0\n"));
         let total: usize = (1..=200_000).map(|i: usize| i.to_string().len() + 1).sum();

@@ -1,0 +1,261 @@
+//! Path rules: which resolved workspace paths are never written (the
+//! denylist) and which need a person's yes (protected paths), and whether a
+//! new `.gitignore` stops ignoring protected files.
+//!
+//! Matching is case-insensitive everywhere: on a case-insensitive file
+//! system `.ENV` is `.env`, and on a case-sensitive one treating `.ENV` as
+//! protected costs one confirm, while the other mistake leaks.
+
+use std::sync::OnceLock;
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+/// Paths no primitive may write: nib's own state and what git runs.
+const DENIED: &[&str] = &[".nib", ".git/hooks", ".git/config"];
+
+/// Protected paths, in gitignore syntax: the rest of `.git/`, environment
+/// files, keys and credentials, CI configs. Users add to this list in
+/// their config (`[guard] protected = [...]`); nothing removes from it.
+pub const PROTECTED: &[&str] = &[
+    ".git/",
+    ".env*",
+    ".envrc",
+    "*.pem",
+    "*.key",
+    "*.p12",
+    "*.pfx",
+    "*.jks",
+    "*.keystore",
+    "id_rsa*",
+    "id_dsa*",
+    "id_ecdsa*",
+    "id_ed25519*",
+    ".ssh/",
+    ".aws/",
+    ".gnupg/",
+    ".netrc",
+    ".npmrc",
+    ".pypirc",
+    ".docker/config.json",
+    "credentials.json",
+    "*.tfvars",
+    ".github/workflows/",
+    ".gitlab-ci.yml",
+    ".circleci/",
+    ".buildkite/",
+    ".travis.yml",
+    "azure-pipelines.yml",
+    "Jenkinsfile",
+    "bitbucket-pipelines.yml",
+];
+
+/// What the path rules say about writing a workspace path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PathVerdict {
+    /// No path rule objects (a write still needs a Write confirm).
+    Open,
+    /// Needs a Security confirm: only a person may say yes.
+    Protected(String),
+    /// Never written.
+    Denied(String),
+}
+
+/// The protected-path matcher: the built-in list and the user's additions.
+#[derive(Debug, Clone)]
+pub struct PathRules {
+    protected: Gitignore,
+}
+
+impl Default for PathRules {
+    fn default() -> PathRules {
+        PathRules::new(&[]).unwrap_or_else(|_| PathRules {
+            protected: Gitignore::empty(),
+        })
+    }
+}
+
+impl PathRules {
+    /// The built-in protected list plus `extra` (gitignore patterns).
+    pub fn new(extra: &[String]) -> Result<PathRules, String> {
+        let mut b = GitignoreBuilder::new("");
+        b.case_insensitive(true)
+            .map_err(|e| format!("protected paths: {e}"))?;
+        for pat in PROTECTED
+            .iter()
+            .copied()
+            .chain(extra.iter().map(String::as_str))
+        {
+            b.add_line(None, pat)
+                .map_err(|e| format!("protected path pattern {pat:?}: {e}"))?;
+        }
+        let protected = b.build().map_err(|e| format!("protected paths: {e}"))?;
+        Ok(PathRules { protected })
+    }
+
+    /// The path rules for writing `rel`, a resolved workspace-relative
+    /// path: the denylist first, then the protected paths.
+    pub fn verdict(&self, rel: &str) -> PathVerdict {
+        let folded = rel.to_lowercase();
+        if DENIED.iter().any(|d| under(&folded, d)) {
+            return PathVerdict::Denied(format!("{rel} is on the denylist: nib never writes it"));
+        }
+        if self.is_protected(rel) {
+            return PathVerdict::Protected(format!("{rel} is a protected path"));
+        }
+        PathVerdict::Open
+    }
+
+    /// Whether `rel` (workspace-relative, `/`-separated) is protected.
+    pub fn is_protected(&self, rel: &str) -> bool {
+        let rel = rel.trim_start_matches("./");
+        if rel.is_empty() {
+            return false;
+        }
+        self.protected
+            .matched_path_or_any_parents(rel, false)
+            .is_ignore()
+    }
+
+    /// What a change to a `.gitignore` does to protected files: a new
+    /// `!pattern` line that un-ignores one, or a removed line that ignored
+    /// one. Either makes a secret easy to commit.
+    pub fn gitignore_weakening(&self, old: &str, new: &str) -> Option<String> {
+        let old_lines: Vec<&str> = old.lines().map(str::trim).collect();
+        let new_lines: Vec<&str> = new.lines().map(str::trim).collect();
+        for line in &new_lines {
+            if let Some(pattern) = line.strip_prefix('!')
+                && !old_lines.contains(line)
+                && covers_protected(self, pattern)
+            {
+                return Some(format!(
+                    "the new .gitignore line `{line}` stops ignoring protected files"
+                ));
+            }
+        }
+        for line in &old_lines {
+            if !line.is_empty()
+                && !line.starts_with('#')
+                && !line.starts_with('!')
+                && !new_lines.contains(line)
+                && covers_protected(self, line)
+            {
+                return Some(format!(
+                    "removing the .gitignore line `{line}` stops ignoring protected files"
+                ));
+            }
+        }
+        None
+    }
+}
+
+/// Whether a gitignore pattern matches a protected file: the pattern named
+/// as a path, or any of a sample of typical protected names.
+fn covers_protected(rules: &PathRules, pattern: &str) -> bool {
+    let plain = pattern.trim_start_matches('/').trim_end_matches('/');
+    if !plain.contains('*') && rules.is_protected(plain) {
+        return true;
+    }
+    let mut b = GitignoreBuilder::new("");
+    if b.case_insensitive(true).is_err() || b.add_line(None, pattern).is_err() {
+        // An unreadable pattern is treated as weakening: judge, don't guess.
+        return true;
+    }
+    let Ok(one) = b.build() else {
+        return true;
+    };
+    samples()
+        .iter()
+        .any(|s| one.matched_path_or_any_parents(s, false).is_ignore())
+}
+
+/// Names that stand for protected files when testing a pattern.
+fn samples() -> &'static [&'static str] {
+    static SAMPLES: OnceLock<Vec<&'static str>> = OnceLock::new();
+    SAMPLES.get_or_init(|| {
+        vec![
+            ".env",
+            ".env.local",
+            ".env.production",
+            "config/.env",
+            "server.key",
+            "cert.pem",
+            "id_rsa",
+            "id_ed25519",
+            ".npmrc",
+            ".pypirc",
+            ".netrc",
+            "credentials.json",
+            "prod.tfvars",
+        ]
+    })
+}
+
+fn under(rel: &str, dir: &str) -> bool {
+    rel == dir
+        || rel
+            .strip_prefix(dir)
+            .is_some_and(|rest| rest.starts_with('/'))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn denylist_protected_and_open() {
+        let r = PathRules::default();
+        for (path, want) in [
+            (".nib/config.toml", "denied"),
+            (".NIB/approvals", "denied"),
+            (".git/hooks/pre-commit", "denied"),
+            (".Git/Hooks/pre-commit", "denied"),
+            (".git/config", "denied"),
+            (".git/HEAD", "protected"),
+            (".env", "protected"),
+            (".ENV", "protected"),
+            ("config/.env.local", "protected"),
+            ("src/.envrc", "protected"),
+            ("deploy/server.key", "protected"),
+            ("home/.ssh/config", "protected"),
+            (".github/workflows/ci.yml", "protected"),
+            (".gitlab-ci.yml", "protected"),
+            ("environment.txt", "open"),
+            ("src/keys.rs", "open"),
+            ("README.md", "open"),
+            (".github/CODEOWNERS", "open"),
+        ] {
+            let got = match r.verdict(path) {
+                PathVerdict::Open => "open",
+                PathVerdict::Protected(_) => "protected",
+                PathVerdict::Denied(_) => "denied",
+            };
+            assert_eq!(got, want, "{path}");
+        }
+    }
+
+    #[test]
+    fn user_patterns_add_protection() {
+        let r = PathRules::new(&["deploy/*.yaml".into(), "vault/".into()]).unwrap();
+        assert!(r.is_protected("deploy/prod.yaml"));
+        assert!(r.is_protected("vault/a/b.txt"));
+        assert!(!r.is_protected("src/deploy.yaml"));
+    }
+
+    #[test]
+    fn gitignore_changes_that_expose_protected_files() {
+        let r = PathRules::default();
+        let old = "target/\n.env\n*.pem\n";
+        assert!(
+            r.gitignore_weakening(old, "target/\n.env\n*.pem\n!.env\n")
+                .is_some()
+        );
+        assert!(r.gitignore_weakening(old, "target/\n*.pem\n").is_some());
+        assert!(r.gitignore_weakening(old, "target/\n.env\n").is_some());
+        assert!(
+            r.gitignore_weakening(old, "target/\n.env\n*.pem\nnode_modules/\n")
+                .is_none()
+        );
+        assert!(r.gitignore_weakening(old, ".env\n*.pem\n").is_none());
+        assert!(r.gitignore_weakening("", "!src/keep.txt\n").is_none());
+    }
+}
