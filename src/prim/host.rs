@@ -130,7 +130,7 @@ pub struct Host {
     pub(crate) ws: Workspace,
     pub(crate) versions: Versions,
     state: Mutex<FileState>,
-    confirm: Confirmer,
+    pub(crate) confirm: Confirmer,
 }
 
 impl Host {

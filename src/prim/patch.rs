@@ -1,0 +1,943 @@
+//! Text edit formats applied to the workspace: the in-memory planning that
+//! `nib apply --format` and the agent's `apply-text` share, and
+//! [`Host::apply_text`], which puts the guard between planning and writing.
+//!
+//! A text (a model's reply, or `nib apply`'s input) is parsed into per-file
+//! changes (`edit::formats`); every file is then planned in memory:
+//! resolved, read, its new content computed with the engine, its diff made.
+//! If any file fails, nothing is written and every file is reported: the
+//! failing ones with the reason, the others as not written because of them.
+//! Writing is one atomic write per file, its previous version kept for undo.
+//!
+//! `Host::apply_text` is all or nothing, guard included:
+//!
+//! 1. Every changed file is judged as an `fs-write` of its new content (a
+//!    deleted file, and a move's source, as a write of nothing, so the same
+//!    path rules apply). A denial of any file refuses the whole text before
+//!    anyone is asked anything.
+//! 2. Then the files are confirmed one by one, in input order, one confirm
+//!    per file with that file's unified diff. The first "no" stops the
+//!    asking; nothing is written.
+//! 3. Only when every file is approved are they written, in input order. If
+//!    a write fails (a full disk), the files before it stay written and the
+//!    rest are not; each result says which.
+//!
+//! A written file counts as read by the session (fs-write may replace it
+//! next) and forgets its last fs-edit, like an fs-write.
+
+use std::collections::HashMap;
+
+use serde_json::json;
+
+use super::decl::Call;
+use super::host::{ConfirmOut, ConfirmRequest, Host, ReasonOut, ToolResult};
+use super::{parse, table};
+use crate::edit::formats::apply::{ChangeKind, FileChange, from_blocks, from_udiff, from_v4a};
+use crate::edit::formats::search_replace::{self, Item, ParseOptions};
+use crate::edit::formats::{FormatError, udiff, v4a, whole};
+use crate::edit::{self, Diff, Hinted};
+use crate::files::{FileError, Resolved, Versions, Workspace, content_hash, read_text};
+use crate::guard::{self, Decision, Reason};
+
+/// Diffs longer than this many lines are summarized in the model's text.
+const DIFF_SHOWN_LINES: usize = 80;
+
+/// The text edit formats a reply can carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TextFormat {
+    /// Aider-style SEARCH/REPLACE blocks (prose around them is ignored).
+    SearchReplace,
+    /// A unified diff (line numbers are hints; hunks are found by content).
+    Udiff,
+    /// A V4A patch (`*** Begin Patch` ... `*** End Patch`).
+    V4a,
+    /// Whole files: a path on a line, then the content in a fenced block.
+    WholeFile,
+}
+
+impl TextFormat {
+    pub const ALL: [TextFormat; 4] = [
+        TextFormat::SearchReplace,
+        TextFormat::Udiff,
+        TextFormat::V4a,
+        TextFormat::WholeFile,
+    ];
+
+    /// The format named `search-replace`, `udiff`, `v4a` or `whole-file`
+    /// (the names `nib apply --format` takes).
+    pub fn from_name(name: &str) -> Option<TextFormat> {
+        TextFormat::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            TextFormat::SearchReplace => "search-replace",
+            TextFormat::Udiff => "udiff",
+            TextFormat::V4a => "v4a",
+            TextFormat::WholeFile => "whole-file",
+        }
+    }
+
+    /// What a text in this format is called in messages.
+    pub fn noun(self) -> &'static str {
+        match self {
+            TextFormat::SearchReplace => "SEARCH/REPLACE reply",
+            TextFormat::Udiff => "unified diff",
+            TextFormat::V4a => "V4A patch",
+            TextFormat::WholeFile => "whole-file reply",
+        }
+    }
+}
+
+/// Why one file (or, with an empty path, the whole text) was not written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileFailure {
+    /// Workspace-relative, or as the text wrote it when it does not
+    /// resolve; empty when the whole text failed to parse.
+    pub path: String,
+    /// A stable name for logs and stats: `parse`, `path`, `read`, `write`,
+    /// `exists`, `elided`, `invalid`, `not_written`, `refused`, or the edit
+    /// engine's kind (`not_found`, `ambiguous`, ...).
+    pub kind: &'static str,
+    /// What happened and what to do, for a person or a model.
+    pub message: String,
+}
+
+impl FileFailure {
+    fn new(path: String, kind: &'static str, message: String) -> FileFailure {
+        FileFailure {
+            path,
+            kind,
+            message,
+        }
+    }
+}
+
+/// One file's change, computed and not yet written.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    /// The file the change reads (the source of a move).
+    pub file: Resolved,
+    /// Its content now; None when it does not exist yet.
+    pub before: Option<String>,
+    /// What it holds afterwards (for a move: what the destination holds);
+    /// None: deleted.
+    pub after: Option<String>,
+    /// A move's destination, with what it holds now (None: nothing).
+    pub to: Option<(Resolved, Option<String>)>,
+    pub diff: Diff,
+    /// What the engine noticed (a tolerant match, a dropped blank line).
+    pub notes: Vec<String>,
+    /// How many edits the text gave for the file.
+    pub edits: usize,
+}
+
+/// Whether a summary says what was done or what would be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tense {
+    Done,
+    /// A dry run.
+    Would,
+}
+
+impl Plan {
+    /// Where the result lives: a move's destination, else the file.
+    pub fn target(&self) -> &str {
+        match &self.to {
+            Some((dest, _)) => &dest.rel,
+            None => &self.file.rel,
+        }
+    }
+
+    /// The change as a unified diff, headed by [`Plan::target`].
+    pub fn unified_diff(&self) -> String {
+        self.diff.unified(self.target())
+    }
+
+    /// An existing file the change leaves as it is.
+    pub fn changes_nothing(&self) -> bool {
+        self.to.is_none() && self.before.is_some() && self.before == self.after
+    }
+
+    /// One line: "applied 2 edits to a.rs (+3 -1)", "created b.rs (+4)", ...
+    pub fn summary(&self, tense: Tense) -> String {
+        let (added, removed) = self.diff.stats();
+        let verb = |did: &str, would: &str| match tense {
+            Tense::Done => did.to_string(),
+            Tense::Would => would.to_string(),
+        };
+        let rel = &self.file.rel;
+        match (&self.to, &self.before, &self.after) {
+            (Some((dest, _)), _, _) => format!(
+                "{} {rel} to {} with {} (+{added} -{removed})",
+                verb("moved", "would move"),
+                dest.rel,
+                count(self.edits, "edit")
+            ),
+            (None, None, _) => format!("{} {rel} (+{added})", verb("created", "would create")),
+            (None, Some(_), None) => {
+                format!("{} {rel} (-{removed})", verb("deleted", "would delete"))
+            }
+            (None, Some(_), Some(_)) => format!(
+                "{} {} to {rel} (+{added} -{removed})",
+                verb("applied", "would apply"),
+                count(self.edits, "edit")
+            ),
+        }
+    }
+}
+
+fn count(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+/// A text's per-file changes. `known_files` are the names a SEARCH/REPLACE
+/// block's file name may resolve to (the files "in the chat"). A text that
+/// does not parse, or holds no edits, is one failure with an empty path.
+pub fn parse_changes(
+    ws: &Workspace,
+    format: TextFormat,
+    text: &str,
+    known_files: &[String],
+) -> Result<Vec<FileChange>, FileFailure> {
+    match parse_format(ws, format, text, known_files) {
+        Ok(c) if c.is_empty() => Err(FileFailure::new(
+            String::new(),
+            "parse",
+            format!(
+                "the input holds no {} edits; nothing was written",
+                format.noun()
+            ),
+        )),
+        Ok(c) => Ok(c),
+        Err(e) => Err(FileFailure::new(
+            String::new(),
+            "parse",
+            format!(
+                "the input is not a valid {}, so nothing was written: {e}",
+                format.noun()
+            ),
+        )),
+    }
+}
+
+fn parse_format(
+    ws: &Workspace,
+    format: TextFormat,
+    text: &str,
+    known_files: &[String],
+) -> Result<Vec<FileChange>, FormatError> {
+    match format {
+        TextFormat::SearchReplace => {
+            let opts = ParseOptions {
+                valid_fnames: known_files.to_vec(),
+                ..ParseOptions::default()
+            };
+            let blocks: Vec<_> = search_replace::parse(text, &opts)?
+                .into_iter()
+                .filter_map(|item| match item {
+                    Item::Block(b) => Some(b),
+                    Item::Shell(_) => None,
+                })
+                .collect();
+            let exists = |p: &str| ws.resolve(p).is_ok_and(|r| r.exists);
+            from_blocks(&blocks, &exists)
+        }
+        TextFormat::Udiff => from_udiff(&udiff::parse(text)?),
+        TextFormat::V4a => Ok(from_v4a(&v4a::parse(text, v4a::Mode::Lenient)?)),
+        TextFormat::WholeFile => Ok(whole::parse(text)?
+            .into_iter()
+            .map(|f| FileChange {
+                path: f.path,
+                kind: ChangeKind::Replace(f.content),
+            })
+            .collect()),
+    }
+}
+
+/// A rule every resolved path must pass before it is read (`nib apply`'s
+/// path rules; the Host leaves paths to the guard, after planning).
+pub type PathCheck<'a> = &'a dyn Fn(&str) -> Result<(), FileFailure>;
+
+/// Plan every change in memory. If any fails, the error holds one failure
+/// per change, in order: the failing ones with their reason, the others
+/// "not written, because another file of the same input failed".
+pub fn plan_all(
+    ws: &Workspace,
+    changes: &[FileChange],
+    check: PathCheck,
+) -> Result<Vec<Plan>, Vec<FileFailure>> {
+    let mut seen: HashMap<String, String> = HashMap::new();
+    let planned: Vec<Result<Plan, FileFailure>> = changes
+        .iter()
+        .map(|c| plan(ws, c, &mut seen, check))
+        .collect();
+    if !planned.iter().any(Result::is_err) {
+        return Ok(planned.into_iter().flatten().collect());
+    }
+    let bad: Vec<&str> = planned
+        .iter()
+        .filter_map(|p| p.as_ref().err().map(|f| f.path.as_str()))
+        .collect();
+    let bad = bad.join(", ");
+    let failures = planned
+        .iter()
+        .zip(changes)
+        .map(|(p, c)| {
+            let mut failure = match p {
+                Err(f) => f.clone(),
+                Ok(plan) => FileFailure::new(
+                    plan.file.rel.clone(),
+                    "not_written",
+                    format!(
+                        "{}: not written, because another file of the same input failed ({bad}); \
+                         nothing was written",
+                        plan.file.rel
+                    ),
+                ),
+            };
+            if failure.path.is_empty() {
+                failure.path = c.path.clone();
+            }
+            failure
+        })
+        .collect();
+    Err(failures)
+}
+
+/// Resolve a path the input names: inside the workspace, passing `check`,
+/// and not named twice.
+fn resolve(
+    ws: &Workspace,
+    path: &str,
+    seen: &mut HashMap<String, String>,
+    check: PathCheck,
+) -> Result<Resolved, FileFailure> {
+    let file = ws
+        .resolve(path)
+        .map_err(|e| FileFailure::new(path.to_string(), "path", e.to_string()))?;
+    check(&file.rel)?;
+    if let Some(first) = seen.insert(file.rel.clone(), path.to_string()) {
+        let message = format!(
+            "{} is named twice in the input (as `{first}` and `{path}`); put all of a file's \
+             changes in one place",
+            file.rel
+        );
+        return Err(FileFailure::new(file.rel.clone(), "invalid", message));
+    }
+    Ok(file)
+}
+
+/// Read an existing, writable text file.
+fn read_existing(file: &Resolved) -> Result<String, FileFailure> {
+    let fail = |e: FileError, kind| FileFailure::new(file.rel.clone(), kind, e.to_string());
+    let on_disk = read_text(file).map_err(|e| fail(e, "read"))?;
+    on_disk
+        .ensure_writable(&file.rel)
+        .map_err(|e| fail(e, "write"))?;
+    Ok(on_disk.text)
+}
+
+fn edit_text(
+    file: &Resolved,
+    text: &str,
+    edits: &[Hinted],
+) -> Result<(String, Diff, Vec<String>), FileFailure> {
+    if edits.is_empty() {
+        return Ok((text.to_string(), Diff::between(text, text), Vec::new()));
+    }
+    let result = edit::apply_hinted(text, edits, &[]).or_else(|e| {
+        // A blank first line of old that the file lacks there is a slip
+        // models make; without it old may match.
+        let trimmed: Vec<Hinted> = edits
+            .iter()
+            .map(|h| {
+                let mut h = h.clone();
+                let rest = h.edit.old.trim_start_matches(['\n', '\r']);
+                if rest.len() < h.edit.old.len() && !rest.trim().is_empty() {
+                    h.edit.old = rest.to_string();
+                }
+                h
+            })
+            .collect();
+        if trimmed == edits {
+            return Err(e);
+        }
+        let mut a = edit::apply_hinted(text, &trimmed, &[]).map_err(|_| e)?;
+        a.notes
+            .push("dropped the blank line(s) old started with, which the file lacks there".into());
+        Ok(a)
+    });
+    match result {
+        Ok(a) => Ok((a.text, a.diff, a.notes)),
+        Err(e) => Err(FileFailure::new(
+            file.rel.clone(),
+            e.kind.as_str(),
+            format!("{}: {e}", file.rel),
+        )),
+    }
+}
+
+fn plan(
+    ws: &Workspace,
+    change: &FileChange,
+    seen: &mut HashMap<String, String>,
+    check: PathCheck,
+) -> Result<Plan, FileFailure> {
+    let file = resolve(ws, &change.path, seen, check)?;
+    let plan = |before: Option<String>, after: Option<String>, diff, notes, edits| Plan {
+        file: file.clone(),
+        before,
+        after,
+        to: None,
+        diff,
+        notes,
+        edits,
+    };
+    match &change.kind {
+        ChangeKind::Create(content) => {
+            if file.exists {
+                let message = format!(
+                    "{} already exists; nothing was written. Change an existing file with \
+                     edits (V4A: *** Update File; a SEARCH/REPLACE block with the lines to \
+                     replace), not by creating it",
+                    file.rel
+                );
+                return Err(FileFailure::new(file.rel.clone(), "exists", message));
+            }
+            let diff = Diff::between("", content);
+            Ok(plan(None, Some(content.clone()), diff, Vec::new(), 0))
+        }
+        ChangeKind::Replace(content) if !file.exists => {
+            let diff = Diff::between("", content);
+            Ok(plan(None, Some(content.clone()), diff, Vec::new(), 0))
+        }
+        ChangeKind::Replace(content) => {
+            let text = read_existing(&file)?;
+            if let Some(why) = whole::elision(&text, content) {
+                let message = format!("{}: nothing was written: {why}", file.rel);
+                return Err(FileFailure::new(file.rel.clone(), "elided", message));
+            }
+            let after = whole::keep_conventions(&text, content);
+            let diff = Diff::between(&text, &after);
+            Ok(plan(Some(text), Some(after), diff, Vec::new(), 0))
+        }
+        ChangeKind::Delete => {
+            let text = read_existing(&file)?;
+            let diff = Diff::between(&text, "");
+            Ok(plan(Some(text), None, diff, Vec::new(), 0))
+        }
+        ChangeKind::Edit(edits) => {
+            let text = read_existing(&file)?;
+            let (after, diff, notes) = edit_text(&file, &text, edits)?;
+            Ok(plan(Some(text), Some(after), diff, notes, edits.len()))
+        }
+        ChangeKind::Move { to, edits } => {
+            let text = read_existing(&file)?;
+            let (after, diff, notes) = edit_text(&file, &text, edits)?;
+            let dest = resolve(ws, to, seen, check)?;
+            let dest_before = if dest.exists {
+                Some(read_existing(&dest)?)
+            } else {
+                None
+            };
+            let mut p = plan(Some(text), Some(after), diff, notes, edits.len());
+            p.to = Some((dest, dest_before));
+            Ok(p)
+        }
+    }
+}
+
+/// Write every plan, in order, each keeping its previous version; the
+/// versions-store id of each write (None: nothing to write). After a write
+/// fails, the rest are not written.
+pub fn write_all(versions: &Versions, plans: &[Plan]) -> Vec<Result<Option<String>, FileFailure>> {
+    let mut out = Vec::with_capacity(plans.len());
+    let mut write_failed = false;
+    for plan in plans {
+        let rel = &plan.file.rel;
+        if write_failed {
+            out.push(Err(FileFailure::new(
+                rel.clone(),
+                "not_written",
+                format!("{rel}: not written, because writing an earlier file failed"),
+            )));
+            continue;
+        }
+        match write(versions, plan) {
+            Ok(version) => out.push(Ok(version)),
+            Err(e) => {
+                write_failed = true;
+                out.push(Err(FileFailure::new(rel.clone(), "write", e.to_string())));
+            }
+        }
+    }
+    out
+}
+
+fn write(versions: &Versions, plan: &Plan) -> Result<Option<String>, FileError> {
+    let before = plan.before.as_deref().map(str::as_bytes);
+    match (&plan.to, &plan.after) {
+        (Some((dest, dest_before)), Some(after)) => {
+            let dest_before = dest_before.as_deref().map(str::as_bytes);
+            let id = versions.write(dest, dest_before, after.as_bytes())?;
+            remove(versions, &plan.file, before)?;
+            Ok(Some(id.to_string()))
+        }
+        (None, Some(after)) => {
+            if plan.before.as_deref() == Some(after.as_str()) {
+                return Ok(None);
+            }
+            Ok(Some(
+                versions
+                    .write(&plan.file, before, after.as_bytes())?
+                    .to_string(),
+            ))
+        }
+        (_, None) => remove(versions, &plan.file, before).map(Some),
+    }
+}
+
+/// Delete a file, its content kept in the versions store first.
+fn remove(
+    versions: &Versions,
+    file: &Resolved,
+    before: Option<&[u8]>,
+) -> Result<String, FileError> {
+    let id = versions.record(&file.rel, before, b"")?;
+    std::fs::remove_file(&file.real).map_err(|e| FileError::Io {
+        action: "delete",
+        path: file.rel.clone(),
+        source: e,
+    })?;
+    Ok(id.to_string())
+}
+
+/// One file's result of [`Host::apply_text_files`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileResult {
+    /// Workspace-relative (as the text wrote it when it does not resolve);
+    /// empty when the whole text failed to parse.
+    pub path: String,
+    pub result: ToolResult,
+}
+
+impl From<FileFailure> for FileResult {
+    fn from(f: FileFailure) -> FileResult {
+        FileResult {
+            result: ToolResult::failed(f.kind, f.message),
+            path: f.path,
+        }
+    }
+}
+
+/// What the guard and the confirm said about one file.
+struct Verdict {
+    /// None: the file is left as it is, so nothing was judged.
+    decision: Option<Decision>,
+    confirm: Option<ConfirmOut>,
+}
+
+impl Host {
+    /// Apply the edits a model wrote in its reply text: one result per file,
+    /// in the order the text names them. All or nothing: see the module
+    /// docs.
+    pub fn apply_text(&self, format: TextFormat, text: &str) -> Vec<ToolResult> {
+        self.apply_text_files(format, text)
+            .into_iter()
+            .map(|f| f.result)
+            .collect()
+    }
+
+    /// [`Host::apply_text`], each result with its file's path.
+    pub fn apply_text_files(&self, format: TextFormat, text: &str) -> Vec<FileResult> {
+        // A SEARCH/REPLACE block's file name may resolve to a file the
+        // session has read: those are the files "in the chat".
+        let mut known: Vec<String> = self.state().reads.keys().cloned().collect();
+        known.sort();
+        let changes = match parse_changes(&self.ws, format, text, &known) {
+            Ok(c) => c,
+            Err(f) => return vec![f.into()],
+        };
+        // Paths are the guard's to judge, once every file is planned.
+        let no_check = |_: &str| Ok(());
+        let plans = match plan_all(&self.ws, &changes, &no_check) {
+            Ok(p) => p,
+            Err(failures) => return failures.into_iter().map(with_resend_hint).collect(),
+        };
+        match self.approve_all(&plans) {
+            Ok(verdicts) => self.write_approved(&plans, verdicts),
+            Err(refusal) => refusal,
+        }
+    }
+
+    /// Judge every file, then confirm them one by one; Err: the results of
+    /// a refused text, nothing written.
+    fn approve_all(&self, plans: &[Plan]) -> Result<Vec<Verdict>, Vec<FileResult>> {
+        let mut judged = Vec::with_capacity(plans.len());
+        for plan in plans {
+            if plan.changes_nothing() {
+                judged.push(None);
+                continue;
+            }
+            let calls = guard_calls(plan).map_err(|f| vec![FileResult::from(f)])?;
+            let decision = calls
+                .iter()
+                .map(|c| self.decide(c))
+                .reduce(most_severe)
+                .unwrap_or(Decision::Allow);
+            judged.push(Some((calls, decision)));
+        }
+        let denied = judged
+            .iter()
+            .position(|j| matches!(j, Some((_, Decision::Deny { .. }))));
+        if let Some(at) = denied {
+            let verdicts = judged
+                .into_iter()
+                .map(|j| Verdict {
+                    decision: j.map(|(_, d)| d),
+                    confirm: None,
+                })
+                .collect();
+            return Err(refused_text(plans, verdicts, at));
+        }
+        let mut verdicts: Vec<Verdict> = Vec::with_capacity(plans.len());
+        let mut refused_at = None;
+        for (i, (plan, j)) in plans.iter().zip(judged).enumerate() {
+            let Some((calls, decision)) = j else {
+                verdicts.push(Verdict {
+                    decision: None,
+                    confirm: None,
+                });
+                continue;
+            };
+            // Once a file is refused nothing is written, so nobody is asked
+            // about the files after it.
+            let confirm = match refused_at {
+                None => self.ask(&calls[0], &decision, &plan.unified_diff()),
+                Some(_) => None,
+            };
+            if confirm.as_ref().is_some_and(|c| !c.approved) {
+                refused_at = Some(i);
+            }
+            verdicts.push(Verdict {
+                decision: Some(decision),
+                confirm,
+            });
+        }
+        match refused_at {
+            Some(at) => Err(refused_text(plans, verdicts, at)),
+            None => Ok(verdicts),
+        }
+    }
+
+    /// Write the approved files and record them in the session's state.
+    fn write_approved(&self, plans: &[Plan], verdicts: Vec<Verdict>) -> Vec<FileResult> {
+        let written = write_all(&self.versions, plans);
+        plans
+            .iter()
+            .zip(written)
+            .zip(verdicts)
+            .map(|((plan, written), verdict)| {
+                let mut result = match written {
+                    Ok(version) => {
+                        self.remember(plan);
+                        written_result(plan, version)
+                    }
+                    Err(f) => ToolResult::failed(f.kind, f.message),
+                };
+                verdict.apply_to(&mut result);
+                FileResult {
+                    path: plan.target().to_string(),
+                    result,
+                }
+            })
+            .collect()
+    }
+
+    /// A written file counts as read (its new content is what the model
+    /// made); its last fs-edit no longer describes it.
+    fn remember(&self, plan: &Plan) {
+        let mut state = self.state();
+        match (&plan.to, &plan.after) {
+            (Some((dest, _)), Some(after)) => {
+                state.reads.remove(&plan.file.rel);
+                state.last_edits.remove(&plan.file.rel);
+                state
+                    .reads
+                    .insert(dest.rel.clone(), content_hash(after.as_bytes()));
+                state.last_edits.remove(&dest.rel);
+            }
+            (None, Some(after)) => {
+                state
+                    .reads
+                    .insert(plan.file.rel.clone(), content_hash(after.as_bytes()));
+                state.last_edits.remove(&plan.file.rel);
+            }
+            (_, None) => {
+                state.reads.remove(&plan.file.rel);
+                state.last_edits.remove(&plan.file.rel);
+            }
+        }
+    }
+
+    /// The guard's decision on one call. The guard's API is being
+    /// reworked: this is the one place this module calls it.
+    fn decide(&self, call: &Call) -> Decision {
+        guard::judge(call, &self.ws)
+    }
+
+    /// Ask the session's confirm about one file's write, showing its diff;
+    /// None when the decision needs no confirm. The one place this module
+    /// calls the confirm callback.
+    fn ask(&self, call: &Call, decision: &Decision, diff: &str) -> Option<ConfirmOut> {
+        let Decision::Confirm { kind, reasons } = decision else {
+            return None;
+        };
+        let request = ConfirmRequest {
+            call,
+            kind: *kind,
+            reasons,
+            diff: Some(diff),
+        };
+        Some(ConfirmOut {
+            kind: decision.as_str(),
+            approved: (self.confirm)(&request),
+        })
+    }
+}
+
+impl Verdict {
+    fn apply_to(&self, result: &mut ToolResult) {
+        if let Some(decision) = &self.decision {
+            result.decision = decision.as_str();
+            result.reasons = reasons_out(decision.reasons());
+        }
+        result.confirm = self.confirm.clone();
+    }
+}
+
+/// The calls the guard judges for one file: an `fs-write` of what the file
+/// will hold; a deleted file, and a move's source, as a write of nothing.
+/// The first is the one a confirm shows.
+fn guard_calls(plan: &Plan) -> Result<Vec<Call>, FileFailure> {
+    let write = |rel: &str, content: &str| {
+        parse::parse(&table::FS_WRITE, &json!({"path": rel, "content": content})).map_err(|e| {
+            FileFailure::new(
+                rel.to_string(),
+                "bug",
+                format!("{rel}: cannot build the guard's call (a bug in nib): {e}"),
+            )
+        })
+    };
+    let rel = &plan.file.rel;
+    match (&plan.to, &plan.after) {
+        (Some((dest, _)), Some(after)) => Ok(vec![write(&dest.rel, after)?, write(rel, "")?]),
+        (None, Some(after)) => Ok(vec![write(rel, after)?]),
+        (_, None) => Ok(vec![write(rel, "")?]),
+    }
+}
+
+/// The more severe of two decisions (deny, then security, then write,
+/// then allow), with the reasons of both when they are alike.
+fn most_severe(a: Decision, b: Decision) -> Decision {
+    let merge = |mut reasons: Vec<Reason>, more: Vec<Reason>| {
+        for r in more {
+            if !reasons.contains(&r) {
+                reasons.push(r);
+            }
+        }
+        reasons
+    };
+    match (a, b) {
+        (Decision::Deny { reasons }, Decision::Deny { reasons: more }) => Decision::Deny {
+            reasons: merge(reasons, more),
+        },
+        (deny @ Decision::Deny { .. }, _) | (_, deny @ Decision::Deny { .. }) => deny,
+        (
+            Decision::Confirm { kind, reasons },
+            Decision::Confirm {
+                kind: other,
+                reasons: more,
+            },
+        ) => {
+            if kind == other {
+                Decision::Confirm {
+                    kind,
+                    reasons: merge(reasons, more),
+                }
+            } else if kind > other {
+                Decision::Confirm { kind, reasons }
+            } else {
+                Decision::Confirm {
+                    kind: other,
+                    reasons: more,
+                }
+            }
+        }
+        (Decision::Allow, d) | (d, Decision::Allow) => d,
+    }
+}
+
+fn reasons_out(reasons: &[Reason]) -> Vec<ReasonOut> {
+    reasons
+        .iter()
+        .map(|r| ReasonOut {
+            rule: r.rule,
+            param: r.param.clone(),
+            message: r.message.clone(),
+        })
+        .collect()
+}
+
+/// A planning failure as the model gets it: the files of one reply are
+/// written together or not at all, so it must send them all again.
+fn with_resend_hint(f: FileFailure) -> FileResult {
+    let mut out = FileResult::from(f);
+    if out.result.kind != Some("not_written") {
+        out.result.text.push_str(
+            "\n(The files of one reply are written all or none: nothing was written. Send the \
+             edits of every file again, with this one corrected.)",
+        );
+    }
+    out
+}
+
+/// The results of a text refused at file `at`: that file (and any other
+/// the guard denied) refused, every other one not written because of it.
+fn refused_text(plans: &[Plan], verdicts: Vec<Verdict>, at: usize) -> Vec<FileResult> {
+    let refused: Vec<bool> = verdicts
+        .iter()
+        .enumerate()
+        .map(|(i, v)| i == at || matches!(v.decision, Some(Decision::Deny { .. })))
+        .collect();
+    let bad: Vec<&str> = plans
+        .iter()
+        .zip(&refused)
+        .filter(|(_, r)| **r)
+        .map(|(p, _)| p.target())
+        .collect();
+    let bad = bad.join(", ");
+    plans
+        .iter()
+        .zip(verdicts)
+        .zip(refused)
+        .map(|((plan, verdict), refused)| {
+            let rel = plan.target();
+            let mut result = if refused {
+                refusal(rel, &verdict)
+            } else {
+                ToolResult::failed(
+                    "not_written",
+                    format!(
+                        "{rel}: not written, because the edit of {bad} was refused; nothing \
+                         from this text was written"
+                    ),
+                )
+            };
+            verdict.apply_to(&mut result);
+            FileResult {
+                path: rel.to_string(),
+                result,
+            }
+        })
+        .collect()
+}
+
+fn refusal(rel: &str, verdict: &Verdict) -> ToolResult {
+    let why = match (&verdict.decision, &verdict.confirm) {
+        (Some(Decision::Deny { .. }), _) => "it is denied",
+        (_, Some(c)) if c.kind == "security" => "it needs a security confirm that was not given",
+        _ => "the write was not approved",
+    };
+    let reasons: Vec<&str> = verdict
+        .decision
+        .as_ref()
+        .map(|d| d.reasons().iter().map(|r| r.message.as_str()).collect())
+        .unwrap_or_default();
+    let mut result = ToolResult::failed(
+        "refused",
+        format!(
+            "the edit of {rel} was refused: {why}: {}. Nothing from this text was written (its \
+             files are written all or none). Do not send the same edit again; change what it \
+             does or ask the user.",
+            reasons.join("; ")
+        ),
+    );
+    result.refused = true;
+    result
+}
+
+/// A written file's result: the summary and the diff (or its size, when
+/// long), then the engine's notes.
+fn written_result(plan: &Plan, version: Option<String>) -> ToolResult {
+    if plan.changes_nothing() {
+        return ToolResult::ok(format!(
+            "{} already has this content; nothing written",
+            plan.file.rel
+        ));
+    }
+    let diff = plan.unified_diff();
+    let summary = plan.summary(Tense::Done);
+    let shown = diff.lines().count();
+    let mut text = if shown <= DIFF_SHOWN_LINES {
+        format!("{summary}\n{diff}")
+    } else {
+        format!("{summary}\n(the diff has {shown} lines; read the file to see the result)")
+    };
+    for note in &plan.notes {
+        text.push_str(&format!("\nnote: {note}"));
+    }
+    let mut result = ToolResult::ok(text);
+    result.diff = diff;
+    result.version = version;
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::guard::ConfirmKind;
+
+    fn reason(message: &str) -> Reason {
+        Reason {
+            rule: "r",
+            param: "path".into(),
+            message: message.into(),
+        }
+    }
+
+    #[test]
+    fn format_names_round_trip() {
+        for f in TextFormat::ALL {
+            assert_eq!(TextFormat::from_name(f.name()), Some(f));
+        }
+        assert_eq!(TextFormat::from_name("diff"), None);
+    }
+
+    #[test]
+    fn the_most_severe_decision_wins() {
+        let write = |m| Decision::Confirm {
+            kind: ConfirmKind::Write,
+            reasons: vec![reason(m)],
+        };
+        let security = Decision::Confirm {
+            kind: ConfirmKind::Security,
+            reasons: vec![reason("s")],
+        };
+        let deny = Decision::Deny {
+            reasons: vec![reason("d")],
+        };
+        assert_eq!(most_severe(write("w"), security.clone()), security);
+        assert_eq!(most_severe(security.clone(), write("w")), security);
+        assert_eq!(most_severe(write("w"), deny.clone()), deny);
+        assert_eq!(most_severe(Decision::Allow, write("w")), write("w"));
+        let both = most_severe(write("a"), write("b"));
+        assert_eq!(both.reasons().len(), 2);
+        assert_eq!(most_severe(write("a"), write("a")).reasons().len(), 1);
+    }
+}
