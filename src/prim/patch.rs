@@ -559,6 +559,10 @@ impl Host {
         // session has read: those are the files "in the chat".
         let mut known: Vec<String> = self.state().reads.keys().cloned().collect();
         known.sort();
+        let text = match format {
+            TextFormat::V4a => v4a_span(text),
+            _ => text,
+        };
         let changes = match parse_changes(&self.ws, format, text, &known) {
             Ok(c) => c,
             Err(f) => return vec![f.into()],
@@ -708,6 +712,28 @@ impl Host {
             kind: decision.as_str(),
             approved: (self.confirm)(&request),
         })
+    }
+}
+
+/// The V4A patch inside a reply: from its `*** Begin Patch` line through
+/// its last `*** End Patch` line (to the end when there is none, which the
+/// parser refuses as cut off). Models put prose and fences around a patch;
+/// the parser, like `nib apply`'s input, wants the patch alone.
+fn v4a_span(text: &str) -> &str {
+    let mut start = None;
+    let mut end = text.len();
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        match line.trim() {
+            "*** Begin Patch" if start.is_none() => start = Some(at),
+            "*** End Patch" if start.is_some() => end = at + line.len(),
+            _ => {}
+        }
+        at += line.len();
+    }
+    match start {
+        Some(start) => &text[start..end],
+        None => text,
     }
 }
 
@@ -917,6 +943,17 @@ mod tests {
             assert_eq!(TextFormat::from_name(f.name()), Some(f));
         }
         assert_eq!(TextFormat::from_name("diff"), None);
+    }
+
+    #[test]
+    fn the_v4a_patch_is_cut_out_of_its_prose() {
+        let patch = "*** Begin Patch\n*** Delete File: a\n*** End Patch\n";
+        let reply = format!("Here:\n```\n{patch}```\nDone.\n");
+        assert_eq!(v4a_span(&reply), patch);
+        assert_eq!(v4a_span(patch), patch);
+        let cut = "So:\n*** Begin Patch\n*** Delete File: a\n";
+        assert_eq!(v4a_span(cut), "*** Begin Patch\n*** Delete File: a\n");
+        assert_eq!(v4a_span("no patch"), "no patch");
     }
 
     #[test]
