@@ -22,8 +22,10 @@
 //!    a write fails (a full disk), the files before it stay written and the
 //!    rest are not; each result says which.
 //!
-//! A written file counts as read by the session (fs-write may replace it
-//! next) and forgets its last fs-edit, like an fs-write.
+//! As with fs-write, a whole file (`whole-file`) replaces only a file this
+//! session has read, unchanged since. A written file counts as read by the
+//! session (fs-write may replace it next) and forgets its last fs-edit,
+//! like an fs-write.
 
 use std::collections::HashMap;
 
@@ -567,9 +569,14 @@ impl Host {
             Ok(c) => c,
             Err(f) => return vec![f.into()],
         };
-        // Paths are the guard's to judge, once every file is planned.
-        let no_check = |_: &str| Ok(());
-        let plans = match plan_all(&self.ws, &changes, &no_check) {
+        // Paths are the guard's to judge, once every file is planned. A
+        // whole file replaces what is there, so, as with fs-write, only
+        // what this session has read, unchanged since.
+        let check = |rel: &str| match format {
+            TextFormat::WholeFile => self.ensure_read(rel),
+            _ => Ok(()),
+        };
+        let plans = match plan_all(&self.ws, &changes, &check) {
             Ok(p) => p,
             Err(failures) => return failures.into_iter().map(with_resend_hint).collect(),
         };
@@ -661,6 +668,39 @@ impl Host {
                 }
             })
             .collect()
+    }
+
+    /// An existing file must have been read by this session, and not
+    /// changed since, before a whole file replaces it.
+    fn ensure_read(&self, rel: &str) -> Result<(), FileFailure> {
+        let Ok(file) = self.ws.resolve(rel) else {
+            return Ok(());
+        };
+        if !file.exists {
+            return Ok(());
+        }
+        let hash = read_text(&file)
+            .map_err(|e| FileFailure::new(rel.to_string(), "read", e.to_string()))?
+            .hash;
+        match self.state().reads.get(rel) {
+            Some(&read) if read == hash => Ok(()),
+            Some(_) => Err(FileFailure::new(
+                rel.to_string(),
+                "stale",
+                format!(
+                    "{rel} changed since you read it; read it again (fs-read) before replacing it"
+                ),
+            )),
+            None => Err(FileFailure::new(
+                rel.to_string(),
+                "unread",
+                format!(
+                    "{rel} exists and this session has not read it; read it first (fs-read) so \
+                     you replace what is there knowingly, or change part of it with \
+                     SEARCH/REPLACE blocks"
+                ),
+            )),
+        }
     }
 
     /// A written file counts as read (its new content is what the model

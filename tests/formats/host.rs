@@ -304,3 +304,22 @@ fn a_text_without_edits_is_one_failure() {
     assert_eq!(files[0].path, "");
     assert!(files[0].result.text.contains("not a valid V4A patch"));
 }
+
+#[test]
+fn a_whole_file_replaces_only_what_the_session_has_read() {
+    let f = fixture(&[("a.py", A)], &[]);
+    let text = "a.py\n```\ndef add(a, b):\n    return a + b\n```\n";
+    let results = f.host.apply_text(TextFormat::WholeFile, text);
+    assert_eq!(kinds(&results), [Some("unread")]);
+    assert!(
+        results[0].text.contains("read it first"),
+        "{}",
+        results[0].text
+    );
+    assert_eq!(f.read("a.py"), A);
+    let (_, read) = f.host.run_json("fs-read", r#"{"path": "a.py"}"#);
+    assert!(read.ok, "{}", read.text);
+    let results = f.host.apply_text(TextFormat::WholeFile, text);
+    assert!(results[0].ok, "{results:?}");
+    assert_eq!(f.read("a.py"), "def add(a, b):\n    return a + b\n");
+}
