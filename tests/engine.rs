@@ -11,6 +11,8 @@
 //! - `runaway`: the deadline stops a loop and the engine carries on.
 //! - `errors`: file, line and column in reports.
 //! - `language`: the prelude; macros that work and the ones refused.
+//! - `text_edits`: the text-edits strategy in a real session: the scripted
+//!   model answers with SEARCH/REPLACE text, `apply-text` applies it.
 //!
 //! Run with `cargo test --test engine`.
 
@@ -32,3 +34,5 @@ mod runaway;
 mod sandbox;
 #[path = "engine/support.rs"]
 mod support;
+#[path = "engine/text_edits.rs"]
+mod text_edits;

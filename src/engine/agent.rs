@@ -13,6 +13,10 @@
 //!   returns one result per call, in order. Malformed arguments and refused
 //!   confirms come back as tool errors that say what to send or what was
 //!   refused.
+//! - `(apply-text format text [step])`: the edits a reply wrote in its text
+//!   (`search-replace`, `udiff`, `v4a`, `whole-file`), through the guard,
+//!   one confirm per file, all files or none (`prim::patch`); one result
+//!   per file, each with its `path`, logged like a call named `apply-text`.
 //! - `(emit ev fields)`: an event of the strategy's own.
 //! - `(ask question)`: a question for the user; unattended runs answer #f.
 //! - `(system-prompt)`: the system prompt the session uses.
@@ -35,7 +39,7 @@ use crate::model::{
 };
 use crate::prim::schema::{positional, tool_list};
 use crate::prim::table::{ALL, lookup};
-use crate::prim::{Call, Host, ToolResult, parse};
+use crate::prim::{Call, Host, TextFormat, ToolResult, parse};
 use crate::session::EventLog;
 
 /// The default strategy, compiled into the binary.
@@ -259,6 +263,13 @@ fn register(engine: &mut Engine, shared: &Arc<Shared>) {
         Ok(s.run_calls(&calls, step))
     });
     let s = Arc::clone(shared);
+    engine.register("apply-text", move |args| {
+        let format = args.first().and_then(Value::as_str).unwrap_or_default();
+        let text = args.get(1).and_then(Value::as_str).unwrap_or_default();
+        let step = args.get(2).and_then(Value::as_u64).unwrap_or(0);
+        s.apply_text(format, text, step)
+    });
+    let s = Arc::clone(shared);
     engine.register("emit", move |args| {
         let ev = args.first().and_then(Value::as_str).unwrap_or("strategy");
         let fields = args
@@ -421,7 +432,47 @@ impl Shared {
         result.to_json()
     }
 
+    /// A reply's text edits, each file logged as a call named `apply-text`.
+    fn apply_text(&self, format: &str, text: &str, step: u64) -> Result<Value, String> {
+        let names = TextFormat::ALL.map(TextFormat::name).join(", ");
+        let parsed = TextFormat::from_name(format)
+            .ok_or_else(|| format!("apply-text: unknown format {format:?}; give one of {names}"))?;
+        let files = self.host.apply_text_files(parsed, text);
+        let mut out = Vec::with_capacity(files.len());
+        for (index, file) in files.into_iter().enumerate() {
+            let path = Some(file.path.clone()).filter(|p| !p.is_empty());
+            let _ = self.log.emit(
+                "tool.call",
+                json!({"step": step, "call": index, "id": "", "name": "apply-text", "positional": "", "args": {"format": format, "path": path}, "quirks": [], "by": "text"}),
+            );
+            self.log_outcome(step, index, "apply-text", path, None, &file.result);
+            let mut obj = file.result.to_json();
+            if let Value::Object(map) = &mut obj {
+                map.insert("id".into(), Value::String(String::new()));
+                map.insert("name".into(), Value::String("apply-text".into()));
+                map.insert("path".into(), Value::String(file.path));
+            }
+            out.push(obj);
+        }
+        Ok(Value::Array(out))
+    }
+
     fn log_result(&self, step: u64, index: usize, name: &str, call: Option<&Call>, r: &ToolResult) {
+        let path = call
+            .map(|c| c.arg("path").as_str().to_string())
+            .filter(|p| !p.is_empty());
+        self.log_outcome(step, index, name, path, call, r);
+    }
+
+    fn log_outcome(
+        &self,
+        step: u64,
+        index: usize,
+        name: &str,
+        path: Option<String>,
+        call: Option<&Call>,
+        r: &ToolResult,
+    ) {
         let _ = self.log.emit(
             "guard",
             json!({"step": step, "call": index, "decision": r.decision, "reasons": r.reasons}),
@@ -435,9 +486,6 @@ impl Shared {
                 json!({"step": step, "call": index, "kind": c.kind, "answer": if c.approved { "yes" } else { "no" }, "by": "policy"}),
             );
         }
-        let path = call
-            .map(|c| c.arg("path").as_str().to_string())
-            .filter(|p| !p.is_empty());
         let mut fields = json!({
             "step": step,
             "call": index,

@@ -453,6 +453,15 @@ impl Guard {
         out
     }
 
+    /// Text with every redaction handle replaced by its value (a text
+    /// edit format's reply, judged afterwards as the writes it makes).
+    pub fn resolve_text(&self, text: &str) -> String {
+        if !text.contains("«secret:") {
+            return text.to_string();
+        }
+        self.known().redactor.resolve(text)
+    }
+
     /// Text for the event log: known secrets and secret-shaped strings as
     /// handles, whatever the redaction setting, so logs can be shared.
     pub fn scrub(&self, text: &str) -> String {

@@ -71,6 +71,17 @@ pub struct ReasonOut {
     pub line: Option<usize>,
 }
 
+impl From<&Reason> for ReasonOut {
+    fn from(r: &Reason) -> ReasonOut {
+        ReasonOut {
+            rule: r.rule,
+            param: r.param.clone(),
+            message: r.message.clone(),
+            line: r.line,
+        }
+    }
+}
+
 /// A confirm that was asked: its kind (write, security) and the answer.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct ConfirmOut {
@@ -136,7 +147,7 @@ pub struct Host {
     pub(crate) ws: Workspace,
     pub(crate) versions: Versions,
     state: Mutex<FileState>,
-    confirm: Confirmer,
+    pub(crate) confirm: Confirmer,
     guard: Guard,
 }
 
@@ -239,16 +250,7 @@ impl Host {
         let untrusted = self.untrusted_output(call);
         result.text = self.guard.observe_output(&result.text, untrusted);
         result.decision = decision.as_str();
-        result.reasons = decision
-            .reasons()
-            .iter()
-            .map(|r| ReasonOut {
-                rule: r.rule,
-                param: r.param.clone(),
-                message: r.message.clone(),
-                line: r.line,
-            })
-            .collect();
+        result.reasons = decision.reasons().iter().map(ReasonOut::from).collect();
         result
     }
 

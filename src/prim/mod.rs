@@ -4,18 +4,22 @@
 //! come the JSON schema and positional form (`schema`), the parser of a JSON
 //! call (`parse`) and the guard's view of a call (`guard_view`). `Host` runs
 //! calls: guard, confirm, then the handler (`fs` for the file primitives,
-//! `tools` for search, git and shell).
+//! `tools` for search, git and shell). `patch` applies the text edit
+//! formats (a reply's SEARCH/REPLACE blocks, diffs, V4A patches) through
+//! the same guard, every file planned before any is written.
 
 pub mod decl;
 mod fs;
 mod host;
 pub mod parse;
+pub mod patch;
 pub mod schema;
 pub mod table;
 pub mod tools;
 
 pub use decl::{Arg, Call, Decl, Effect, Kind, Param, Role};
 pub use host::{ConfirmOut, ConfirmRequest, Host, ReasonOut, ToolResult};
+pub use patch::{FileResult, TextFormat};
 
 /// One string value of a call as the guard sees it.
 #[derive(Debug, Clone, PartialEq, Eq)]
