@@ -578,16 +578,18 @@ fn run_json(
     skipped: &[String],
     concurrency: usize,
 ) -> Value {
-    let mut by_status: BTreeMap<&str, Vec<&str>> = ExitStatus::ALL
+    // In the fixed order of the statuses, each with its ids.
+    let by_status: serde_json::Map<String, Value> = ExitStatus::ALL
         .iter()
-        .map(|s| (s.as_str(), Vec::new()))
+        .map(|s| {
+            let ids: Vec<&str> = results
+                .iter()
+                .filter(|r| r.status == *s)
+                .map(|r| r.id.as_str())
+                .collect();
+            (s.as_str().to_string(), json!(ids))
+        })
         .collect();
-    for r in results {
-        by_status
-            .entry(r.status.as_str())
-            .or_default()
-            .push(r.id.as_str());
-    }
     let (provider, model) = match &settings.model {
         ModelChoice::Remote(cfg) => (cfg.provider.as_str().to_string(), cfg.model.clone()),
         ModelChoice::Scripted { spec, .. } => ("scripted".to_string(), spec.clone()),
