@@ -677,3 +677,60 @@ fn what_the_model_staged_or_committed_stays_in_the_patch() {
         tree.canonicalize().expect("tree").display().to_string()
     );
 }
+
+/// The per-endpoint cap `--model-concurrency` sets, in the model client:
+/// with a cap of 1, a second request to the same server goes out only
+/// after the first reply is complete, so while the first reply streams the
+/// server has seen one request.
+#[test]
+fn the_endpoint_cap_holds_a_second_request_until_the_first_is_done() {
+    use nib::model::scripted::{Script, ScriptedServer};
+    use nib::model::{Client, Message, Provider, Request};
+    use std::sync::{Arc, Mutex};
+
+    let reply = json!({"text": "a reply streamed slowly, piece by piece, so a second request would arrive meanwhile",
+        "fragment": 4, "faults": [{"delay_between_chunks_ms": 15}]});
+    let script = Script::from_json(&json!([reply, reply]).to_string()).expect("script");
+    let server = Arc::new(ScriptedServer::start(script).expect("server"));
+    nib::model::set_endpoint_concurrency(1);
+    let req = Request {
+        system: "s".into(),
+        messages: vec![Message::User("hi".into())],
+        tools: vec![],
+    };
+    let seen_during_first = Arc::new(Mutex::new(Vec::new()));
+    let (started_tx, started_rx) = std::sync::mpsc::channel();
+    let first = {
+        let (server, seen, req) = (
+            Arc::clone(&server),
+            Arc::clone(&seen_during_first),
+            req.clone(),
+        );
+        std::thread::spawn(move || {
+            let client = Client::new(server.config(Provider::OpenAi)).expect("client");
+            let mut told = false;
+            client
+                .reply(&req, &mut |_| {
+                    if !told {
+                        told = true;
+                        let _ = started_tx.send(());
+                    }
+                    seen.lock().expect("seen").push(server.requests().len());
+                })
+                .expect("first reply")
+        })
+    };
+    started_rx.recv().expect("the first reply started");
+    let client = Client::new(server.config(Provider::OpenAi)).expect("client");
+    let second = client.reply(&req, &mut |_| {}).expect("second reply");
+    let first = first.join().expect("first thread");
+    nib::model::set_endpoint_concurrency(0);
+    assert_eq!(first.text, second.text);
+    let seen = seen_during_first.lock().expect("seen").clone();
+    assert!(seen.len() > 5, "{seen:?}");
+    assert!(
+        seen.iter().all(|n| *n == 1),
+        "the second request went out early: {seen:?}"
+    );
+    assert_eq!(server.requests().len(), 2);
+}
