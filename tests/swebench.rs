@@ -676,6 +676,19 @@ fn what_the_model_staged_or_committed_stays_in_the_patch() {
         summary["worktree"],
         tree.canonicalize().expect("tree").display().to_string()
     );
+
+    // Run it again over the kept worktree, then over a worktree that is
+    // registered in the clone but deleted: each time a fresh one at base.
+    for round in ["kept", "deleted"] {
+        fs::remove_file(fx.path("out/preds.jsonl")).expect("forget the prediction");
+        if round == "deleted" {
+            fs::remove_dir_all(&tree).expect("delete the worktree");
+        }
+        let again = fx.run(&instances, "out", &script, &["--keep-worktrees"]);
+        assert_eq!(again.code, 0, "{round}: {}", again.stderr);
+        let repeated = fs::read_to_string(fx.path("out/acme__calc-1/patch.diff")).expect("patch");
+        assert_eq!(repeated, patch, "{round}");
+    }
 }
 
 /// The per-endpoint cap `--model-concurrency` sets, in the model client:

@@ -7,6 +7,7 @@
 //! - `worktree.rs`: the clone, a worktree at `base_commit`, the patch;
 //! - `run.rs`: one session per instance, the worker pool, exit statuses,
 //!   the per-instance files, run.json and the summary table;
+//! - `report.rs`: summary.json, run.json, the table;
 //! - `preds.rs`: preds.jsonl / preds.json, resume, `merge`;
 //! - `grade.rs`: FAIL_TO_PASS / PASS_TO_PASS locally (not the harness).
 //!
@@ -15,6 +16,7 @@
 mod grade;
 mod instances;
 mod preds;
+mod report;
 mod run;
 mod worktree;
 

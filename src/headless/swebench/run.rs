@@ -20,18 +20,18 @@
 //! (a missing clone, a server that was down), while any patch, even one
 //! cut short by a limit or an error, is kept.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
-use std::fmt::Write as _;
+use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
-use super::instances::{self, Instance, Shard};
+use super::instances::{self, Instance};
 use super::preds::{self, Appender, Prediction};
+use super::report;
 use super::worktree::{self, Worktree};
 use super::{DEFAULT_PROMPT, RunArgs};
 use crate::cli::UsageError;
@@ -77,34 +77,34 @@ impl ExitStatus {
 }
 
 /// What a run needs for every instance, resolved once from the flags.
-struct Settings {
-    repos: PathBuf,
-    out: PathBuf,
-    work: PathBuf,
-    keep_worktrees: bool,
-    model: ModelChoice,
-    strategy: Option<PathBuf>,
-    template: String,
-    max_steps: u64,
-    max_tokens: u64,
-    deadline: Duration,
-    name: String,
+pub(super) struct Settings {
+    pub(super) repos: PathBuf,
+    pub(super) out: PathBuf,
+    pub(super) work: PathBuf,
+    pub(super) keep_worktrees: bool,
+    pub(super) model: ModelChoice,
+    pub(super) strategy: Option<PathBuf>,
+    pub(super) template: String,
+    pub(super) max_steps: u64,
+    pub(super) max_tokens: u64,
+    pub(super) deadline: Duration,
+    pub(super) name: String,
 }
 
 /// One instance's result: what summary.json and the table show.
-struct InstanceResult {
-    id: String,
-    status: ExitStatus,
-    steps: u64,
-    tokens: u64,
-    seconds: f64,
-    patch: String,
-    refused_calls: usize,
+pub(super) struct InstanceResult {
+    pub(super) id: String,
+    pub(super) status: ExitStatus,
+    pub(super) steps: u64,
+    pub(super) tokens: u64,
+    pub(super) seconds: f64,
+    pub(super) patch: String,
+    pub(super) refused_calls: usize,
     /// The model's last answer, or what went wrong.
-    message: String,
+    pub(super) message: String,
     /// A session ran (so the patch, even empty, is the model's result).
-    session_ran: bool,
-    worktree: Option<PathBuf>,
+    pub(super) session_ran: bool,
+    pub(super) worktree: Option<PathBuf>,
 }
 
 impl InstanceResult {
@@ -124,30 +124,14 @@ impl InstanceResult {
     }
 
     /// Whether it goes into preds.jsonl (see the module docs).
-    fn recorded(&self) -> bool {
+    pub(super) fn recorded(&self) -> bool {
         let retry = matches!(self.status, ExitStatus::Error | ExitStatus::ModelError)
             && self.patch.is_empty();
         self.session_ran && !retry
     }
 
-    fn patch_lines(&self) -> usize {
+    pub(super) fn patch_lines(&self) -> usize {
         self.patch.lines().count()
-    }
-
-    fn summary(&self, name: &str) -> Value {
-        json!({
-            "instance_id": self.id,
-            "status": self.status.as_str(),
-            "steps": self.steps,
-            "tokens": self.tokens,
-            "seconds": (self.seconds * 10.0).round() / 10.0,
-            "patch_lines": self.patch_lines(),
-            "refused_calls": self.refused_calls,
-            "in_preds": self.recorded(),
-            "model_name_or_path": name,
-            "message": self.message,
-            "worktree": self.worktree.as_ref().map(|p| p.display().to_string()),
-        })
     }
 }
 
@@ -291,7 +275,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     let all_preds = preds::read_jsonl(&preds_path).map_err(UsageError)?;
     preds::write_dict(&settings.out.join("preds.json"), &all_preds).map_err(UsageError)?;
     let skipped: Vec<String> = skipped.into_iter().map(|i| i.instance_id).collect();
-    let report = run_json(
+    let report = report::run_json(
         &settings,
         &args,
         &instances_file,
@@ -304,7 +288,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     if let Err(e) = std::fs::write(&report_path, text + "\n") {
         eprintln!("nib swebench: cannot write {}: {e}", report_path.display());
     }
-    print!("{}", table(&results, skipped.len()));
+    print!("{}", report::table(&results, skipped.len()));
     println!(
         "predictions: {} ({} in all); took {:.1} s",
         settings.out.join("preds.json").display(),
@@ -568,96 +552,6 @@ fn write_summary(settings: &Settings, result: &InstanceResult) {
     if let Err(e) = std::fs::write(&path, text + "\n") {
         eprintln!("nib swebench: cannot write {}: {e}", path.display());
     }
-}
-
-fn run_json(
-    settings: &Settings,
-    args: &RunArgs,
-    instances_file: &Path,
-    results: &[InstanceResult],
-    skipped: &[String],
-    concurrency: usize,
-) -> Value {
-    // In the fixed order of the statuses, each with its ids.
-    let by_status: serde_json::Map<String, Value> = ExitStatus::ALL
-        .iter()
-        .map(|s| {
-            let ids: Vec<&str> = results
-                .iter()
-                .filter(|r| r.status == *s)
-                .map(|r| r.id.as_str())
-                .collect();
-            (s.as_str().to_string(), json!(ids))
-        })
-        .collect();
-    let (provider, model) = match &settings.model {
-        ModelChoice::Remote(cfg) => (cfg.provider.as_str().to_string(), cfg.model.clone()),
-        ModelChoice::Scripted { spec, .. } => ("scripted".to_string(), spec.clone()),
-    };
-    json!({
-        "nib_version": env!("CARGO_PKG_VERSION"),
-        "model_name_or_path": settings.name,
-        "provider": provider,
-        "model": model,
-        "strategy": settings.strategy.as_ref().map_or("default".into(), |p| p.display().to_string()),
-        "prompt": args.prompt.as_ref().map_or("default".into(), |p| p.display().to_string()),
-        "instances_file": instances_file.display().to_string(),
-        "shard": args.shard.map(|s: Shard| s.to_string()),
-        "only": args.only,
-        "max_steps": settings.max_steps,
-        "max_tokens": settings.max_tokens,
-        "timeout_seconds": settings.deadline.as_secs(),
-        "workers": args.workers.max(1),
-        "model_concurrency": concurrency,
-        "ran": results.len(),
-        "skipped": skipped,
-        "by_status": by_status,
-        "instances": results.iter().map(|r| r.summary(&settings.name)).collect::<Vec<_>>(),
-    })
-}
-
-fn table(results: &[InstanceResult], skipped: usize) -> String {
-    let width = results
-        .iter()
-        .map(|r| r.id.len())
-        .max()
-        .unwrap_or(0)
-        .max("instance".len());
-    let mut out = String::new();
-    let _ = writeln!(
-        out,
-        "{:<width$}  {:<11}  {:>5}  {:>9}  {:>8}  {:>11}",
-        "instance", "status", "steps", "tokens", "seconds", "patch lines"
-    );
-    for r in results {
-        let _ = writeln!(
-            out,
-            "{:<width$}  {:<11}  {:>5}  {:>9}  {:>8.1}  {:>11}",
-            r.id,
-            r.status.as_str(),
-            r.steps,
-            r.tokens,
-            r.seconds,
-            r.patch_lines()
-        );
-    }
-    let mut counts: BTreeMap<ExitStatus, usize> = BTreeMap::new();
-    for r in results {
-        *counts.entry(r.status).or_default() += 1;
-    }
-    let parts: Vec<String> = counts
-        .iter()
-        .map(|(s, n)| format!("{n} {}", s.as_str()))
-        .collect();
-    let _ = write!(out, "{} instance(s) run", results.len());
-    if !parts.is_empty() {
-        let _ = write!(out, ": {}", parts.join(", "));
-    }
-    if skipped > 0 {
-        let _ = write!(out, "; {skipped} skipped (already in preds.jsonl)");
-    }
-    out.push('\n');
-    out
 }
 
 #[cfg(test)]

@@ -22,17 +22,18 @@ const EXCLUDED: [&str; 4] = [
     ":(exclude,glob)**/.pytest_cache/**",
 ];
 
-/// `git worktree add/remove/prune` of one clone must not race (they write
+/// `git worktree add/remove` of one clone must not race (they write
 /// the clone's worktree list); they are quick, so one lock serves all.
 static WORKTREE_OPS: Mutex<()> = Mutex::new(());
 
 /// The clone of `repo` (`owner/name`) under `repos`: `owner__name` or
-/// `owner/name`.
+/// `owner/name`, with a working tree or bare.
 pub fn find_clone(repos: &Path, repo: &str) -> Result<PathBuf, String> {
     let flat = repos.join(repo.replace('/', "__"));
     let nested = repos.join(repo);
     for dir in [&flat, &nested] {
-        if dir.join(".git").exists() {
+        let bare = dir.join("HEAD").is_file() && dir.join("objects").is_dir();
+        if dir.join(".git").exists() || bare {
             return Ok(dir.clone());
         }
     }
@@ -78,7 +79,9 @@ impl Worktree {
                 })?;
             }
         }
-        let _ = git(clone, &["worktree", "prune"], &[]);
+        // No `git worktree prune`: a clone shared by several machines lists
+        // worktrees that exist only on the others. `add --force` reuses a
+        // path whose worktree is registered but gone.
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent)
                 .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
@@ -154,7 +157,6 @@ impl Worktree {
         if removed.is_err() && self.path.exists() {
             std::fs::remove_dir_all(&self.path)
                 .map_err(|e| format!("cannot remove {}: {e}", self.path.display()))?;
-            let _ = git(&self.clone, &["worktree", "prune"], &[]);
         }
         Ok(())
     }
