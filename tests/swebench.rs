@@ -443,29 +443,42 @@ fn a_missing_clone_is_an_error_and_the_run_goes_on() {
 }
 
 #[test]
-fn refused_writes_and_model_errors_get_their_statuses() {
+fn refused_writes_model_errors_and_token_limits_get_their_statuses() {
     let fx = fixture();
     let instances = fx.jsonl(
         "instances.jsonl",
         &[
             fx.instance("acme__calc-1", true),
             fx.instance("acme__calc-2", true),
+            fx.instance("acme__calc-3", true),
         ],
     );
     // Per-instance scripts: {instance_id} in the script path.
     fx.script(
         "acme__calc-1.json",
         &json!([
-            {"tool_calls": [{"name": "fs-write", "arguments": {"path": ".env", "content": "DEBUG=1\n"}}]},
-            "I could not write the file."
+            {"tool_calls": [{"name": "fs-write", "arguments": {"path": ".env", "content": "DEBUG=1\n"}}],
+             "usage": {"prompt_tokens": 100, "completion_tokens": 10}},
+            {"text": "I could not write the file.", "usage": {"prompt_tokens": 150, "completion_tokens": 10}}
         ]),
     );
     fx.script(
         "acme__calc-2.json",
         &json!([{"text": "never sent", "faults": [{"status": 500, "times": 5}]}]),
     );
+    // An edit in a reply that uses up the token budget.
+    fx.script(
+        "acme__calc-3.json",
+        &json!([
+            {"tool_calls": [
+                {"name": "fs-read", "arguments": {"path": "calc.py"}},
+                {"name": "fs-edit", "arguments": {"path": "calc.py", "old": "return a - b", "new": "return a + b"}}],
+             "usage": {"prompt_tokens": 4000, "completion_tokens": 50}},
+            "never reached"
+        ]),
+    );
     let spec = fx.path("{instance_id}.json").display().to_string();
-    let run = fx.run(&instances, "out", &spec, &[]);
+    let run = fx.run(&instances, "out", &spec, &["--max-tokens", "1000"]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let refused = read_json(&fx.path("out/acme__calc-1/summary.json"));
     assert_eq!(refused["status"], "refused", "{refused}");
@@ -476,13 +489,15 @@ fn refused_writes_and_model_errors_get_their_statuses() {
         failed["message"].as_str().unwrap_or("").contains("500"),
         "{failed}"
     );
-    let preds = jsonl_lines(&fx.path("out/preds.jsonl"));
-    assert_eq!(
-        preds.len(),
-        1,
-        "only the refused run is a (empty) prediction"
-    );
-    assert_eq!(preds[0]["model_patch"], "");
+    let limited = read_json(&fx.path("out/acme__calc-3/summary.json"));
+    assert_eq!(limited["status"], "token_limit", "{limited}");
+    assert_eq!(limited["tokens"], 4050);
+    // The model error is retried by the next run; the others are predictions.
+    let preds = read_json(&fx.path("out/preds.json"));
+    assert!(preds.get("acme__calc-2").is_none(), "{preds}");
+    assert_eq!(preds["acme__calc-1"]["model_patch"], "");
+    let patch = preds["acme__calc-3"]["model_patch"].as_str().unwrap_or("");
+    assert!(patch.contains("+    return a + b"), "{patch}");
 }
 
 #[test]

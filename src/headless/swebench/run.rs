@@ -325,7 +325,9 @@ fn settings(
             }
             Path::new(spec)
                 .file_stem()
-                .map_or("scripted".into(), |s| s.to_string_lossy().into_owned())
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| !s.contains('{'))
+                .unwrap_or_else(|| "scripted".into())
         }
     };
     let template = match &args.prompt {
