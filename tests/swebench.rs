@@ -176,7 +176,8 @@ fn fixture() -> Fixture {
     git(&upstream, &["commit", "-qm", "start"]);
     fs::write(upstream.join("calc.py"), BUGGY).expect("calc.py");
     fs::write(upstream.join("run_tests.py"), RUNNER).expect("runner");
-    fs::write(upstream.join(".gitignore"), "*.egg-info/\n").expect("gitignore");
+    // Ignores .nib, as a project that uses nib does.
+    fs::write(upstream.join(".gitignore"), "*.egg-info/\n.nib/\n").expect("gitignore");
     fs::write(
         upstream.join("tests/test_calc.py"),
         "from calc import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n",
@@ -390,7 +391,8 @@ fn a_step_limit_still_submits_the_diff_and_new_files_are_in_it() {
             {"tool_calls": [
                 {"name": "fs-read", "arguments": {"path": "calc.py"}},
                 {"name": "fs-edit", "arguments": {"path": "calc.py", "old": "return a - b", "new": "return a + b"}},
-                {"name": "fs-write", "arguments": {"path": "tests/test_add.py", "content": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"}}
+                {"name": "fs-write", "arguments": {"path": "tests/test_add.py", "content": "from calc import add\n\n\ndef test_add():\n    assert add(2, 3) == 5\n"}},
+                {"name": "shell", "arguments": {"command": "mkdir -p tests/__pycache__ && printf 'bytecode' > tests/__pycache__/test_add.cpython-311.pyc"}}
             ]},
             {"tool_calls": [{"name": "git-status", "arguments": {}}]},
             {"tool_calls": [{"name": "git-status", "arguments": {}}]}
@@ -408,6 +410,8 @@ fn a_step_limit_still_submits_the_diff_and_new_files_are_in_it() {
         patch.contains("diff --git a/tests/test_add.py b/tests/test_add.py\nnew file mode 100644"),
         "{patch}"
     );
+    assert!(!patch.contains("__pycache__"), "{patch}");
+    assert_eq!(patch.matches("diff --git").count(), 2, "{patch}");
     let checkout = apply_to_fresh_checkout(&fx, &patch, "check");
     assert!(checkout.join("tests/test_add.py").is_file());
 }

@@ -13,8 +13,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Mutex, PoisonError};
 
-/// Paths never part of a patch: nib's own directory, and byte-code caches
-/// a test run leaves in repositories that do not ignore them.
+/// Paths never part of a patch (pathspecs for `git diff`): nib's own
+/// directory, and byte-code caches a test run leaves in repositories that
+/// do not ignore them.
 const EXCLUDED: [&str; 4] = [
     ":(exclude).nib",
     ":(exclude,glob)**/__pycache__/**",
@@ -123,9 +124,9 @@ impl Worktree {
                 .map_err(|e| format!("cannot copy the index to {}: {e}", scratch.display()))?;
         }
         let env = [("GIT_INDEX_FILE", scratch.as_os_str())];
-        let mut add = vec!["add", "-A", "--", "."];
-        add.extend(EXCLUDED);
-        let added = git(&self.path, &add, &env);
+        // The exclusions go on the diff only: `git add` given an exclude
+        // pathspec the repository ignores fails ("paths are ignored").
+        let added = git(&self.path, &["add", "-A", "--", "."], &env);
         let mut diff = vec![
             "diff",
             "--cached",
