@@ -264,6 +264,9 @@ fn check(
     let (p2p_ok, p2p) = judge(&inst.pass_to_pass, &statuses, true);
     report["FAIL_TO_PASS"] = f2p;
     report["PASS_TO_PASS"] = p2p;
+    if inst.fail_to_pass.is_empty() {
+        return Err("the record lists no FAIL_TO_PASS tests, so nothing shows a fix".into());
+    }
     report["resolved"] = Value::Bool(f2p_ok && p2p_ok);
     Ok(())
 }
