@@ -103,7 +103,7 @@ pub struct RunArgs {
     #[arg(long)]
     pub strategy: Option<PathBuf>,
     /// A prompt template instead of prompts/swebench.md ({problem_statement},
-    /// {repo}, {instance_id}).
+    /// {repo}, {instance_id}, {hints_text}).
     #[arg(long)]
     pub prompt: Option<PathBuf>,
     /// model_name_or_path in the predictions (default: nib-<model>).

@@ -200,14 +200,15 @@ impl Tally {
     }
 }
 
-/// The task text: `template` with `{problem_statement}`, `{repo}` and
-/// `{instance_id}` filled in, in one pass (so braces inside the issue text
-/// are left alone). Other braces stay as they are.
+/// The task text: `template` with `{problem_statement}`, `{repo}`,
+/// `{instance_id}` and `{hints_text}` filled in, in one pass (so braces
+/// inside the issue text are left alone). Other braces stay as they are.
 pub fn render_task(template: &str, inst: &Instance) -> String {
     let fields = [
         ("{problem_statement}", inst.problem_statement.as_str()),
         ("{repo}", inst.repo.as_str()),
         ("{instance_id}", inst.instance_id.as_str()),
+        ("{hints_text}", inst.hints_text.as_str()),
     ];
     let mut out = String::with_capacity(template.len() + inst.problem_statement.len());
     let mut rest = template;
