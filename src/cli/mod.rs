@@ -49,6 +49,10 @@ pub enum Command {
     /// Run one task headless, for scripts and CI (exit codes: 0 done,
     /// 1 error, 2 usage, 3 refused, 4 step or token limit).
     Exec(crate::headless::ExecArgs),
+    /// Run headless sessions over SWE-bench instances and write their
+    /// patches as predictions (`grade`: a quick local test run; `merge`:
+    /// join shards' predictions).
+    Swebench(Box<crate::headless::swebench::SwebenchArgs>),
 }
 
 /// Input formats `nib apply` reads.
@@ -89,6 +93,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Script(args) => script::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Exec(args) => crate::headless::run(args),
+        Command::Swebench(args) => crate::headless::swebench::run(*args),
     }
 }
 

@@ -26,6 +26,8 @@ use crate::model::{ModelConfig, Provider};
 use crate::prim::Host;
 use crate::session::EventLog;
 
+pub mod swebench;
+
 /// Where the model is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ProviderArg {
@@ -53,15 +55,8 @@ pub struct ExecArgs {
     /// The workspace root (default: the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// Where the model is (default: the config's, else ollama).
-    #[arg(long, value_enum)]
-    pub provider: Option<ProviderArg>,
-    /// The model name (for `scripted`: the script).
-    #[arg(long)]
-    pub model: Option<String>,
-    /// The server's URL (default: the provider's usual one).
-    #[arg(long)]
-    pub base_url: Option<String>,
+    #[command(flatten)]
+    pub model_args: ModelArgs,
     /// A strategy file (`.scm` defining `run`); default: the shipped one.
     #[arg(long)]
     pub strategy: Option<PathBuf>,
@@ -80,9 +75,34 @@ pub struct ExecArgs {
     /// Stream the events as JSONL on stdout (progress goes to stderr).
     #[arg(long)]
     pub json: bool,
+}
+
+/// Which model to talk to: the flags `nib exec` and `nib swebench` share.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// Where the model is (default: the config's, else ollama).
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// The model name (for `scripted`: the script).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The server's URL (default: the provider's usual one).
+    #[arg(long)]
+    pub base_url: Option<String>,
     /// For `--provider scripted`: the wire protocol the client speaks.
     #[arg(long, value_enum, default_value = "openai", hide = true)]
     pub scripted_protocol: ProviderArg,
+}
+
+/// The model a run talks to: a server's config, or a script to serve.
+pub(crate) enum ModelChoice {
+    Remote(ModelConfig),
+    /// `spec` names the script (see `Script::load`); `protocol` is what the
+    /// client speaks to the scripted server.
+    Scripted {
+        spec: String,
+        protocol: Provider,
+    },
 }
 
 pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
@@ -166,6 +186,35 @@ fn model_config(
     args: &ExecArgs,
     config: &UserConfig,
 ) -> Result<(ModelConfig, Option<ScriptedServer>), UsageError> {
+    match choose_model(&args.model_args, config)? {
+        ModelChoice::Remote(cfg) => Ok((cfg, None)),
+        ModelChoice::Scripted { spec, protocol } => {
+            let (cfg, server) = scripted_server(&spec, protocol).map_err(UsageError)?;
+            Ok((cfg, Some(server)))
+        }
+    }
+}
+
+/// Starts a scripted model server for the script `spec` names, and the
+/// config that reaches it (few, quick retries: the server is local).
+pub(crate) fn scripted_server(
+    spec: &str,
+    protocol: Provider,
+) -> Result<(ModelConfig, ScriptedServer), String> {
+    let script = Script::load(spec).map_err(|e| e.to_string())?;
+    let server = ScriptedServer::start(script)
+        .map_err(|e| format!("could not start the scripted model: {e}"))?;
+    let mut cfg = server.config(protocol);
+    cfg.retries = 1;
+    cfg.backoff = Duration::from_millis(50);
+    Ok((cfg, server))
+}
+
+/// The model from the flags, else the user's config.
+pub(crate) fn choose_model(
+    args: &ModelArgs,
+    config: &UserConfig,
+) -> Result<ModelChoice, UsageError> {
     let provider = |p: ProviderArg| match p {
         ProviderArg::Ollama => Provider::Ollama,
         ProviderArg::Anthropic => Provider::Anthropic,
@@ -190,13 +239,10 @@ fn model_config(
                     "--provider scripted needs --model SCRIPT (a file or a built-in name)".into(),
                 )
             })?;
-        let script = Script::load(spec).map_err(|e| UsageError(e.to_string()))?;
-        let server = ScriptedServer::start(script)
-            .map_err(|e| UsageError(format!("could not start the scripted model: {e}")))?;
-        let mut cfg = server.config(provider(args.scripted_protocol));
-        cfg.retries = 1;
-        cfg.backoff = Duration::from_millis(50);
-        return Ok((cfg, Some(server)));
+        return Ok(ModelChoice::Scripted {
+            spec: spec.to_string(),
+            protocol: provider(args.scripted_protocol),
+        });
     }
     let p = provider(chosen);
     let model = args.model.clone().or(config.model.clone()).ok_or_else(|| {
@@ -229,7 +275,7 @@ fn model_config(
             "--provider anthropic needs an API key in ANTHROPIC_API_KEY (or NIB_API_KEY)".into(),
         ));
     }
-    Ok((cfg, None))
+    Ok(ModelChoice::Remote(cfg))
 }
 
 /// A line on stderr for the events a person follows.

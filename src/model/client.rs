@@ -131,6 +131,8 @@ impl Client {
         let Some(rt) = &self.rt else {
             return Err(ModelError::Config("the client has been shut down".into()));
         };
+        // Held to the end of the call: the endpoint's share of the cap.
+        let _permit = super::limit::acquire(&self.url);
         if tokio::runtime::Handle::try_current().is_err() {
             return rt.block_on(self.run(&body, on_event));
         }

@@ -62,6 +62,13 @@
 //! retried once the reply has started: a stream that breaks off is
 //! [`ModelError::StreamCut`] with the partial reply, never a hang.
 //!
+//! # Concurrency
+//!
+//! [`set_endpoint_concurrency`] caps the requests in flight to each
+//! endpoint URL across the whole process (off by default): callers beyond
+//! the cap wait their turn, first come first served (`limit.rs`). Runs with
+//! several workers on one server (`nib swebench --workers`) set it.
+//!
 //! # Scripted model
 //!
 //! [`scripted::ScriptedServer`] serves scripted replies in all three
@@ -71,6 +78,7 @@
 mod anthropic;
 mod client;
 mod error;
+mod limit;
 mod ollama;
 mod openai;
 pub mod scripted;
@@ -78,6 +86,7 @@ mod stream;
 
 pub use client::Client;
 pub use error::ModelError;
+pub use limit::{endpoint_concurrency, set_endpoint_concurrency};
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,260 @@
+//! Git for SWE-bench runs: finding an instance's clone under `--repos`, a
+//! fresh detached worktree of it at `base_commit`, taking the patch out of
+//! a worktree, and applying patches (for `grade`).
+//!
+//! The patch is taken without touching the worktree's own index: its index
+//! is copied to a temporary file, `git add -A` runs against the copy (new
+//! files included, and what the model staged or committed kept), and `git
+//! diff --cached --binary <base>` against it is the patch. nib's session
+//! directory `.nib/` and Python's caches are left out.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Mutex, PoisonError};
+
+/// Paths never part of a patch (pathspecs for `git diff`): nib's own
+/// directory, and byte-code caches a test run leaves in repositories that
+/// do not ignore them.
+const EXCLUDED: [&str; 4] = [
+    ":(exclude).nib",
+    ":(exclude,glob)**/__pycache__/**",
+    ":(exclude,glob)**/*.pyc",
+    ":(exclude,glob)**/.pytest_cache/**",
+];
+
+/// `git worktree add/remove` of one clone must not race (they write
+/// the clone's worktree list); they are quick, so one lock serves all.
+static WORKTREE_OPS: Mutex<()> = Mutex::new(());
+
+/// The clone of `repo` (`owner/name`) under `repos`: `owner__name` or
+/// `owner/name`, with a working tree or bare.
+pub fn find_clone(repos: &Path, repo: &str) -> Result<PathBuf, String> {
+    let flat = repos.join(repo.replace('/', "__"));
+    let nested = repos.join(repo);
+    for dir in [&flat, &nested] {
+        let bare = dir.join("HEAD").is_file() && dir.join("objects").is_dir();
+        if dir.join(".git").exists() || bare {
+            return Ok(dir.clone());
+        }
+    }
+    Err(format!(
+        "no clone of {repo} under {}: looked for {} and {}; clone it there (git clone https://github.com/{repo} {})",
+        repos.display(),
+        flat.display(),
+        nested.display(),
+        flat.display()
+    ))
+}
+
+/// A detached worktree at the base commit, removed by [`Worktree::remove`].
+#[derive(Debug)]
+pub struct Worktree {
+    clone: PathBuf,
+    path: PathBuf,
+    base: String,
+}
+
+impl Worktree {
+    /// Adds a worktree of `clone` at `base` in `path` (which must not be a
+    /// directory in use: a stale one from an earlier run is removed first).
+    pub fn add(clone: &Path, path: &Path, base: &str) -> Result<Worktree, String> {
+        let _ops = WORKTREE_OPS.lock().unwrap_or_else(PoisonError::into_inner);
+        let commit = format!("{base}^{{commit}}");
+        if git(clone, &["rev-parse", "--verify", "--quiet", &commit], &[]).is_err() {
+            return Err(format!(
+                "the clone {} does not have commit {base}; fetch it (git -C {} fetch origin {base}) or clone with full history",
+                clone.display(),
+                clone.display()
+            ));
+        }
+        if path.exists() {
+            let _ = git(
+                clone,
+                &["worktree", "remove", "--force", &path_arg(path)],
+                &[],
+            );
+            if path.exists() {
+                std::fs::remove_dir_all(path).map_err(|e| {
+                    format!("cannot remove the stale worktree {}: {e}", path.display())
+                })?;
+            }
+        }
+        // No `git worktree prune`: a clone shared by several machines lists
+        // worktrees that exist only on the others. `add --force` reuses a
+        // path whose worktree is registered but gone.
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        git(
+            clone,
+            &[
+                "worktree",
+                "add",
+                "--detach",
+                "--force",
+                &path_arg(path),
+                base,
+            ],
+            &[],
+        )
+        .map_err(|e| format!("git worktree add for {base} failed: {e}"))?;
+        Ok(Worktree {
+            clone: clone.to_path_buf(),
+            path: path.to_path_buf(),
+            base: base.to_string(),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The worktree's changes against the base commit as a binary-safe
+    /// unified diff (empty when nothing changed).
+    pub fn patch(&self) -> Result<Vec<u8>, String> {
+        let real = git(&self.path, &["rev-parse", "--git-path", "index"], &[])?;
+        let real = self.path.join(String::from_utf8_lossy(&real).trim());
+        let mut scratch = self.path.clone().into_os_string();
+        scratch.push(".patch-index");
+        let scratch = PathBuf::from(scratch);
+        if real.is_file() {
+            std::fs::copy(&real, &scratch)
+                .map_err(|e| format!("cannot copy the index to {}: {e}", scratch.display()))?;
+        }
+        let env = [("GIT_INDEX_FILE", scratch.as_os_str())];
+        // The exclusions go on the diff only: `git add` given an exclude
+        // pathspec the repository ignores fails ("paths are ignored").
+        let added = git(&self.path, &["add", "-A", "--", "."], &env);
+        let mut diff = vec![
+            "diff",
+            "--cached",
+            "--binary",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-textconv",
+            "--no-renames",
+            "--src-prefix=a/",
+            "--dst-prefix=b/",
+            &self.base,
+            "--",
+            ".",
+        ];
+        diff.extend(EXCLUDED);
+        let patch = added.and_then(|_| git(&self.path, &diff, &env));
+        let _ = std::fs::remove_file(&scratch);
+        patch.map_err(|e| format!("could not take the patch: {e}"))
+    }
+
+    /// Removes the worktree (and its entry in the clone).
+    pub fn remove(self) -> Result<(), String> {
+        let _ops = WORKTREE_OPS.lock().unwrap_or_else(PoisonError::into_inner);
+        let removed = git(
+            &self.clone,
+            &["worktree", "remove", "--force", &path_arg(&self.path)],
+            &[],
+        );
+        if removed.is_err() && self.path.exists() {
+            std::fs::remove_dir_all(&self.path)
+                .map_err(|e| format!("cannot remove {}: {e}", self.path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+/// Applies `patch` in the worktree at `dir` (`git apply`, binary-safe).
+pub fn apply(dir: &Path, patch: &[u8]) -> Result<(), String> {
+    if patch.iter().all(u8::is_ascii_whitespace) {
+        return Ok(());
+    }
+    git_input(
+        dir,
+        &["apply", "--binary", "--whitespace=nowarn", "-"],
+        patch,
+    )
+    .map(|_| ())
+}
+
+/// Restores `paths` (those that exist at `base`) to their content there.
+pub fn checkout(dir: &Path, base: &str, paths: &[String]) -> Result<(), String> {
+    for path in paths {
+        let spec = format!("{base}:{path}");
+        if git(dir, &["cat-file", "-e", &spec], &[]).is_ok() {
+            git(dir, &["checkout", base, "--", path], &[])?;
+        }
+    }
+    Ok(())
+}
+
+fn path_arg(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// Runs git in `dir`; stdout on success, else its message.
+pub(crate) fn git(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+) -> Result<Vec<u8>, String> {
+    run(dir, args, env, None)
+}
+
+fn git_input(dir: &Path, args: &[&str], input: &[u8]) -> Result<Vec<u8>, String> {
+    run(dir, args, &[], Some(input))
+}
+
+fn run(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &std::ffi::OsStr)],
+    input: Option<&[u8]>,
+) -> Result<Vec<u8>, String> {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "core.fsmonitor=false",
+            "-c",
+            "core.hooksPath=/dev/null",
+        ])
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().map_err(|e| {
+        format!("cannot run git ({e}); SWE-bench runs need the git command line on PATH")
+    })?;
+    if let (Some(data), Some(mut stdin)) = (input, child.stdin.take()) {
+        // Written from a thread: a large patch must not block on a full pipe
+        // while git's output fills the other one.
+        let data = data.to_vec();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&data);
+        });
+    }
+    let out = child
+        .wait_with_output()
+        .map_err(|e| format!("git did not finish: {e}"))?;
+    if out.status.success() {
+        Ok(out.stdout)
+    } else {
+        let msg = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        Err(format!(
+            "git {}: {msg}",
+            args.first().copied().unwrap_or("")
+        ))
+    }
+}
