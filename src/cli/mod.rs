@@ -5,6 +5,7 @@
 mod apply;
 mod apply_formats;
 pub mod config;
+mod scenario;
 mod script;
 mod stats;
 mod tools;
@@ -17,6 +18,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use apply::ApplyArgs;
+pub use scenario::ScenarioArgs;
 pub use script::ScriptArgs;
 pub use stats::StatsArgs;
 pub use tools::ToolsArgs;
@@ -49,6 +51,9 @@ pub enum Command {
     /// Run one task headless, for scripts and CI (exit codes: 0 done,
     /// 1 error, 2 usage, 3 refused, 4 step or token limit).
     Exec(crate::headless::ExecArgs),
+    /// Guard scenarios: `nib scenario run [DIR|FILE...]` (default
+    /// scenarios/); exit 1 when any expectation fails.
+    Scenario(ScenarioArgs),
 }
 
 /// Input formats `nib apply` reads.
@@ -89,6 +94,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Script(args) => script::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Exec(args) => crate::headless::run(args),
+        Command::Scenario(args) => scenario::run(args),
     }
 }
 
