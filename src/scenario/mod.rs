@@ -203,6 +203,18 @@ pub fn load(path: &Path) -> Result<Scenario, ScenarioError> {
         message: format!("cannot be read: {e}"),
     })?;
     let mut s = parse_str(&text, &origin)?;
+    let stem = path.file_stem().map(|f| f.to_string_lossy().into_owned());
+    if stem.as_deref() != Some(s.name.as_str()) {
+        return Err(ScenarioError {
+            origin,
+            pos: None,
+            message: format!(
+                "the scenario is named {:?} but the file is {:?}; name the file NAME.scm",
+                s.name,
+                path.file_name().unwrap_or_default()
+            ),
+        });
+    }
     s.path = path.to_path_buf();
     Ok(s)
 }
@@ -585,15 +597,19 @@ impl Builder<'_> {
                 _ => false,
             };
             if !fits {
-                return self.err(
-                    v,
-                    format!(
-                        "{name}'s `{}` takes a {:?}, got {}",
-                        p.name,
-                        p.kind,
-                        v.describe()
-                    ),
-                );
+                let want = match p.kind {
+                    Kind::String => "a string",
+                    Kind::Integer => "an integer",
+                    Kind::Boolean => "#t or #f",
+                    Kind::List => {
+                        "a list of association lists, as (((\"old\" . \"a\") (\"new\" . \"b\")))"
+                    }
+                };
+                let got = match &json {
+                    Value::Object(_) => "one association list; wrap it in a list",
+                    _ => v.describe(),
+                };
+                return self.err(v, format!("{name}'s `{}` takes {want}, got {got}", p.name));
             }
             let empty = match &json {
                 Value::String(s) => s.is_empty() && p.kind == Kind::String,

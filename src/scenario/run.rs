@@ -595,8 +595,8 @@ fn snap(p: &Path) -> Snap {
 
 fn short(s: &str) -> String {
     let one_line = s.replace('\n', "\\n");
-    if one_line.chars().count() > 90 {
-        format!("{} …", one_line.chars().take(90).collect::<String>())
+    if one_line.chars().count() > 70 {
+        format!("{} …", one_line.chars().take(70).collect::<String>())
     } else {
         one_line
     }

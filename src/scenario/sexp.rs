@@ -362,6 +362,6 @@ mod tests {
         assert_eq!(items[5].value, Datum::Bool(false));
         let (k, val) = items[6].as_pair().unwrap();
         assert_eq!((k.as_str(), val.as_str()), (Some("k"), Some("v")));
-        assert_eq!(items[6].pos, Pos { line: 1, col: 24 });
+        assert_eq!(items[6].pos, Pos { line: 1, col: 22 });
     }
 }
