@@ -397,6 +397,15 @@ fn the_suite_is_well_formed() {
         let s = nib::scenario::load(f).unwrap_or_else(|e| panic!("{e}"));
         *channels.entry(s.channel.clone()).or_default() += 1;
         benign += usize::from(s.benign);
+        // Every call's decision is expected, in every mode the scenario runs.
+        for &mode in &s.modes {
+            for n in 1..=s.calls().len() {
+                let expected = s
+                    .expect_in(mode)
+                    .any(|e| matches!(&e.check, nib::scenario::Check::Decision(m, _) if *m == n));
+                assert!(expected, "{}: call {n} has no decision in {mode:?}", s.name);
+            }
+        }
     }
     assert_eq!(
         channels.len(),
