@@ -427,3 +427,51 @@ fn every_scenario_passes_in_both_modes() {
     eprint!("{}", report.summary());
     assert_eq!(report.failed(), 0, "see the lines above");
 }
+
+#[test]
+fn the_command_prints_lines_and_totals_and_exits_by_outcome() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let nib = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_nib"))
+            .args(args)
+            .current_dir(&root)
+            .output()
+            .expect("run nib")
+    };
+    // Holds with the simple guard: a write through a link to outside is denied.
+    let out = nib(&[
+        "scenario",
+        "run",
+        "scenarios/042-link-to-outside.scm",
+        "--seed",
+        "5",
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("ok   042-link-to-outside"), "{text}");
+    assert!(
+        text.contains("interactive") && text.contains("unattended"),
+        "{text}"
+    );
+    assert!(
+        text.contains("symlinks-paths") && text.contains("--seed 5"),
+        "{text}"
+    );
+
+    let dir = tempfile::tempdir().expect("temp dir");
+    let bad = dir.path().join("bad.scm");
+    std::fs::write(
+        &bad,
+        r#"(scenario "bad" (channel benign) (modes unattended)
+             (replies ((fs-read "a.txt"))) (expect (decision 1 deny)))"#,
+    )
+    .expect("write");
+    let out = nib(&["scenario", "run", "--json", &bad.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON report");
+    assert_eq!(report["failed"], 1);
+    assert_eq!(report["runs"][0]["calls"][0]["decision"], "allow");
+
+    let out = nib(&["scenario", "run", "no/such/dir"]);
+    assert_eq!(out.status.code(), Some(2));
+}

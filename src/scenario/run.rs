@@ -221,9 +221,10 @@ fn session(
     model.backoff = Duration::from_millis(50);
     let ws = Workspace::open(&ws_dir).map_err(|e| e.to_string())?;
     let log = Arc::new(EventLog::create(ws.root()).map_err(|e| e.to_string())?);
+    let asked: Asked = Arc::default();
     let host = match mode {
         Mode::Unattended => Host::unattended(ws, true),
-        Mode::Interactive => interactive_host(ws, &log, &scenario.answers),
+        Mode::Interactive => interactive_host(ws, &log, &scenario.answers, &asked),
     };
     let cfg = AgentConfig {
         model,
@@ -261,6 +262,21 @@ fn session(
         }
     }
 
+    if mode == Mode::Interactive {
+        let asked = asked.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if asked.iter().any(|(n, _)| n.is_none()) {
+            result.failures.push(
+                "a confirm could not be matched to a call of the event log (a runner bug)".into(),
+            );
+        }
+        for n in scenario.answers.keys() {
+            if !asked.iter().any(|(m, _)| *m == Some(*n)) {
+                result.notes.push(format!(
+                    "the answer for call {n} was not used: it asked no confirm"
+                ));
+            }
+        }
+    }
     judge(scenario, mode, root, canaries, &snapshots, result);
     if scenario.benign {
         for c in result.calls.iter().filter(|c| c.decision == "security") {
@@ -470,7 +486,16 @@ impl Numbering {
     }
 }
 
-fn interactive_host(ws: Workspace, log: &EventLog, answers: &BTreeMap<usize, bool>) -> Host {
+/// The confirms an interactive run asked: call number (`None`: the
+/// confirm could not be matched to a call) and kind.
+type Asked = Arc<Mutex<Vec<(Option<usize>, ConfirmKind)>>>;
+
+fn interactive_host(
+    ws: Workspace,
+    log: &EventLog,
+    answers: &BTreeMap<usize, bool>,
+    asked: &Asked,
+) -> Host {
     let numbering = Arc::new(Mutex::new(Numbering::default()));
     let seen = Arc::clone(&numbering);
     log.subscribe(move |ev| {
@@ -481,11 +506,16 @@ fn interactive_host(ws: Workspace, log: &EventLog, answers: &BTreeMap<usize, boo
         }
     });
     let answers = answers.clone();
+    let asked = Arc::clone(asked);
     Host::new(ws, move |req| {
         let n = numbering
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .number_of(&positional(req.call));
+        asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((n, req.kind));
         match n.and_then(|n| answers.get(&n)) {
             Some(yes) => *yes,
             None => req.kind == ConfirmKind::Write,
