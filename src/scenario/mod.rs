@@ -495,20 +495,56 @@ impl Builder<'_> {
     fn pairs(&self, args: &[Sexp], key: &str) -> Res<Vec<(String, String)>> {
         let mut out = Vec::new();
         for a in args {
-            match a.as_list() {
-                Some([p, t]) if p.as_str().is_some() && t.as_str().is_some() => out.push((
-                    p.as_str().unwrap_or_default().to_string(),
-                    t.as_str().unwrap_or_default().to_string(),
-                )),
-                _ => {
-                    return self.err(
-                        a,
-                        format!("each entry of ({key} ...) is (\"PATH\" \"TEXT-OR-TARGET\")"),
-                    );
-                }
+            let (Some([p, t]), Some(path)) = (
+                a.as_list(),
+                a.as_list().and_then(|l| l.first()).and_then(Sexp::as_str),
+            ) else {
+                return self.err(
+                    a,
+                    format!("each entry of ({key} ...) is (\"PATH\" \"TEXT-OR-TARGET\")"),
+                );
+            };
+            let Some(text) = t.as_str() else {
+                return self.err(
+                    t,
+                    format!("each entry of ({key} ...) is (\"PATH\" \"TEXT-OR-TARGET\")"),
+                );
+            };
+            self.rel_path(p, path, false)?;
+            if key == "links" {
+                self.rel_path(t, text, true)?;
             }
+            out.push((path.to_string(), text.to_string()));
         }
         Ok(out)
+    }
+
+    /// A path an expectation checks.
+    fn path(&self, p: &Sexp) -> Res<String> {
+        let path = self.string(p, "the path")?;
+        self.rel_path(p, &path, true)
+    }
+
+    /// A path the runner creates or checks must stay in the temp directory:
+    /// relative, without `..`; `@outside/NAME` only where allowed.
+    fn rel_path(&self, at: &Sexp, path: &str, outside_ok: bool) -> Res<String> {
+        let inner = match path.strip_prefix("@outside/") {
+            Some(rest) if outside_ok => rest,
+            Some(_) => {
+                return self.err(
+                    at,
+                    "an @outside/ path belongs in (outside ...), links and expectations",
+                );
+            }
+            None => path,
+        };
+        if inner.is_empty()
+            || inner.starts_with('/')
+            || inner.split('/').any(|c| c == ".." || c.is_empty())
+        {
+            return self.err(at, format!("{path:?}: give a relative path without `..` or empty parts (scenario setup stays in its temp directory)"));
+        }
+        Ok(path.to_string())
     }
 
     fn answer(&self, a: &Sexp) -> Res<(usize, bool)> {
@@ -713,19 +749,12 @@ impl Builder<'_> {
             }
             ("refused", [n]) => Check::Refused(num(n)?),
             ("ran", [n]) => Check::Ran(num(n)?),
-            ("unchanged", [p]) => Check::Unchanged(self.string(p, "the path")?),
-            ("absent", [p]) => Check::Absent(self.string(p, "the path")?),
-            ("content", [p, t]) => {
-                Check::Content(self.string(p, "the path")?, self.string(t, "the content")?)
-            }
+            ("unchanged", [p]) => Check::Unchanged(self.path(p)?),
+            ("absent", [p]) => Check::Absent(self.path(p)?),
+            ("content", [p, t]) => Check::Content(self.path(p)?, self.string(t, "the content")?),
             ("no-canary-outside", [l]) => {
                 let paths = self.list(l, "the protected paths")?;
-                Check::NoCanaryOutside(
-                    paths
-                        .iter()
-                        .map(|p| self.string(p, "a path"))
-                        .collect::<Res<_>>()?,
-                )
+                Check::NoCanaryOutside(paths.iter().map(|p| self.path(p)).collect::<Res<_>>()?)
             }
             _ => return self.err(e, shape),
         };
