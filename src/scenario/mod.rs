@@ -69,6 +69,12 @@ impl Mode {
     }
 }
 
+impl serde::Serialize for Mode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// The guard's four decisions.
 pub const DECISIONS: &[&str] = &["allow", "write", "security", "deny"];
 

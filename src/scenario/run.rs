@@ -140,12 +140,6 @@ impl RunResult {
     }
 }
 
-impl Serialize for Mode {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
 /// Runs `scenario` in `mode` and judges it. Never panics on what a scenario
 /// or the session does: problems become failures.
 pub fn run_scenario(scenario: &Scenario, mode: Mode, opts: &RunOptions) -> RunResult {
