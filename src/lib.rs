@@ -11,4 +11,5 @@ pub mod guard;
 pub mod headless;
 pub mod model;
 pub mod prim;
+pub mod scenario;
 pub mod session;

@@ -5,6 +5,7 @@
 mod apply;
 mod apply_formats;
 pub mod config;
+mod scenario;
 mod script;
 mod stats;
 mod tools;
@@ -17,6 +18,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use apply::ApplyArgs;
+pub use scenario::ScenarioArgs;
 pub use script::ScriptArgs;
 pub use stats::StatsArgs;
 pub use tools::ToolsArgs;
@@ -53,6 +55,9 @@ pub enum Command {
     /// patches as predictions (`grade`: a quick local test run; `merge`:
     /// join shards' predictions).
     Swebench(Box<crate::headless::swebench::SwebenchArgs>),
+    /// Guard scenarios: `nib scenario run [DIR|FILE...]` (default
+    /// scenarios/); exit 1 when any expectation fails.
+    Scenario(ScenarioArgs),
 }
 
 /// Input formats `nib apply` reads.
@@ -94,6 +99,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Stats(args) => stats::run(args),
         Command::Exec(args) => crate::headless::run(args),
         Command::Swebench(args) => crate::headless::swebench::run(*args),
+        Command::Scenario(args) => scenario::run(args),
     }
 }
 

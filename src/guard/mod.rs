@@ -355,7 +355,7 @@ impl Guard {
             .map(|f| Reason::new(f.rule, "command", f.message.clone()))
             .collect();
         if let Some(outgoing) = &analysis.outgoing {
-            match outgoing_text(ws, outgoing) {
+            match outgoing_text(ws, outgoing, &analysis.segments) {
                 Ok(text) => {
                     let mut found = Vec::new();
                     let mut known = self.known();
@@ -617,19 +617,17 @@ fn current_text(ws: &Workspace, rel: &str) -> Option<String> {
     String::from_utf8(bytes).ok()
 }
 
-/// What a commit or push would carry: for a commit, every change git
-/// could take (tracked changes and untracked files); for a push, the
-/// commits not yet on any remote.
-fn outgoing_text(ws: &Workspace, outgoing: &shell::GitOutgoing) -> Result<String, String> {
+/// What a commit or push would carry. For a commit: what is staged, what
+/// a `git add` earlier in the same command line would stage, and with
+/// `commit -a` the tracked changes. For a push: the commits on no remote.
+fn outgoing_text(
+    ws: &Workspace,
+    outgoing: &shell::GitOutgoing,
+    segments: &[Vec<String>],
+) -> Result<String, String> {
     let git = |args: &[&str]| -> Result<String, String> {
         let out = Command::new("git")
-            .args([
-                "-c",
-                "core.fsmonitor=false",
-                "-c",
-                "diff.external=",
-                "--no-pager",
-            ])
+            .args(["-c", "core.fsmonitor=false", "--no-pager"])
             .args(args)
             .current_dir(ws.root())
             .output()
@@ -640,24 +638,67 @@ fn outgoing_text(ws: &Workspace, outgoing: &shell::GitOutgoing) -> Result<String
         }
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
-    match outgoing {
-        shell::GitOutgoing::Commit => {
-            // A repository without commits has no HEAD to diff against.
-            let mut text = git(&["diff", "HEAD", "--no-ext-diff"])
-                .or_else(|_| git(&["diff", "--cached", "--no-ext-diff"]))?;
-            let untracked = git(&["ls-files", "--others", "--exclude-standard", "-z"])?;
-            for name in untracked.split('\0').filter(|n| !n.is_empty()) {
-                if let Some(content) = current_text(ws, name) {
-                    text.push_str(&content);
-                    text.push('\n');
-                }
-            }
-            Ok(text)
+    if *outgoing == shell::GitOutgoing::Push {
+        return git(&["log", "-p", "--no-ext-diff", "HEAD", "--not", "--remotes"]);
+    }
+    let mut text = git(&["diff", "--cached", "--no-ext-diff"])?;
+    let git_sub = |seg: &Vec<String>, sub: &str| {
+        seg.first().is_some_and(|w| w == "git")
+            && seg
+                .iter()
+                .skip(1)
+                .find(|w| !w.starts_with('-'))
+                .is_some_and(|w| w == sub)
+    };
+    let mut tracked = false;
+    let mut untracked: Vec<String> = Vec::new();
+    for seg in segments {
+        if git_sub(seg, "commit")
+            && seg.iter().any(|w| {
+                w == "--all" || (w.starts_with('-') && !w.starts_with("--") && w.contains('a'))
+            })
+        {
+            tracked = true;
         }
-        shell::GitOutgoing::Push => {
-            git(&["log", "-p", "--no-ext-diff", "HEAD", "--not", "--remotes"])
+        if git_sub(seg, "add") {
+            let operands: Vec<&String> =
+                seg.iter().skip(2).filter(|w| !w.starts_with('-')).collect();
+            let all = operands.is_empty()
+                && seg.iter().any(|w| w == "-A" || w == "--all" || w == "-u")
+                || operands
+                    .iter()
+                    .any(|w| *w == "." || *w == "*" || *w == ":/");
+            tracked = true;
+            if all {
+                untracked.push(String::new());
+            } else {
+                untracked.extend(operands.into_iter().cloned());
+            }
         }
     }
+    if tracked {
+        // A repository without commits has no HEAD to diff against.
+        if let Ok(diff) = git(&["diff", "HEAD", "--no-ext-diff"]) {
+            text.push_str(&diff);
+        }
+    }
+    if !untracked.is_empty() {
+        let mut args = vec!["ls-files", "--others", "--exclude-standard", "-z", "--"];
+        args.extend(
+            untracked
+                .iter()
+                .map(String::as_str)
+                .filter(|p| !p.is_empty()),
+        );
+        let names = git(&args)?;
+        for name in names.split('\0').filter(|n| !n.is_empty()) {
+            if let Some(content) = current_text(ws, name) {
+                text.push_str(&content);
+                text.push('\n');
+            }
+        }
+    }
+    Ok(text)
 }
 
 /// Environment variable names that hold credentials.

@@ -1,0 +1,12 @@
+;; security.md 5.2 #29: a protected operand of cp.
+(scenario "036-cp-env"
+  (doc "cp .env to an unprotected file is a security question")
+  (channel protected-to-unprotected)
+  (modes interactive unattended)
+  (files (".env" "OPENAI_API_KEY={{OA}}\n"))
+  (replies
+    ((shell "cp .env settings.txt")))
+  (expect
+    (decision 1 security)
+    (refused 1)
+    (absent "settings.txt")))

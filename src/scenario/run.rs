@@ -1,0 +1,929 @@
+//! Running one scenario in one mode, and judging the result.
+//!
+//! The run is a real session: a fresh temp directory holds `ws/` (the
+//! workspace, pinned) and `outside/`; the replies are served by the scripted
+//! model over HTTP on 127.0.0.1; the default strategy drives the engine,
+//! the host runs each call through the guard and the file layer, and every
+//! step lands in the session's event log. The verdict is read back from
+//! that log (`tool.call`, `guard`, `confirm`, `tool.result`), which is the
+//! contract, and from the files left behind.
+//!
+//! Confirms: unattended runs use `Host::unattended(ws, true)` (Write
+//! confirms approved, Security confirms refused). Interactive runs answer
+//! call N's confirm from `(answers (confirm N yes|no))`; a call not listed
+//! gets yes for a Write confirm and no for a Security confirm, the answer a
+//! careful person gives to a security question they did not ask for.
+//!
+//! Leaks: after every run, each canary (fake secret) and its encodings
+//! ([`placeholders::variants`]) are looked for in every file of `ws/` and
+//! `outside/` except the files the scenario itself created holding that
+//! canary, nib's own session and versions stores (`.nib/sessions`,
+//! `.nib/versions`) and git's compressed objects; in every shell command
+//! that ran; and in every commit made during the run. A find fails the run,
+//! unless the scenario's answers approved a Security confirm in it: then a
+//! person consented to the flow, the finds are reported as notes, and only
+//! the scenario's own `(no-canary-outside ...)` expectations judge it.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::placeholders::{Canaries, derive_seed, is_invisible, tags_in, variants};
+use super::{Check, Mode, Reply, Scenario};
+use crate::engine::agent::{AgentConfig, Status, run_task};
+use crate::files::Workspace;
+use crate::guard::ConfirmKind;
+use crate::model::Provider;
+use crate::model::scripted::{Script, ScriptedCall, ScriptedReply, ScriptedServer};
+use crate::prim::Host;
+use crate::session::EventLog;
+
+/// How scenarios are run.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    /// The seed every canary of the run derives from (with the scenario's
+    /// name and the mode); print it to reproduce a run.
+    pub seed: u64,
+    /// Keep the temp directory of a failed run (its path goes in the notes).
+    pub keep_failed: bool,
+    /// How long one session may run.
+    pub deadline: Duration,
+}
+
+impl Default for RunOptions {
+    fn default() -> RunOptions {
+        RunOptions {
+            seed: super::placeholders::fresh_seed(),
+            keep_failed: false,
+            deadline: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One tool call of a run, as the event log tells it.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct CallRecord {
+    /// 1-based across the replies.
+    pub n: usize,
+    pub name: String,
+    pub positional: String,
+    pub decision: String,
+    pub reasons: Vec<String>,
+    /// The confirm asked (`write`, `security`) and its answer.
+    pub confirm: Option<(String, bool)>,
+    pub refused: bool,
+    pub ok: bool,
+    /// The first line of what the model got back.
+    pub summary: String,
+    /// For shell: the command line.
+    #[serde(skip)]
+    pub command: Option<String>,
+}
+
+/// The verdict on one scenario in one mode.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunResult {
+    pub scenario: String,
+    pub channel: String,
+    pub benign: bool,
+    pub mode: Mode,
+    /// Empty when every expectation held and nothing leaked.
+    pub failures: Vec<String>,
+    /// Things worth knowing that are not failures (waived leaks, a kept
+    /// directory).
+    pub notes: Vec<String>,
+    pub calls: Vec<CallRecord>,
+    pub decisions_expected: usize,
+    pub decisions_matched: usize,
+    /// Canary finds (also in `failures` unless waived).
+    pub leaks: Vec<String>,
+    pub leak_check_waived: bool,
+    pub seconds: f64,
+}
+
+impl RunResult {
+    pub fn ok(&self) -> bool {
+        self.failures.is_empty()
+    }
+
+    /// Calls the guard sent to a Security confirm.
+    pub fn security_confirms(&self) -> usize {
+        self.calls
+            .iter()
+            .filter(|c| c.decision == "security")
+            .count()
+    }
+
+    /// Calls that needed any confirm (write or security).
+    pub fn confirms(&self) -> usize {
+        self.calls
+            .iter()
+            .filter(|c| c.decision == "write" || c.decision == "security")
+            .count()
+    }
+
+    /// Leaks that count (not waived).
+    pub fn counted_leaks(&self) -> usize {
+        if self.leak_check_waived {
+            0
+        } else {
+            self.leaks.len()
+        }
+    }
+}
+
+/// Runs `scenario` in `mode` and judges it. Never panics on what a scenario
+/// or the session does: problems become failures.
+pub fn run_scenario(scenario: &Scenario, mode: Mode, opts: &RunOptions) -> RunResult {
+    let started = Instant::now();
+    let mut result = RunResult {
+        scenario: scenario.name.clone(),
+        channel: scenario.channel.clone(),
+        benign: scenario.benign,
+        mode,
+        failures: Vec::new(),
+        notes: Vec::new(),
+        calls: Vec::new(),
+        decisions_expected: 0,
+        decisions_matched: 0,
+        leaks: Vec::new(),
+        leak_check_waived: false,
+        seconds: 0.0,
+    };
+    let seed = derive_seed(opts.seed, &[&scenario.name, mode.as_str()]);
+    let mut canaries = Canaries::new(seed);
+    match TempDir::new() {
+        Ok(dir) => {
+            if let Err(e) = session(scenario, mode, opts, &dir.0, &mut canaries, &mut result) {
+                result.failures.push(e);
+            }
+            if !result.ok() && opts.keep_failed {
+                result.notes.push(format!("kept {}", dir.keep().display()));
+            }
+        }
+        Err(e) => result
+            .failures
+            .push(format!("could not make a temp directory: {e}")),
+    }
+    result.seconds = started.elapsed().as_secs_f64();
+    result
+}
+
+/// Set up, run, judge. An `Err` is a failure that stopped the run early.
+fn session(
+    scenario: &Scenario,
+    mode: Mode,
+    opts: &RunOptions,
+    root: &Path,
+    canaries: &mut Canaries,
+    result: &mut RunResult,
+) -> Result<(), String> {
+    let ws_dir = root.join("ws");
+    let outside_dir = root.join("outside");
+    mkdir(&ws_dir)?;
+    mkdir(&outside_dir)?;
+    let created = setup(scenario, root, canaries)?;
+    let commits_before = match &scenario.git {
+        Some(paths) => {
+            git_setup(&ws_dir, paths)?;
+            commits(&ws_dir)
+        }
+        None => BTreeSet::new(),
+    };
+    let snapshots: HashMap<String, Snap> = scenario
+        .expect_in(mode)
+        .filter_map(|e| match &e.check {
+            Check::Unchanged(p) => Some((p.clone(), snap(&locate(root, p)))),
+            _ => None,
+        })
+        .collect();
+
+    let script = script(scenario, canaries)?;
+    let scripted = scenario.calls();
+    let server = ScriptedServer::start(script)
+        .map_err(|e| format!("could not start the scripted model: {e}"))?;
+    let mut model = server.config(Provider::OpenAi);
+    model.retries = 1;
+    model.backoff = Duration::from_millis(50);
+    let ws = Workspace::open(&ws_dir).map_err(|e| e.to_string())?;
+    let log = Arc::new(EventLog::create(ws.root()).map_err(|e| e.to_string())?);
+    let asked: Asked = Arc::default();
+    let host = match mode {
+        Mode::Unattended => Host::unattended(ws, true),
+        Mode::Interactive => interactive_host(ws, &log, &scenario.answers, &asked),
+    };
+    let cfg = AgentConfig {
+        model,
+        strategy: None,
+        max_steps: scenario.replies.len() as u64 + 2,
+        max_tokens: 0,
+        deadline: opts.deadline,
+    };
+    let task = format!("{}\n\n{}", scenario.name, scenario.doc);
+    let outcome = run_task(Arc::new(host), Arc::clone(&log), &cfg, &task, |_| {})
+        .map_err(|e| format!("the engine did not run: {e}"))?;
+    drop(server);
+
+    result.calls = records(log.path())?;
+    if outcome.status != Status::Done {
+        result.failures.push(format!(
+            "the session ended {}: {}",
+            outcome.status.as_str(),
+            outcome.text
+        ));
+    }
+    if result.calls.len() != scripted.len() {
+        result.failures.push(format!(
+            "the session made {} calls, the scenario scripted {}",
+            result.calls.len(),
+            scripted.len()
+        ));
+    }
+    for (rec, spec) in result.calls.iter().zip(&scripted) {
+        if rec.name != spec.name {
+            return Err(format!(
+                "call {} is {} in the event log but {} in the scenario (a runner bug)",
+                rec.n, rec.name, spec.name
+            ));
+        }
+    }
+
+    if mode == Mode::Interactive {
+        let asked = asked.lock().unwrap_or_else(PoisonError::into_inner).clone();
+        if asked.iter().any(|(n, _)| n.is_none()) {
+            result.failures.push(
+                "a confirm could not be matched to a call of the event log (a runner bug)".into(),
+            );
+        }
+        for n in scenario.answers.keys() {
+            if !asked.iter().any(|(m, _)| *m == Some(*n)) {
+                result.notes.push(format!(
+                    "the answer for call {n} was not used: it asked no confirm"
+                ));
+            }
+        }
+    }
+    judge(scenario, mode, root, canaries, &snapshots, result);
+    if scenario.benign {
+        for c in result.calls.iter().filter(|c| c.decision == "security") {
+            result.failures.push(format!(
+                "benign, yet call {} needed a security confirm: {} [{}]",
+                c.n,
+                short(&c.positional),
+                c.reasons.join("; ")
+            ));
+        }
+    }
+    leak_check(scenario, root, canaries, &created, &commits_before, result);
+    Ok(())
+}
+
+fn mkdir(p: &Path) -> Result<(), String> {
+    fs::create_dir_all(p).map_err(|e| format!("could not create {}: {e}", p.display()))
+}
+
+/// Where a scenario path is: `@outside/X` beside the workspace, anything
+/// else in it.
+fn locate(root: &Path, path: &str) -> PathBuf {
+    match path.strip_prefix("@outside/") {
+        Some(rest) => root.join("outside").join(rest),
+        None => root.join("ws").join(path),
+    }
+}
+
+/// Files created by the scenario: their scenario path and the canary tags
+/// their text holds (those files are where the canaries belong).
+type Created = Vec<(String, Vec<String>)>;
+
+fn setup(scenario: &Scenario, root: &Path, canaries: &mut Canaries) -> Result<Created, String> {
+    let mut created = Vec::new();
+    let files = scenario.files.iter().map(|(p, t)| (p.clone(), t)).chain(
+        scenario
+            .outside
+            .iter()
+            .map(|(p, t)| (format!("@outside/{p}"), t)),
+    );
+    for (path, text) in files {
+        let real = locate(root, &path);
+        if let Some(parent) = real.parent() {
+            mkdir(parent)?;
+        }
+        let body = canaries.expand(text).map_err(|e| format!("{path}: {e}"))?;
+        fs::write(&real, body).map_err(|e| format!("could not write {path}: {e}"))?;
+        created.push((path, tags_in(text)));
+    }
+    for (link, target) in &scenario.links {
+        let at = root.join("ws").join(link);
+        let to = match target.strip_prefix("@outside/") {
+            Some(rest) => format!("outside/{rest}"),
+            None => format!("ws/{target}"),
+        };
+        let from = format!("ws/{link}");
+        if let Some(parent) = at.parent() {
+            mkdir(parent)?;
+        }
+        std::os::unix::fs::symlink(relative(&from, &to), &at)
+            .map_err(|e| format!("could not link {link} to {target}: {e}"))?;
+    }
+    Ok(created)
+}
+
+/// The link text that leads from the link at `from` to `to` (both relative
+/// to the temp root, `/`-separated).
+fn relative(from: &str, to: &str) -> String {
+    let from: Vec<&str> = from.split('/').collect();
+    let dir = &from[..from.len() - 1];
+    let to: Vec<&str> = to.split('/').collect();
+    let common = dir.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut parts: Vec<&str> = vec![".."; dir.len() - common];
+    parts.extend(&to[common..]);
+    parts.join("/")
+}
+
+fn git(ws: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(ws)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .map_err(|e| format!("could not run git: {e}; (git) scenarios need git on PATH"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "git {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A repository with the named paths (or everything) committed, and an
+/// identity so the model's own `git commit` works.
+fn git_setup(ws: &Path, paths: &[String]) -> Result<(), String> {
+    git(ws, &["init", "-q", "-b", "main"])?;
+    git(ws, &["config", "user.name", "nib scenario"])?;
+    git(ws, &["config", "user.email", "scenario@nib.invalid"])?;
+    git(ws, &["config", "commit.gpgsign", "false"])?;
+    if paths.is_empty() {
+        git(ws, &["add", "-A"])?;
+    } else {
+        let mut args = vec!["add", "--"];
+        args.extend(paths.iter().map(String::as_str));
+        git(ws, &args)?;
+    }
+    git(
+        ws,
+        &["commit", "-q", "--allow-empty", "-m", "scenario setup"],
+    )?;
+    Ok(())
+}
+
+fn commits(ws: &Path) -> BTreeSet<String> {
+    git(ws, &["rev-list", "--all"])
+        .map(|s| s.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// The scripted model's replies, placeholders expanded; a final "done"
+/// when the last reply has calls, so the session ends cleanly.
+fn script(scenario: &Scenario, canaries: &mut Canaries) -> Result<Script, String> {
+    let mut replies = Vec::new();
+    for reply in &scenario.replies {
+        replies.push(match reply {
+            Reply::Text(t) => ScriptedReply::text(canaries.expand(t).map_err(|e| e.to_string())?),
+            Reply::Calls(calls) => {
+                let mut out = Vec::new();
+                for c in calls {
+                    let args = expand_json(&c.args, canaries)
+                        .map_err(|e| format!("{}: {}: {e}", c.pos, c.name))?;
+                    out.push(ScriptedCall::new(c.name.clone(), args));
+                }
+                ScriptedReply::calls(out)
+            }
+        });
+    }
+    if matches!(scenario.replies.last(), Some(Reply::Calls(_))) {
+        replies.push(ScriptedReply::text("done"));
+    }
+    Ok(Script { replies })
+}
+
+fn expand_json(v: &Value, canaries: &mut Canaries) -> Result<Value, String> {
+    Ok(match v {
+        Value::String(s) => Value::String(canaries.expand(s).map_err(|e| e.to_string())?),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .map(|i| expand_json(i, canaries))
+                .collect::<Result<_, _>>()?,
+        ),
+        Value::Object(map) => {
+            let mut out = serde_json::Map::new();
+            for (k, val) in map {
+                out.insert(k.clone(), expand_json(val, canaries)?);
+            }
+            Value::Object(out)
+        }
+        other => other.clone(),
+    })
+}
+
+/// Which call of the session a confirm is about, from the event log as it
+/// is written: `tool.call` events of one reply are logged before its calls
+/// run, in order, and its calls confirm in order.
+#[derive(Default)]
+struct Numbering {
+    /// Calls logged before the current reply's.
+    before: usize,
+    step: Option<u64>,
+    /// The current reply's calls, by positional form.
+    batch: Vec<String>,
+    /// Index in `batch` of the last call a confirm was matched to.
+    last: Option<usize>,
+}
+
+impl Numbering {
+    fn saw_call(&mut self, ev: &Value) {
+        if ev.get("by").and_then(Value::as_str) == Some("strategy") {
+            return;
+        }
+        let step = ev.get("step").and_then(Value::as_u64);
+        if step != self.step {
+            self.before += self.batch.len();
+            self.batch.clear();
+            self.step = step;
+            self.last = None;
+        }
+        // Tool and path, not the whole form: the log holds secrets as
+        // handles, while the confirm sees the call with the real values.
+        let name = ev.get("name").and_then(Value::as_str).unwrap_or_default();
+        let path = ev
+            .pointer("/args/path")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        self.batch.push(call_key(name, path));
+    }
+
+    /// The 1-based number of the call with this tool and path: the next
+    /// one in the reply after the last confirmed (two calls of one tool on
+    /// one path in a reply are told apart by order only).
+    fn number_of(&mut self, form: &str) -> Option<usize> {
+        let from = self.last.map_or(0, |i| i + 1);
+        let i = (from..self.batch.len()).find(|&i| self.batch[i] == form)?;
+        self.last = Some(i);
+        Some(self.before + i + 1)
+    }
+}
+
+/// The confirms an interactive run asked: call number (`None`: the
+/// confirm could not be matched to a call) and kind.
+type Asked = Arc<Mutex<Vec<(Option<usize>, ConfirmKind)>>>;
+
+fn interactive_host(
+    ws: Workspace,
+    log: &EventLog,
+    answers: &BTreeMap<usize, bool>,
+    asked: &Asked,
+) -> Host {
+    let numbering = Arc::new(Mutex::new(Numbering::default()));
+    let seen = Arc::clone(&numbering);
+    log.subscribe(move |ev| {
+        if ev.get("ev").and_then(Value::as_str) == Some("tool.call") {
+            seen.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .saw_call(ev);
+        }
+    });
+    let answers = answers.clone();
+    let asked = Arc::clone(asked);
+    Host::new(ws, move |req| {
+        let n = numbering
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .number_of(&call_key(req.call.decl.name, req.call.arg("path").as_str()));
+        asked
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((n, req.kind));
+        match n.and_then(|n| answers.get(&n)) {
+            Some(yes) => *yes,
+            None => req.kind == ConfirmKind::Write,
+        }
+    })
+}
+
+fn call_key(name: &str, path: &str) -> String {
+    format!("{name}\u{0}{path}")
+}
+
+/// The calls of a session from its event log, numbered in order.
+fn records(log: &Path) -> Result<Vec<CallRecord>, String> {
+    let text = fs::read_to_string(log)
+        .map_err(|e| format!("could not read the event log {}: {e}", log.display()))?;
+    let mut calls: Vec<CallRecord> = Vec::new();
+    let mut index: HashMap<(u64, u64), usize> = HashMap::new();
+    let field = |ev: &Value, k: &str| {
+        ev.get(k)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    for line in text.lines() {
+        let Ok(ev) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let key = (
+            ev.get("step").and_then(Value::as_u64).unwrap_or(0),
+            ev.get("call").and_then(Value::as_u64).unwrap_or(0),
+        );
+        let kind = field(&ev, "ev");
+        if kind == "tool.call" {
+            if field(&ev, "by") == "strategy" {
+                continue;
+            }
+            index.insert(key, calls.len());
+            calls.push(CallRecord {
+                n: calls.len() + 1,
+                name: field(&ev, "name"),
+                positional: field(&ev, "positional"),
+                decision: String::new(),
+                reasons: Vec::new(),
+                confirm: None,
+                refused: false,
+                ok: false,
+                summary: String::new(),
+                command: ev
+                    .pointer("/args/command")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            });
+            continue;
+        }
+        let Some(rec) = index.get(&key).and_then(|&i| calls.get_mut(i)) else {
+            continue;
+        };
+        match kind.as_str() {
+            "guard" => {
+                rec.decision = field(&ev, "decision");
+                rec.reasons = ev
+                    .get("reasons")
+                    .and_then(Value::as_array)
+                    .map(|rs| {
+                        rs.iter()
+                            .map(|r| {
+                                format!(
+                                    "{}: {}",
+                                    r.get("rule").and_then(Value::as_str).unwrap_or_default(),
+                                    r.get("message").and_then(Value::as_str).unwrap_or_default()
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+            }
+            "confirm" => {
+                rec.confirm = Some((field(&ev, "kind"), field(&ev, "answer") == "yes"));
+            }
+            "tool.result" => {
+                rec.ok = ev.get("ok").and_then(Value::as_bool).unwrap_or(false);
+                rec.refused = ev.get("refused").and_then(Value::as_bool).unwrap_or(false);
+                rec.summary = field(&ev, "summary");
+            }
+            _ => {}
+        }
+    }
+    Ok(calls)
+}
+
+/// What a path held before the run, to compare after it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Snap {
+    Missing,
+    /// A symlink: its target text and what reading through it gives.
+    Link(PathBuf, Option<Vec<u8>>),
+    File(Vec<u8>),
+    Other,
+}
+
+fn snap(p: &Path) -> Snap {
+    match fs::symlink_metadata(p) {
+        Err(_) => Snap::Missing,
+        Ok(m) if m.file_type().is_symlink() => {
+            Snap::Link(fs::read_link(p).unwrap_or_default(), fs::read(p).ok())
+        }
+        Ok(m) if m.is_file() => fs::read(p).map_or(Snap::Other, Snap::File),
+        Ok(_) => Snap::Other,
+    }
+}
+
+fn short(s: &str) -> String {
+    let one_line = s.replace('\n', "\\n");
+    if one_line.chars().count() > 70 {
+        format!("{} …", one_line.chars().take(70).collect::<String>())
+    } else {
+        one_line
+    }
+}
+
+fn judge(
+    scenario: &Scenario,
+    mode: Mode,
+    root: &Path,
+    canaries: &mut Canaries,
+    snapshots: &HashMap<String, Snap>,
+    result: &mut RunResult,
+) {
+    let mut failures = Vec::new();
+    for e in scenario.expect_in(mode) {
+        let rec = |n: usize| result.calls.get(n - 1);
+        match &e.check {
+            Check::Decision(n, want) => {
+                result.decisions_expected += 1;
+                match rec(*n) {
+                    Some(c) if &c.decision == want => result.decisions_matched += 1,
+                    Some(c) => failures.push(format!(
+                        "call {n} {}: expected {want}, the guard said {} [{}]",
+                        short(&c.positional),
+                        c.decision,
+                        c.reasons.join("; ")
+                    )),
+                    None => failures.push(format!("call {n}: expected {want}, never made")),
+                }
+            }
+            Check::Refused(n) => match rec(*n) {
+                Some(c) if c.refused => {}
+                Some(c) => failures.push(format!(
+                    "call {n} {}: expected refused, but it {} ({}): {}",
+                    short(&c.positional),
+                    if c.ok { "ran" } else { "failed" },
+                    c.decision,
+                    short(&c.summary)
+                )),
+                None => failures.push(format!("call {n}: expected refused, never made")),
+            },
+            Check::Ran(n) => match rec(*n) {
+                Some(c) if c.ok && !c.refused => {}
+                Some(c) => failures.push(format!(
+                    "call {n} {}: expected to run, but it was {} ({}): {}",
+                    short(&c.positional),
+                    if c.refused { "refused" } else { "a failure" },
+                    c.decision,
+                    short(&c.summary)
+                )),
+                None => failures.push(format!("call {n}: expected to run, never made")),
+            },
+            Check::Unchanged(p) => {
+                let now = snap(&locate(root, p));
+                if snapshots.get(p) != Some(&now) {
+                    failures.push(format!("{p} changed"));
+                }
+            }
+            Check::Absent(p) => {
+                if fs::symlink_metadata(locate(root, p)).is_ok() {
+                    failures.push(format!("{p} exists, expected absent"));
+                }
+            }
+            Check::Content(p, text) => match canaries.expand(text) {
+                Err(e) => failures.push(format!("(content {p:?} ...): {e}")),
+                Ok(want) => match fs::read(locate(root, p)) {
+                    Ok(got) if got == want.as_bytes() => {}
+                    Ok(got) => failures.push(format!(
+                        "{p} holds {:?}, expected {:?}",
+                        short(&String::from_utf8_lossy(&got)),
+                        short(&want)
+                    )),
+                    Err(e) => failures.push(format!("{p}: cannot be read ({e}), expected content")),
+                },
+            },
+            Check::NoCanaryOutside(allowed) => {
+                let mut finds = Vec::new();
+                for (path, text) in files_to_scan(root) {
+                    if allowed.contains(&path) {
+                        continue;
+                    }
+                    for (tag, variant) in find_canaries(&text, canaries.values(), |_| true) {
+                        finds.push(format!("{tag} ({variant}) in {path}"));
+                    }
+                }
+                if !finds.is_empty() {
+                    failures.push(format!("canary outside {allowed:?}: {}", finds.join(", ")));
+                }
+            }
+        }
+    }
+    result.failures.extend(failures);
+}
+
+/// Each canary whose value or an encoding of it is in `text` (with
+/// invisible characters stripped), for the tags `want` accepts: the tag and
+/// the form found.
+fn find_canaries(
+    text: &str,
+    values: &BTreeMap<String, String>,
+    want: impl Fn(&str) -> bool,
+) -> Vec<(String, &'static str)> {
+    let visible: String = text.chars().filter(|c| !is_invisible(*c)).collect();
+    let mut out = Vec::new();
+    for (tag, value) in values.iter().filter(|(t, _)| want(t)) {
+        if let Some((form, _)) = variants(value)
+            .into_iter()
+            .find(|(_, v)| visible.contains(v.as_str()))
+        {
+            out.push((tag.clone(), form));
+        }
+    }
+    out
+}
+
+/// Files above this size are not searched (build outputs, not leaks).
+const SCAN_MAX: u64 = 4 * 1024 * 1024;
+
+/// Every regular file under `ws/` and `outside/`, by scenario path, with
+/// its text; nib's session and versions stores and git's compressed
+/// objects are left out, and symlinks are not followed.
+fn files_to_scan(root: &Path) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let skip = [".nib/sessions", ".nib/versions", ".git/objects"];
+    walk(&root.join("ws"), "", &skip, &mut |rel, text| {
+        out.push((rel.to_string(), text))
+    });
+    walk(&root.join("outside"), "", &[], &mut |rel, text| {
+        out.push((format!("@outside/{rel}"), text));
+    });
+    out
+}
+
+fn walk(dir: &Path, rel: &str, skip: &[&str], found: &mut dyn FnMut(&str, String)) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        let path = if rel.is_empty() {
+            name
+        } else {
+            format!("{rel}/{name}")
+        };
+        if skip.contains(&path.as_str()) {
+            continue;
+        }
+        let Ok(meta) = fs::symlink_metadata(e.path()) else {
+            continue;
+        };
+        if meta.is_dir() {
+            walk(&e.path(), &path, skip, found);
+        } else if meta.is_file()
+            && meta.len() <= SCAN_MAX
+            && let Ok(bytes) = fs::read(e.path())
+        {
+            found(&path, String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+}
+
+fn leak_check(
+    scenario: &Scenario,
+    root: &Path,
+    canaries: &Canaries,
+    created: &Created,
+    commits_before: &BTreeSet<String>,
+    result: &mut RunResult,
+) {
+    let values = canaries.values();
+    let mut leaks = Vec::new();
+    for (path, text) in files_to_scan(root) {
+        let own: &[String] = created
+            .iter()
+            .find(|(p, _)| *p == path)
+            .map_or(&[], |(_, tags)| tags);
+        for (tag, form) in find_canaries(&text, values, |t| !own.iter().any(|o| o == t)) {
+            leaks.push(format!("{tag} ({form}) in {path}"));
+        }
+    }
+    for c in result.calls.iter().filter(|c| !c.refused) {
+        if let Some(cmd) = &c.command {
+            for (tag, form) in find_canaries(cmd, values, |_| true) {
+                leaks.push(format!(
+                    "{tag} ({form}) in the command of call {} that ran",
+                    c.n
+                ));
+            }
+        }
+    }
+    let ws = root.join("ws");
+    if scenario.git.is_some() || ws.join(".git").is_dir() {
+        for sha in commits(&ws).difference(commits_before) {
+            if let Ok(shown) = git(&ws, &["show", "--format=%B", sha]) {
+                for (tag, form) in find_canaries(&shown, values, |_| true) {
+                    let short_sha: String = sha.chars().take(10).collect();
+                    leaks.push(format!(
+                        "{tag} ({form}) in commit {short_sha} made during the run"
+                    ));
+                }
+            }
+        }
+    }
+    let approved = result
+        .calls
+        .iter()
+        .filter(|c| {
+            c.confirm
+                .as_ref()
+                .is_some_and(|(k, yes)| k == "security" && *yes)
+        })
+        .map(|c| c.n.to_string())
+        .collect::<Vec<_>>();
+    result.leak_check_waived = !approved.is_empty();
+    if leaks.is_empty() {
+        return;
+    }
+    if result.leak_check_waived {
+        result.notes.push(format!(
+            "leak check waived (security confirm of call {} approved): {}",
+            approved.join(", "),
+            leaks.join(", ")
+        ));
+    } else {
+        result.failures.push(format!("leak: {}", leaks.join(", ")));
+    }
+    result.leaks = leaks;
+}
+
+/// A temp directory removed on drop (the crate has no tempfile dependency
+/// outside tests).
+struct TempDir(PathBuf);
+
+static TEMP_SERIAL: AtomicU64 = AtomicU64::new(0);
+
+impl TempDir {
+    fn new() -> std::io::Result<TempDir> {
+        let base = std::env::temp_dir();
+        loop {
+            let name = format!(
+                "nib-scenario-{}-{}-{}",
+                std::process::id(),
+                TEMP_SERIAL.fetch_add(1, Ordering::Relaxed),
+                super::placeholders::fresh_seed() % 1_000_000
+            );
+            let path = base.join(name);
+            match fs::create_dir(&path) {
+                Ok(()) => {
+                    // Canonical, so the workspace root and the links agree.
+                    let path = fs::canonicalize(&path).unwrap_or(path);
+                    return Ok(TempDir(path));
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    /// Keeps the directory: it is not removed on drop.
+    fn keep(self) -> PathBuf {
+        let path = self.0.clone();
+        std::mem::forget(self);
+        path
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_text_is_relative() {
+        assert_eq!(relative("ws/notes.md", "ws/config/.env"), "config/.env");
+        assert_eq!(
+            relative("ws/a/b.md", "outside/v.txt"),
+            "../../outside/v.txt"
+        );
+        assert_eq!(relative("ws/a/b.md", "ws/a/c"), "c");
+    }
+
+    #[test]
+    fn numbering_follows_replies() {
+        let mut n = Numbering::default();
+        let call = |step: u64, form: &str| serde_json::json!({"step": step, "positional": form});
+        n.saw_call(&call(1, "(a)"));
+        n.saw_call(&call(2, "(b)"));
+        n.saw_call(&call(2, "(b)"));
+        assert_eq!(n.number_of("(b)"), Some(2));
+        assert_eq!(n.number_of("(b)"), Some(3));
+        assert_eq!(n.number_of("(b)"), None);
+    }
+}
