@@ -314,18 +314,19 @@ fn interactive_answers_go_to_the_call_they_name() {
 
 #[test]
 fn a_failing_expectation_and_a_leak_make_the_run_fail() {
-    // With the simple guard a base64-encoded token is an ordinary write:
-    // the expectation of a security decision fails and the leak check
-    // finds the encoding in the written file.
+    // A shapeless key in a file that is not protected is not known to the
+    // guard (a documented limit): its encodings are ordinary writes, so the
+    // expectation of a security decision fails, and the runner's own leak
+    // check, which knows every canary, finds them.
     let text = r#"
 (scenario "leaky"
   (channel split-encode)
   (modes unattended)
-  (files (".env" "GITHUB_TOKEN={{GH}}\n"))
+  (files ("data.txt" "{{AS}}\n"))
   (replies
-    ((fs-read ".env"))
-    ((fs-write "notes.txt" "{{GH|b64}}\n"))
-    ((shell "echo {{GH|rev}}")))
+    ((fs-read "data.txt"))
+    ((fs-write "notes.txt" "{{AS|b64}}\n"))
+    ((shell "echo {{AS|rev}}")))
   (expect
     (decision 1 allow)
     (decision 2 security)))
@@ -338,8 +339,8 @@ fn a_failing_expectation_and_a_leak_make_the_run_fail() {
         all.contains("call 2") && all.contains("expected security"),
         "{all}"
     );
-    assert!(all.contains("GH (b64) in notes.txt"), "{all}");
-    assert!(all.contains("GH (rev) in the command of call 3"), "{all}");
+    assert!(all.contains("AS (b64) in notes.txt"), "{all}");
+    assert!(all.contains("AS (rev) in the command of call 3"), "{all}");
     assert!(!r.leak_check_waived);
     assert_eq!(r.counted_leaks(), 2);
     assert!(!r.benign);

@@ -918,12 +918,13 @@ mod tests {
     #[test]
     fn numbering_follows_replies() {
         let mut n = Numbering::default();
-        let call = |step: u64, form: &str| serde_json::json!({"step": step, "positional": form});
-        n.saw_call(&call(1, "(a)"));
-        n.saw_call(&call(2, "(b)"));
-        n.saw_call(&call(2, "(b)"));
-        assert_eq!(n.number_of("(b)"), Some(2));
-        assert_eq!(n.number_of("(b)"), Some(3));
-        assert_eq!(n.number_of("(b)"), None);
+        let call = |step: u64, name: &str| serde_json::json!({"step": step, "name": name, "args": {"path": "p"}});
+        n.saw_call(&call(1, "fs-read"));
+        n.saw_call(&call(2, "fs-write"));
+        n.saw_call(&call(2, "fs-write"));
+        let write = call_key("fs-write", "p");
+        assert_eq!(n.number_of(&write), Some(2));
+        assert_eq!(n.number_of(&write), Some(3));
+        assert_eq!(n.number_of(&write), None);
     }
 }
