@@ -586,4 +586,26 @@ mod tests {
         assert_eq!(base64_encode(&[0xfb, 0xff], false), "+/8");
         assert_eq!(base64_encode(&[0xfb, 0xff], true), "-_8");
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// A secret inside any data, base64-encoded as a whole, is found.
+        #[test]
+        fn base64_of_any_surrounding_data(
+            secret in "[!-~]{8,40}",
+            before in proptest::collection::vec(proptest::num::u8::ANY, 0..10),
+            after in proptest::collection::vec(proptest::num::u8::ANY, 0..10),
+            url in proptest::bool::ANY,
+        ) {
+            let mut l = SecretLedger::new();
+            l.add(&secret, "p");
+            let mut data = before.clone();
+            data.extend_from_slice(secret.as_bytes());
+            data.extend_from_slice(&after);
+            let encoded = base64_encode(&data, url);
+            let hits = l.check(&encoded);
+            proptest::prop_assert!(!hits.is_empty(), "{} in {}", secret, encoded);
+        }
+    }
 }

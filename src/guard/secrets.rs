@@ -842,4 +842,28 @@ mod tests {
         assert!((shannon_entropy(b"abcd") - 2.0).abs() < 1e-9);
         assert_eq!(longest_run(b"abbbbc"), 4);
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Hits are in order, never overlap, and slice the text to the
+        /// secret, whatever surrounds a fake.
+        #[test]
+        fn hits_are_consistent(
+            before in "[ -~\n\u{e9}\u{2603}]{0,60}",
+            after in "[ -~\n\u{e9}\u{2603}]{0,60}",
+            kind in proptest::sample::select(FAKE_KINDS.to_vec()),
+            seed in 0u64..1_000,
+        ) {
+            let secret = fake(kind, seed).unwrap();
+            let text = format!("{before}{}{after}", in_context(kind, &secret));
+            let hits = scan(&text);
+            let mut end = 0;
+            for h in &hits {
+                proptest::prop_assert!(h.start >= end && h.start < h.end);
+                proptest::prop_assert_eq!(&text[h.start..h.end], h.secret.as_str());
+                end = h.end;
+            }
+        }
+    }
 }

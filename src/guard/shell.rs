@@ -1144,4 +1144,21 @@ mod tests {
                 .any(|t| t.contains("`curl` talks to the network"))
         );
     }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+
+        /// Any text built from shell syntax analyzes without panicking, and
+        /// every segment has words.
+        #[test]
+        fn never_panics(pieces in proptest::collection::vec(proptest::sample::select(vec![
+            "echo", " ", "\n", "'", "\"", "\\", "$(", ")", "(", "`", "${", "}", "$'", "|", "||",
+            "&&", "&", ";", "<", ">", ">>", "<<", "<<-", "EOF", "<<<", "2>&1", "<(", ">(", "#",
+            "curl", "sh", "-c", ".env", "git", "push", "$((", "))", "=", "x",
+        ]), 0..40)) {
+            let command: String = pieces.concat();
+            let a = analyze(&command, &protected);
+            proptest::prop_assert!(a.segments.iter().all(|s| !s.is_empty()));
+        }
+    }
 }
