@@ -17,6 +17,9 @@ use aho_corasick::AhoCorasick;
 
 /// Values shorter than this are too weak to match without false alarms.
 pub const MIN_SECRET_LEN: usize = 8;
+/// Values longer than this (in bytes) are whole documents, not secrets:
+/// their variants would make every check slow. Add the secrets in them.
+pub const MAX_SECRET_LEN: usize = 16 * 1024;
 /// A window of this many characters of a secret found in a value is a hit.
 pub const PIECE_LEN: usize = 12;
 /// Chunks at least this long count toward a secret's session coverage.
@@ -76,11 +79,14 @@ impl SecretLedger {
     }
 
     /// Remember a secret. Values shorter than [`MIN_SECRET_LEN`] (after
-    /// trimming) and values already known are ignored; returns whether the
-    /// secret is new.
+    /// trimming) or longer than [`MAX_SECRET_LEN`], and values already
+    /// known, are ignored; returns whether the secret is new.
     pub fn add(&mut self, secret: &str, source: &str) -> bool {
         let secret = secret.trim();
-        if secret.chars().count() < MIN_SECRET_LEN || self.known.contains_key(secret) {
+        if secret.chars().count() < MIN_SECRET_LEN
+            || secret.len() > MAX_SECRET_LEN
+            || self.known.contains_key(secret)
+        {
             return false;
         }
         self.known.insert(secret.to_string(), self.entries.len());
@@ -435,6 +441,7 @@ mod tests {
     fn add_ignores_short_and_duplicate_values() {
         let mut l = ledger();
         assert!(!l.add("short", "x"));
+        assert!(!l.add(&"k".repeat(MAX_SECRET_LEN + 1), "a whole file"));
         assert!(!l.add(GH, "again"));
         assert!(!l.add(&format!("  {GH}\n"), "again"));
         assert_eq!(l.len(), 2);

@@ -362,13 +362,16 @@ impl SecretRules {
                 c.start,
             )
         });
+        // `kept` stays sorted by start and free of overlaps, so the only
+        // kept hit that can overlap a candidate is the first one ending
+        // after the candidate starts.
         let mut kept: Vec<Candidate> = Vec::with_capacity(found.len());
         for c in found {
-            if !kept.iter().any(|k| c.start < k.end && k.start < c.end) {
-                kept.push(c);
+            let at = kept.partition_point(|k| k.end <= c.start);
+            if kept.get(at).is_none_or(|k| k.start >= c.end) {
+                kept.insert(at, c);
             }
         }
-        kept.sort_by_key(|c| c.start);
         kept
     }
 }
@@ -748,6 +751,20 @@ mod tests {
         let hits = scan(&format!("ANTHROPIC_API_KEY={ant}\n"));
         assert_eq!(hits.len(), 1, "{hits:?}");
         assert_eq!(hits[0].rule, "anthropic-key");
+    }
+
+    #[test]
+    fn many_hits_in_one_text() {
+        let mut text = String::new();
+        let mut want = Vec::new();
+        for seed in 0..200u64 {
+            let kind = FAKE_KINDS[seed as usize % FAKE_KINDS.len()];
+            let secret = fake(kind, seed).unwrap();
+            text.push_str(&in_context(kind, &secret));
+            want.push(secret);
+        }
+        let got: Vec<String> = scan(&text).into_iter().map(|h| h.secret).collect();
+        assert_eq!(got, want);
     }
 
     #[test]
