@@ -308,6 +308,13 @@ impl Context<'_> {
                 );
                 return;
             }
+            if let Some(sample) = glob_reaches_protected(candidate, self.is_protected) {
+                self.find(
+                    "protected-path",
+                    format!("the {what} `{word}` is a pattern that can match the protected path `{sample}`"),
+                );
+                return;
+            }
         }
     }
 
@@ -767,6 +774,95 @@ fn path_candidates(word: &str) -> Vec<&str> {
     out
 }
 
+/// Names of protected files a glob is tested against (the guard cannot
+/// list the directory): `cat .e*` reaches `.env` as surely as `cat .env`.
+const PROTECTED_SAMPLES: &[&str] = &[
+    ".env",
+    ".env.local",
+    ".env.production",
+    "id_rsa",
+    "id_ed25519",
+    "server.pem",
+    "server.key",
+    ".git/config",
+    ".npmrc",
+    ".netrc",
+    ".pypirc",
+];
+
+/// A protected sample name the glob `word` matches, if it is a glob with
+/// at least two literal characters (`*` alone is everything, and names no
+/// file in particular).
+fn glob_reaches_protected(word: &str, is_protected: &dyn Fn(&str) -> bool) -> Option<&'static str> {
+    if !word.contains(['*', '?', '[']) {
+        return None;
+    }
+    let literal = word
+        .chars()
+        .filter(|c| !matches!(c, '*' | '?' | '[' | ']' | '/'))
+        .count();
+    if literal < 2 {
+        return None;
+    }
+    let pattern = word.trim_start_matches("./");
+    PROTECTED_SAMPLES.iter().copied().find(|sample| {
+        let name = sample.rsplit('/').next().unwrap_or(sample);
+        let target = if pattern.contains('/') { *sample } else { name };
+        glob_match(pattern.as_bytes(), target.as_bytes(), true) && is_protected(sample)
+    })
+}
+
+/// Shell glob matching: `*`, `?`, `[set]` (`[!set]`, ranges); wildcards do
+/// not match `/`, nor a leading `.` of a name.
+fn glob_match(pattern: &[u8], name: &[u8], at_start: bool) -> bool {
+    let hidden = at_start && name.first() == Some(&b'.');
+    match pattern.first() {
+        None => name.is_empty(),
+        Some(b'*') => {
+            if hidden {
+                return false;
+            }
+            (0..=name.len())
+                .take_while(|&i| i == 0 || name[i - 1] != b'/')
+                .any(|i| glob_match(&pattern[1..], &name[i..], false))
+        }
+        Some(b'?') => {
+            !hidden
+                && name.first().is_some_and(|&c| c != b'/')
+                && glob_match(&pattern[1..], &name[1..], false)
+        }
+        Some(b'[') => {
+            let Some(close) = pattern[1..].iter().position(|&c| c == b']').map(|i| i + 1) else {
+                return name.first() == Some(&b'[') && glob_match(&pattern[1..], &name[1..], false);
+            };
+            let Some(&c) = name.first() else {
+                return false;
+            };
+            if hidden || c == b'/' {
+                return false;
+            }
+            let mut set = &pattern[1..close];
+            let negate = matches!(set.first(), Some(b'!' | b'^'));
+            if negate {
+                set = &set[1..];
+            }
+            let mut hit = false;
+            let mut i = 0;
+            while i < set.len() {
+                if i + 2 < set.len() && set[i + 1] == b'-' {
+                    hit |= (set[i]..=set[i + 2]).contains(&c);
+                    i += 3;
+                } else {
+                    hit |= set[i] == c;
+                    i += 1;
+                }
+            }
+            hit != negate && glob_match(&pattern[close + 1..], &name[1..], false)
+        }
+        Some(&p) => name.first() == Some(&p) && glob_match(&pattern[1..], &name[1..], p == b'/'),
+    }
+}
+
 /// Quoted string literals in a piece of code ('…' and "…").
 fn string_literals(code: &str) -> Vec<&str> {
     let mut out = Vec::new();
@@ -860,6 +956,10 @@ mod tests {
             "(cd sub && make) | tee build.log",
             "for f in *.rs; do wc -l \"$f\"; done",
             "command -v curl",
+            "ls *",
+            "cat src/*.rs | wc -l",
+            "grep -rn foo --include='*.rs' .",
+            "rm -f *.o *.tmp",
             "pip install -e .",
             "cargo add serde --features derive",
             "timeout 5s cargo test",
@@ -956,6 +1056,10 @@ mod tests {
             ("dd if=.env of=out", "protected-path"),
             ("git show HEAD:.env", "protected-path"),
             ("cat ~/.ssh/id_rsa", "protected-path"),
+            ("cat .e*", "protected-path"),
+            ("cp .[e]nv* /tmp", "protected-path"),
+            ("tar czf keys.tgz *.pem", "protected-path"),
+            ("cat .git/conf*", "protected-path"),
             (
                 "python3 -c \"print(open('.env').read())\"",
                 "protected-path",
@@ -1014,6 +1118,18 @@ mod tests {
         }
         let deep = "echo $(echo $(echo $(echo $(echo $(echo $(id))))))";
         assert!(rules(deep).contains(&"nesting"));
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob_match(b".e*", b".env", true));
+        assert!(!glob_match(b"*", b".env", true));
+        assert!(!glob_match(b"*env", b".env", true));
+        assert!(glob_match(b"*.pem", b"server.pem", true));
+        assert!(glob_match(b".[a-f]nv", b".env", true));
+        assert!(!glob_match(b".[!e]nv", b".env", true));
+        assert!(glob_match(b".git/c?nfig", b".git/config", true));
+        assert!(!glob_match(b"*config", b".git/config", true));
     }
 
     #[test]
