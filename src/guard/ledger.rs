@@ -10,16 +10,24 @@
 //! linear pass over the value.
 
 use std::collections::HashMap;
+use std::ops::Range;
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
 
 /// Values shorter than this are too weak to match without false alarms.
 pub const MIN_SECRET_LEN: usize = 8;
+/// Values longer than this (in bytes) are whole documents, not secrets:
+/// their variants would make every check slow. Add the secrets in them.
+pub const MAX_SECRET_LEN: usize = 16 * 1024;
 /// A window of this many characters of a secret found in a value is a hit.
 pub const PIECE_LEN: usize = 12;
 /// Chunks at least this long count toward a secret's session coverage.
 pub const CHUNK_LEN: usize = 4;
+/// A piece must hold this many characters of the secret's private part, so
+/// the public prefix every token of a kind shares (`sk-ant-api03-`, a PEM
+/// header, a JWT header) is not mistaken for this secret.
+const PIECE_PRIVATE: usize = 8;
 
 /// One secret found in a sink value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,7 +49,8 @@ pub struct SecretLedger {
     known: HashMap<String, usize>,
     /// Built on first check after a change.
     matcher: OnceLock<Matcher>,
-    /// Per secret, per byte: seen in some sink value of this session.
+    /// Per secret, per byte of its private part: seen in some sink value
+    /// of this session.
     coverage: Vec<Vec<bool>>,
 }
 
@@ -49,6 +58,8 @@ pub struct SecretLedger {
 struct Entry {
     value: String,
     source: String,
+    /// The bytes that are not shared with other secrets of the same kind.
+    private: Range<usize>,
 }
 
 #[derive(Debug, Clone)]
@@ -68,18 +79,23 @@ impl SecretLedger {
     }
 
     /// Remember a secret. Values shorter than [`MIN_SECRET_LEN`] (after
-    /// trimming) and values already known are ignored; returns whether the
-    /// secret is new.
+    /// trimming) or longer than [`MAX_SECRET_LEN`], and values already
+    /// known, are ignored; returns whether the secret is new.
     pub fn add(&mut self, secret: &str, source: &str) -> bool {
         let secret = secret.trim();
-        if secret.chars().count() < MIN_SECRET_LEN || self.known.contains_key(secret) {
+        if secret.chars().count() < MIN_SECRET_LEN
+            || secret.len() > MAX_SECRET_LEN
+            || self.known.contains_key(secret)
+        {
             return false;
         }
         self.known.insert(secret.to_string(), self.entries.len());
-        self.coverage.push(vec![false; secret.len()]);
+        let private = private_range(secret);
+        self.coverage.push(vec![false; private.len()]);
         self.entries.push(Entry {
             value: secret.to_string(),
             source: source.to_string(),
+            private,
         });
         self.matcher = OnceLock::new();
         true
@@ -172,6 +188,7 @@ impl SecretLedger {
         let mut grew = Vec::new();
         for m in chunks.find_overlapping_iter(value) {
             let (secret, at) = matcher.chunk_owner[m.pattern().as_usize()];
+            let at = at - self.entries[secret].private.start;
             let cover = &mut self.coverage[secret][at..at + CHUNK_LEN];
             if cover.iter().any(|&c| !c) {
                 cover.fill(true);
@@ -215,7 +232,7 @@ impl Matcher {
         let mut owner: Vec<(usize, &'static str)> = Vec::new();
         let mut seen: HashMap<String, ()> = HashMap::new();
         for (index, entry) in entries.iter().enumerate() {
-            for (variant, encoding) in variants(&entry.value) {
+            for (variant, encoding) in variants(&entry.value, &entry.private) {
                 if variant.len() >= MIN_SECRET_LEN && seen.insert(variant.clone(), ()).is_none() {
                     patterns.push(variant);
                     owner.push((index, encoding));
@@ -226,7 +243,8 @@ impl Matcher {
         let mut chunk_owner = Vec::new();
         for (index, entry) in entries.iter().enumerate() {
             let bytes = entry.value.as_bytes();
-            for at in 0..=bytes.len().saturating_sub(CHUNK_LEN) {
+            let private = entry.private.clone();
+            for at in private.start..=private.end.saturating_sub(CHUNK_LEN) {
                 chunk_patterns.push(&bytes[at..at + CHUNK_LEN]);
                 chunk_owner.push((index, at));
             }
@@ -256,7 +274,7 @@ impl Matcher {
 
 /// Every form of `secret` to look for, with its encoding label. Encoded
 /// forms that depend on neighbouring bytes are cut to their stable part.
-fn variants(secret: &str) -> Vec<(String, &'static str)> {
+fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)> {
     let bytes = secret.as_bytes();
     let mut out = vec![(secret.to_string(), "raw")];
     for offset in 0..3 {
@@ -276,10 +294,59 @@ fn variants(secret: &str) -> Vec<(String, &'static str)> {
         for w in 0..=chars.len() - PIECE_LEN {
             let start = chars[w].0;
             let end = chars.get(w + PIECE_LEN).map_or(secret.len(), |&(at, _)| at);
-            out.push((secret[start..end].to_string(), "piece"));
+            let own = end
+                .min(private.end)
+                .saturating_sub(start.max(private.start));
+            if own >= PIECE_PRIVATE {
+                out.push((secret[start..end].to_string(), "piece"));
+            }
         }
     }
     out
+}
+
+/// The bytes of `secret` that are its own: without the public prefix its
+/// kind shares (`ghp_`, `sk-ant-api03-`, a PEM header and footer, a JWT
+/// header). The whole secret when no such prefix is recognised.
+fn private_range(secret: &str) -> Range<usize> {
+    let len = secret.len();
+    let mut range = 0..len;
+    if let Some(rest) = secret.strip_prefix("-----BEGIN") {
+        let start = rest.find("-----").map_or(0, |i| "-----BEGIN".len() + i + 5);
+        let end = secret.rfind("-----END").unwrap_or(len);
+        range = start..end;
+    } else if secret.starts_with("eyJ") && secret.contains('.') {
+        // Header and claims are readable JSON that tokens of one issuer
+        // share field by field; the signature is what is secret.
+        let dot = secret.rfind('.').unwrap_or(0);
+        range = (dot + 1).min(len)..len;
+    } else if secret.starts_with("pypi-") {
+        range = 30.min(len)..len;
+    } else {
+        // Groups of up to 12 letters and digits, each followed by _ or -.
+        let bytes = secret.as_bytes();
+        let mut start = 0;
+        loop {
+            let group = bytes[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric())
+                .count();
+            let next = start + group + 1;
+            if group == 0 || group > 12 || next > 24 {
+                break;
+            }
+            match bytes.get(start + group) {
+                Some(b'_' | b'-') => start = next,
+                _ => break,
+            }
+        }
+        range = start..len;
+    }
+    if range.len() < MIN_SECRET_LEN {
+        0..len
+    } else {
+        range
+    }
 }
 
 /// The part of base64(`offset` unknown bytes + `secret` + unknown bytes)
@@ -374,6 +441,7 @@ mod tests {
     fn add_ignores_short_and_duplicate_values() {
         let mut l = ledger();
         assert!(!l.add("short", "x"));
+        assert!(!l.add(&"k".repeat(MAX_SECRET_LEN + 1), "a whole file"));
         assert!(!l.add(GH, "again"));
         assert!(!l.add(&format!("  {GH}\n"), "again"));
         assert_eq!(l.len(), 2);
@@ -486,6 +554,25 @@ mod tests {
     }
 
     #[test]
+    fn shared_prefixes_are_not_pieces() {
+        use crate::guard::secrets::fake;
+        for kind in ["ANT", "PK", "JWT", "OA", "PYPI", "GH", "SL"] {
+            let mut l = SecretLedger::new();
+            assert!(l.add(&fake(kind, 1).unwrap(), "x"));
+            for seed in 2..40 {
+                let other = fake(kind, seed).unwrap();
+                let hits = l.observe_sink(&other);
+                assert!(hits.is_empty(), "{kind} seed {seed}: {other} {hits:?}");
+            }
+        }
+        let l = ledger();
+        assert!(l.check("-----BEGIN RSA PRIVATE KEY-----").is_empty());
+        assert_eq!(private_range("ghp_abcdefghijkl"), 4..16);
+        assert_eq!(private_range("sk-ant-api03-abcdefghijkl"), 13..25);
+        assert_eq!(private_range(PW), 0..PW.len());
+    }
+
+    #[test]
     fn unrelated_text_does_not_accumulate() {
         let mut l = ledger();
         let source = include_str!("mod.rs");
@@ -505,5 +592,27 @@ mod tests {
         assert_eq!(base64_encode(b"foobar", false), "Zm9vYmFy");
         assert_eq!(base64_encode(&[0xfb, 0xff], false), "+/8");
         assert_eq!(base64_encode(&[0xfb, 0xff], true), "-_8");
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// A secret inside any data, base64-encoded as a whole, is found.
+        #[test]
+        fn base64_of_any_surrounding_data(
+            secret in "[!-~]{8,40}",
+            before in proptest::collection::vec(proptest::num::u8::ANY, 0..10),
+            after in proptest::collection::vec(proptest::num::u8::ANY, 0..10),
+            url in proptest::bool::ANY,
+        ) {
+            let mut l = SecretLedger::new();
+            l.add(&secret, "p");
+            let mut data = before.clone();
+            data.extend_from_slice(secret.as_bytes());
+            data.extend_from_slice(&after);
+            let encoded = base64_encode(&data, url);
+            let hits = l.check(&encoded);
+            proptest::prop_assert!(!hits.is_empty(), "{} in {}", secret, encoded);
+        }
     }
 }

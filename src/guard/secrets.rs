@@ -56,6 +56,9 @@ struct Rule {
     regex: Regex,
     /// Index of the `secret` capture group, if the regex has one.
     group: Option<usize>,
+    /// Index of the `name` capture group (the assigned name), if any.
+    name_group: Option<usize>,
+    allow_name: Option<RegexSet>,
     entropy: f64,
     requires: Vec<CharClass>,
     allow: Option<RegexSet>,
@@ -131,6 +134,8 @@ struct RuleSpec {
     requires: Vec<String>,
     #[serde(default)]
     allow: Vec<String>,
+    #[serde(default)]
+    allow_name: Vec<String>,
     #[serde(default)]
     generic: bool,
     #[serde(default = "yes")]
@@ -267,25 +272,33 @@ impl SecretRules {
     }
 
     fn run_rule(&self, index: usize, rule: &Rule, bytes: &[u8], found: &mut Vec<Candidate>) {
-        let mut push = |start: usize, end: usize| {
+        let mut push = |start: usize, end: usize, name: Option<&[u8]>| {
             let secret = &bytes[start..end];
+            let named_otherwise = match (name, &rule.allow_name) {
+                (Some(name), Some(allow)) => allow.is_match(name),
+                _ => false,
+            };
             found.push(Candidate {
                 rule: index,
                 start,
                 end,
-                vetoed: !self.is_secret(rule, secret),
+                vetoed: named_otherwise || !self.is_secret(rule, secret),
             });
         };
         match rule.group {
             None => {
                 for m in rule.regex.find_iter(bytes) {
-                    push(m.start(), m.end());
+                    push(m.start(), m.end(), None);
                 }
             }
             Some(group) => {
                 for caps in rule.regex.captures_iter(bytes) {
+                    let name = rule
+                        .name_group
+                        .and_then(|g| caps.get(g))
+                        .map(|m| m.as_bytes());
                     if let Some(m) = caps.get(group) {
-                        push(m.start(), m.end());
+                        push(m.start(), m.end(), name);
                     }
                 }
             }
@@ -349,13 +362,16 @@ impl SecretRules {
                 c.start,
             )
         });
+        // `kept` stays sorted by start and free of overlaps, so the only
+        // kept hit that can overlap a candidate is the first one ending
+        // after the candidate starts.
         let mut kept: Vec<Candidate> = Vec::with_capacity(found.len());
         for c in found {
-            if !kept.iter().any(|k| c.start < k.end && k.start < c.end) {
-                kept.push(c);
+            let at = kept.partition_point(|k| k.end <= c.start);
+            if kept.get(at).is_none_or(|k| k.start >= c.end) {
+                kept.insert(at, c);
             }
         }
-        kept.sort_by_key(|c| c.start);
         kept
     }
 }
@@ -375,22 +391,29 @@ fn compile_rule(spec: &RuleSpec) -> Result<Rule, String> {
     let group = regex
         .capture_names()
         .position(|name| name == Some("secret"));
+    let name_group = regex.capture_names().position(|name| name == Some("name"));
     let requires = spec
         .requires
         .iter()
         .map(|c| CharClass::parse(c))
         .collect::<Result<_, _>>()
         .map_err(context)?;
-    let allow = if spec.allow.is_empty() {
-        None
-    } else {
-        Some(regex_set(&spec.allow).map_err(context)?)
+    let optional_set = |patterns: &[String]| -> Result<Option<RegexSet>, String> {
+        if patterns.is_empty() {
+            Ok(None)
+        } else {
+            regex_set(patterns).map(Some).map_err(context)
+        }
     };
+    let allow = optional_set(&spec.allow)?;
+    let allow_name = optional_set(&spec.allow_name)?;
     Ok(Rule {
         id: intern(&spec.id),
         kind: intern(&spec.kind),
         regex,
         group,
+        name_group,
+        allow_name,
         entropy: spec.entropy,
         requires,
         allow,
@@ -731,6 +754,20 @@ mod tests {
     }
 
     #[test]
+    fn many_hits_in_one_text() {
+        let mut text = String::new();
+        let mut want = Vec::new();
+        for seed in 0..200u64 {
+            let kind = FAKE_KINDS[seed as usize % FAKE_KINDS.len()];
+            let secret = fake(kind, seed).unwrap();
+            text.push_str(&in_context(kind, &secret));
+            want.push(secret);
+        }
+        let got: Vec<String> = scan(&text).into_iter().map(|h| h.secret).collect();
+        assert_eq!(got, want);
+    }
+
+    #[test]
     fn lines_and_offsets() {
         let gl = fake("GL", 1).unwrap();
         let npm = fake("NPM", 2).unwrap();
@@ -780,6 +817,9 @@ mod tests {
         r#"resolved "https://registry.yarnpkg.com/lodash/-/lodash-4.17.21.tgz#679591c564c3bffaae8454cf0b3df370c3d6911c""#,
         "<script src=\"x.js\" integrity=\"sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC\"></script>",
         "sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+        "TOKEN_HASH=e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\n",
+        "  \"token_sha256\": \"9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08\",",
+        "API_KEY_ID=AB12CD34EF56GH78\nSSH_PUBLIC_KEY_FINGERPRINT=SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8\n",
         // git hashes and UUIDs
         "commit 9fceb02d0ae598e95dc970b74767f19372d61af8\nMerge: 1a2b3c4 5d6e7f8",
         "session_key = \"123e4567-e89b-12d3-a456-426614174000\"",
@@ -841,5 +881,29 @@ mod tests {
         assert_eq!(shannon_entropy(b"aaaa"), 0.0);
         assert!((shannon_entropy(b"abcd") - 2.0).abs() < 1e-9);
         assert_eq!(longest_run(b"abbbbc"), 4);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+
+        /// Hits are in order, never overlap, and slice the text to the
+        /// secret, whatever surrounds a fake.
+        #[test]
+        fn hits_are_consistent(
+            before in "[ -~\n\u{e9}\u{2603}]{0,60}",
+            after in "[ -~\n\u{e9}\u{2603}]{0,60}",
+            kind in proptest::sample::select(FAKE_KINDS.to_vec()),
+            seed in 0u64..1_000,
+        ) {
+            let secret = fake(kind, seed).unwrap();
+            let text = format!("{before}{}{after}", in_context(kind, &secret));
+            let hits = scan(&text);
+            let mut end = 0;
+            for h in &hits {
+                proptest::prop_assert!(h.start >= end && h.start < h.end);
+                proptest::prop_assert_eq!(&text[h.start..h.end], h.secret.as_str());
+                end = h.end;
+            }
+        }
     }
 }

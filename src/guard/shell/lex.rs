@@ -520,7 +520,13 @@ pub(super) fn segments(tokens: Vec<Token>) -> Vec<Segment> {
 fn close(out: &mut Vec<Segment>, cur: &mut Segment, sep: Option<Sep>) {
     let piped = sep == Some(Sep::Pipe);
     if cur.words.is_empty() && cur.redirects.is_empty() {
-        cur.piped_in |= false;
+        // `(a; b) | sh`: the group's last command feeds the pipe
+        if piped {
+            if let Some(last) = out.last_mut() {
+                last.piped_out = true;
+            }
+            cur.piped_in = true;
+        }
         return;
     }
     cur.piped_out = piped;
