@@ -13,10 +13,14 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use nib::files::Workspace;
 use nib::guard::ledger::SecretLedger;
 use nib::guard::redact::Redactor;
 use nib::guard::secrets::{self, SecretRules, fake};
 use nib::guard::shell;
+use nib::guard::{Guard, GuardPolicy};
+use nib::prim::parse::parse;
+use nib::prim::table;
 
 const EDITS: usize = 20;
 const PAYLOAD: usize = 64 * 1024;
@@ -117,6 +121,70 @@ fn main() {
         black_box(shell::analyze(&command, &|p| p.starts_with(".env")));
     });
     row("shell analyze, 4 KiB, 50 commands", analyze, "< 5 ms");
+
+    judge_rows(&edits, &command);
+}
+
+/// The whole guard, as the Host calls it: path rules, scan, ledger,
+/// handles and taint for the fs-edit call; for the shell call also the
+/// command analysis, and (the command commits) git asked for the diff the
+/// commit would record — three git processes, the dominant cost.
+fn judge_rows(edits: &[String], command: &str) {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let file: String = edits
+        .iter()
+        .map(|e| format!("{}\n", e.lines().next().unwrap_or("")))
+        .collect();
+    std::fs::write(dir.path().join("lib.rs"), &file).expect("write the file");
+    let git_ok = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(dir.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    let ws = Workspace::open(dir.path()).expect("a workspace");
+    let guard = Guard::new(GuardPolicy::default());
+    for (i, kind) in secrets::FAKE_KINDS.iter().cycle().take(50).enumerate() {
+        let secret = fake(kind, 1_000 + i as u64).expect("a fake of each kind");
+        guard.observe_protected(".env", &format!("K{i}={secret}\n"));
+    }
+    let list: Vec<serde_json::Value> = edits
+        .iter()
+        .map(|e| serde_json::json!({"old": e.lines().next().unwrap_or(""), "new": e}))
+        .collect();
+    let call = parse(
+        &table::FS_EDIT,
+        &serde_json::json!({"path": "lib.rs", "edits": list}),
+    )
+    .expect("the fs-edit call parses");
+    assert_eq!(
+        guard.judge(&call, &ws).as_str(),
+        "security",
+        "the planted token is found"
+    );
+    let edit = measure(100, || {
+        black_box(guard.judge(&call, &ws));
+    });
+    row("Guard::judge, the 20-edit fs-edit call", edit, "< 5 ms");
+
+    let plain: String = command.replace("git commit", "git log");
+    let shell_call = parse(&table::SHELL, &serde_json::json!({"command": plain}))
+        .expect("the shell call parses");
+    let judged = measure(100, || {
+        black_box(guard.judge(&shell_call, &ws));
+    });
+    row("Guard::judge, the shell call (no commit)", judged, "< 5 ms");
+    if git_ok {
+        let commit = parse(&table::SHELL, &serde_json::json!({"command": command}))
+            .expect("the shell call parses");
+        let judged = measure(50, || {
+            black_box(guard.judge(&commit, &ws));
+        });
+        row(
+            "Guard::judge, the shell call (commits: git runs)",
+            judged,
+            "",
+        );
+    }
 }
 
 /// 20 edits of realistic source text, 64 KiB together, with words that
