@@ -284,3 +284,56 @@ fn shell_and_search_run_through_the_host() {
     let (_, r) = host.run_json("outline", r#"{"path": "src/lib.rs"}"#);
     assert!(r.text.contains("fn answer() -> u32"), "{}", r.text);
 }
+
+#[test]
+fn a_hard_link_to_a_file_outside_is_replaced_not_written_through() {
+    let (dir, ws) = workspace();
+    let outside = dir.path().join("victim.txt");
+    fs::write(&outside, "keep me\n").expect("outside file");
+    fs::hard_link(&outside, ws.root().join("linked.txt")).expect("hard link");
+    let root = ws.root().to_path_buf();
+    let host = Host::unattended(ws, true);
+    assert!(host.run_json("fs-read", r#"{"path": "linked.txt"}"#).1.ok);
+    let (_, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": "linked.txt", "old": "keep me", "new": "changed"}"#,
+    );
+    assert!(r.ok, "{}", r.text);
+    // The write went to a new file in the workspace (temp + rename); the
+    // file outside, which shared the old inode, is untouched.
+    assert_eq!(read_path(&root.join("linked.txt")), "changed\n");
+    assert_eq!(read_path(&outside), "keep me\n");
+    let (_, r) = host.run_json(
+        "fs-write",
+        r#"{"path": "linked.txt", "content": "again\n"}"#,
+    );
+    assert!(r.ok, "{}", r.text);
+    assert_eq!(read_path(&outside), "keep me\n");
+}
+
+#[test]
+fn secrets_read_reach_the_model_as_handles_and_never_the_log() {
+    let (_d, ws) = workspace();
+    let token = nib::guard::secrets::fake("GH", 11).expect("fake");
+    write(&ws, ".env", &format!("GITHUB_TOKEN={token}\n"));
+    let host = Host::unattended(ws, true);
+    let (_, r) = host.run_json("fs-read", r#"{"path": ".env"}"#);
+    assert!(r.ok && !r.text.contains(&token), "{}", r.text);
+    assert!(r.text.contains("«secret:GH#1»"), "{}", r.text);
+    // The model sends the handle on: a Security confirm, refused unattended.
+    let (_, r) = host.run_json(
+        "fs-write",
+        r#"{"path": "notes.txt", "content": "token: «secret:GH#1»\n"}"#,
+    );
+    assert!(r.refused && r.decision == "security", "{r:?}");
+    assert!(
+        r.reasons.iter().any(|x| x.rule == "secret-handle"),
+        "{:?}",
+        r.reasons
+    );
+    assert!(!host.guard().scrub(&format!("x {token} y")).contains(&token));
+}
+
+fn read_path(p: &std::path::Path) -> String {
+    fs::read_to_string(p).expect("read")
+}
