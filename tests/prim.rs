@@ -337,3 +337,25 @@ fn secrets_read_reach_the_model_as_handles_and_never_the_log() {
 fn read_path(p: &std::path::Path) -> String {
     fs::read_to_string(p).expect("read")
 }
+
+#[test]
+fn values_grep_finds_in_protected_files_are_known_secrets() {
+    let (_d, ws) = workspace();
+    write(&ws, ".env", "DB_PASSWORD=q8Zt2LwP0vXn5RkY7mJd\n");
+    write(&ws, "app.py", "password = os.environ['DB_PASSWORD']\n");
+    let host = Host::unattended(ws, true);
+    let (_, r) = host.run_json("index-grep", r#"{"pattern": "PASSWORD"}"#);
+    assert!(r.ok, "{}", r.text);
+    assert!(!r.text.contains("q8Zt2LwP0vXn5RkY7mJd"), "{}", r.text);
+    assert!(
+        r.text.contains("app.py:1:password = os.environ"),
+        "{}",
+        r.text
+    );
+    // Written out reversed, it is still the same secret.
+    let (_, r) = host.run_json(
+        "fs-write",
+        r#"{"path": "out.txt", "content": "dJm7YkR5nXv0PwL2tZ8q\n"}"#,
+    );
+    assert!(r.refused && r.decision == "security", "{r:?}");
+}

@@ -247,11 +247,30 @@ impl Host {
             _ if call.decl.effect == Effect::ReadOnly => (self.read(call), decision),
             _ => self.change(call, decision),
         };
+        if call.decl.name == "index-grep" {
+            self.observe_grep(&result.text);
+        }
         let untrusted = self.untrusted_output(call);
         result.text = self.guard.observe_output(&result.text, untrusted);
         result.decision = decision.as_str();
         result.reasons = decision.reasons().iter().map(ReasonOut::from).collect();
         result
+    }
+
+    /// Lines index-grep found in protected files (`path:line:text`) are
+    /// values of those files: the ledger learns them as fs-read's would.
+    fn observe_grep(&self, text: &str) {
+        for line in text.lines() {
+            let Some((path, rest)) = line.split_once(':') else {
+                continue;
+            };
+            let Some((number, content)) = rest.split_once(':') else {
+                continue;
+            };
+            if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
+                self.guard.observe_protected(path, content);
+            }
+        }
     }
 
     /// Whether a call's output is content nib did not write: files the
