@@ -8,6 +8,8 @@
 //! workspace, or on the denylist, is denied; a write to a protected path
 //! needs a Security confirm. The most severe finding wins.
 
+pub mod approvals;
+
 use std::fmt;
 
 use crate::files::Workspace;
