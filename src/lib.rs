@@ -12,3 +12,4 @@ pub mod headless;
 pub mod model;
 pub mod prim;
 pub mod session;
+pub mod tui;
