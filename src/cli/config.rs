@@ -64,11 +64,20 @@ impl UserConfig {
         let path = UserConfig::path().ok_or(
             "neither XDG_CONFIG_HOME nor HOME is set, so there is no user config to save to",
         )?;
+        UserConfig::add_approval_at(&path, approval)?;
+        Ok(path)
+    }
+
+    /// [`UserConfig::add_approval`] to the config file at `path`.
+    pub fn add_approval_at(
+        path: &std::path::Path,
+        approval: &crate::guard::approvals::Approval,
+    ) -> Result<(), String> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)
                 .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
         }
-        let old = match std::fs::read_to_string(&path) {
+        let old = match std::fs::read_to_string(path) {
             Ok(t) => t,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
             Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
@@ -83,8 +92,8 @@ impl UserConfig {
         text.push_str(&approval.to_toml());
         // Never save a file this process could not read back.
         UserConfig::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        std::fs::write(&path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        Ok(path)
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(())
     }
 
     pub fn parse(text: &str) -> Result<UserConfig, String> {

@@ -47,6 +47,9 @@ pub struct AppOptions {
     pub theme: Theme,
     /// Keys are ignored this long after a confirm appears.
     pub arm_delay: Duration,
+    /// Where standing approvals are saved; `None`: the user's config file
+    /// (`$XDG_CONFIG_HOME/nib/config.toml`, else `~/.config/nib/config.toml`).
+    pub config_path: Option<PathBuf>,
 }
 
 impl Default for AppOptions {
@@ -54,6 +57,7 @@ impl Default for AppOptions {
         AppOptions {
             theme: Theme::DARK,
             arm_delay: ARM_DELAY,
+            config_path: None,
         }
     }
 }
@@ -228,6 +232,11 @@ impl App {
 
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// Where standing approvals go.
+    pub fn config_path(&self) -> Option<PathBuf> {
+        self.opts.config_path.clone().or_else(UserConfig::path)
     }
 
     pub fn theme(&self) -> Theme {
@@ -662,13 +671,20 @@ impl App {
     }
 
     fn save_approval(&mut self) {
-        let Some(c) = self.confirm.as_mut() else {
+        let Some(a) = self
+            .confirm
+            .as_ref()
+            .and_then(|c| c.pending.suggestion.clone())
+        else {
             return;
         };
-        let Some(a) = c.pending.suggestion.clone() else {
-            return;
+        let saved = match self.config_path() {
+            Some(path) => UserConfig::add_approval_at(&path, &a).map(|_| path),
+            None => {
+                Err("neither XDG_CONFIG_HOME nor HOME is set: no user config to save to".into())
+            }
         };
-        match UserConfig::add_approval(&a) {
+        match saved {
             Ok(path) => {
                 self.session
                     .approvals
@@ -679,7 +695,9 @@ impl App {
                 self.approve(None, Some(saved));
             }
             Err(e) => {
-                c.mode = ConfirmMode::Keys;
+                if let Some(c) = self.confirm.as_mut() {
+                    c.mode = ConfirmMode::Keys;
+                }
                 self.notice = Some(format!("could not save the approval: {e}"));
             }
         }
@@ -803,7 +821,8 @@ impl App {
                     .iter()
                     .map(|a| a.scope())
                     .collect();
-                let place = UserConfig::path()
+                let place = self
+                    .config_path()
                     .map_or("(no user config path)".into(), |p| p.display().to_string());
                 if list.is_empty() {
                     self.note(format!("no standing approvals (they are saved in {place})"));
@@ -1044,14 +1063,14 @@ impl App {
                     .suggestion
                     .as_ref()
                     .map_or(String::new(), |a| a.scope());
-                let place = UserConfig::path()
-                    .map_or("the user config".into(), |p| p.display().to_string());
+                let place = self
+                    .config_path()
+                    .map_or("the user config".into(), |p| tilde(&p));
                 first.push(Span::styled("always allow ", t.warn()));
                 first.push(Span::styled(scope, t.key()));
-                first.push(Span::styled(format!(" → {place}"), t.dim()));
                 Line::from(vec![
                     Span::styled("y", t.key()),
-                    Span::styled(" save and approve  ", t.dim()),
+                    Span::styled(format!(" save to {place} and approve  "), t.dim()),
                     Span::styled("n", t.key()),
                     Span::styled(" back", t.dim()),
                 ])
@@ -1082,6 +1101,17 @@ impl App {
         };
         Paragraph::new(vec![Line::from(first), prompt]).render(keys_area, buf);
         let _ = Style::default();
+    }
+}
+
+/// `path` with the home directory shown as `~`.
+fn tilde(path: &std::path::Path) -> String {
+    let shown = path.display().to_string();
+    match std::env::var("HOME") {
+        Ok(home) if !home.is_empty() && shown.starts_with(&format!("{home}/")) => {
+            format!("~{}", &shown[home.len()..])
+        }
+        _ => shown,
     }
 }
 

@@ -179,6 +179,7 @@ pub fn run_client(
         AppOptions {
             theme: Theme::detect(),
             arm_delay: opts.arm_delay,
+            config_path: None,
         },
     );
     for line in &opts.banner {
@@ -288,6 +289,12 @@ pub fn run_editor(path: &Path) -> Result<(), String> {
                 .filter(|v| !v.trim().is_empty())
         })
         .unwrap_or_else(|| "vi".into());
+    run_editor_with(&editor, path)
+}
+
+/// Run `editor` (a shell command line; the file is appended as its last
+/// argument) on `path` and wait for it.
+pub fn run_editor_with(editor: &str, path: &Path) -> Result<(), String> {
     let status = std::process::Command::new("sh")
         .arg("-c")
         .arg(format!("{editor} \"$1\""))
