@@ -455,6 +455,22 @@ fn esc_interrupts_a_streaming_reply_and_the_session_goes_on() {
     f.until_idle();
     let t = f.app.transcript_text();
     assert!(t.contains("second task done"), "{t}");
+    // The second task is told about the first.
+    let last = f.server.requests().pop().expect("a request");
+    let first_user = last
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| {
+            m.iter()
+                .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        })
+        .and_then(|m| m.get("content").and_then(Value::as_str))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        first_user.contains("The user asked: talk") && first_user.ends_with("again"),
+        "{first_user}"
+    );
 }
 
 #[test]
@@ -704,6 +720,22 @@ fn tmux_runs_nib_demo_end_to_end() {
     // History is in the scrollback once, not duplicated by redraws.
     assert_eq!(
         screen.matches("● (fs-read \"calc.py\")").count(),
+        1,
+        "{screen}"
+    );
+    // A resize neither duplicates nor loses it.
+    tmux.run(&["resize-window", "-t", "t", "-x", "70", "-y", "24"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux.run(&["resize-window", "-t", "t", "-x", "110", "-y", "30"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let screen = tmux.screen();
+    assert_eq!(
+        screen.matches("● (fs-read \"calc.py\")").count(),
+        1,
+        "{screen}"
+    );
+    assert_eq!(
+        screen.matches("✗ rejected fs-write notes.txt").count(),
         1,
         "{screen}"
     );

@@ -8,7 +8,9 @@
 //! `$EDITOR`, which needs the terminal: `handle_key` returns
 //! [`Action::Edit`] and the caller reports back with [`App::edit_done`].
 
+use std::cell::RefCell;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::PoisonError;
 use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
@@ -97,7 +99,11 @@ pub struct ConfirmView {
     /// Reasons not pinned to a line.
     loose: Vec<String>,
     edit_file: Option<PathBuf>,
+    /// The diff's rows for (width, split, theme): built once, not per frame.
+    rows: RefCell<Option<(RowsKey, Rc<Vec<Line<'static>>>)>>,
 }
+
+type RowsKey = (u16, bool, Theme);
 
 impl ConfirmView {
     fn new(pending: Box<PendingConfirm>, now: Instant) -> ConfirmView {
@@ -114,7 +120,28 @@ impl ConfirmView {
             notes,
             loose,
             edit_file: None,
+            rows: RefCell::new(None),
         }
+    }
+
+    /// The diff's rows at `width`, cached.
+    fn rows(&self, width: u16, theme: Theme) -> Rc<Vec<Line<'static>>> {
+        let key = (width, self.split, theme);
+        let mut cache = self.rows.borrow_mut();
+        if let Some((k, rows)) = cache.as_ref()
+            && *k == key
+        {
+            return Rc::clone(rows);
+        }
+        let rows = Rc::new(if self.lines.is_empty() {
+            Vec::new()
+        } else if self.split {
+            split_rows(&self.lines, width, theme)
+        } else {
+            unified_rows(&self.lines, width, theme, &self.notes)
+        });
+        *cache = Some((key, Rc::clone(&rows)));
+        rows
     }
 
     fn title(&self) -> String {
@@ -861,11 +888,9 @@ impl App {
         let want = match &self.confirm {
             Some(c) if c.full => rows,
             Some(c) => {
-                let diff = if c.split {
-                    split_rows(&c.lines, 80, self.opts.theme).len()
-                } else {
-                    unified_rows(&c.lines, 80, self.opts.theme, &c.notes).len()
-                };
+                // Rows of the diff, at most: its lines (less the file
+                // headers) and the pinned notes; only the cap matters here.
+                let diff = (c.lines.len() + c.notes.len()).saturating_sub(2);
                 let form = match diff {
                     0 => c.pending.form.chars().count() / 76 + 1,
                     _ => 1,
@@ -1012,13 +1037,7 @@ impl App {
                 )));
             }
         }
-        let rows = if c.lines.is_empty() {
-            Vec::new()
-        } else if c.split {
-            split_rows(&c.lines, inner.width, t)
-        } else {
-            unified_rows(&c.lines, inner.width, t, &c.notes)
-        };
+        let rows = c.rows(inner.width, t);
         let room = (inner.height as usize).saturating_sub(lines.len());
         let scroll = c.scroll.min(rows.len().saturating_sub(room.max(1)));
         let fits = rows.len() <= room;

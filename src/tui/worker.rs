@@ -133,7 +133,12 @@ struct Worker {
 
 impl Worker {
     fn serve(self, tasks: Receiver<String>) {
+        // Each task is a fresh run of the strategy; the earlier tasks of the
+        // session and their answers go in front of the next one so "now do
+        // the same for mean" has something to refer to.
+        let mut earlier: Vec<(String, String)> = Vec::new();
         for task in tasks {
+            let prompt = with_earlier(&earlier, &task);
             self.cancel.store(false, Ordering::Relaxed);
             let cfg = self
                 .cfg
@@ -145,18 +150,45 @@ impl Worker {
                 Arc::clone(&self.host),
                 Arc::clone(&self.log),
                 &cfg,
-                &task,
+                &prompt,
                 move |ev| {
                     let _ = ui.send(UiEvent::Stream(ev.clone()));
                 },
                 Arc::clone(&self.cancel),
             );
+            if let Ok(o) = &outcome {
+                earlier.push((task.clone(), o.text.clone()));
+                if earlier.len() > EARLIER_KEPT {
+                    earlier.remove(0);
+                }
+            }
             let done = UiEvent::TaskDone(outcome.map_err(|e| e.to_string()));
             if self.ui.send(done).is_err() {
                 return;
             }
         }
     }
+}
+
+/// How many earlier tasks (and answers) the next task is given.
+const EARLIER_KEPT: usize = 5;
+/// The most characters of one earlier answer given.
+const EARLIER_ANSWER_CHARS: usize = 2000;
+
+/// `task` with the session's earlier tasks and answers in front of it.
+fn with_earlier(earlier: &[(String, String)], task: &str) -> String {
+    if earlier.is_empty() {
+        return task.to_string();
+    }
+    let mut out = String::from("Earlier in this session (for context):\n");
+    for (t, answer) in earlier {
+        let answer: String = answer.chars().take(EARLIER_ANSWER_CHARS).collect();
+        out.push_str(&format!(
+            "\n- The user asked: {t}\n  You answered: {answer}\n"
+        ));
+    }
+    out.push_str(&format!("\nThe user's new request:\n{task}"));
+    out
 }
 
 /// The host's confirm callback: standing approvals answer the Write
