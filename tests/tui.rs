@@ -518,6 +518,34 @@ fn slash_undo_restores_the_last_write() {
 }
 
 #[test]
+fn a_failed_edit_shows_its_hint_and_a_session_can_be_resumed() {
+    let mut f = Fixture::new(
+        json!([
+            edit_reply("calc.py", "return a * b", "return a + b"),
+            "I see"
+        ]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_idle();
+    let t = f.app.transcript_text();
+    assert!(t.contains("└ error:"), "{t}");
+    // The hint quotes the nearest real line.
+    assert!(t.contains("return a - b"), "{t}");
+    let events = f.app.session().log.path().to_path_buf();
+    let mut g = Fixture::new(json!([]), &[], Duration::ZERO);
+    nib::tui::replay(&mut g.app, &events);
+    let resumed = g.app.transcript_text();
+    assert!(resumed.contains("── resumed"), "{resumed}");
+    assert!(
+        resumed.contains("● (fs-edit \"calc.py\" \"return a * b\""),
+        "{resumed}"
+    );
+    assert!(resumed.contains("I see"), "{resumed}");
+}
+
+#[test]
 fn ctrl_c_twice_quits() {
     let mut f = Fixture::new(json!(["hi"]), &[], Duration::ZERO);
     let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);

@@ -481,6 +481,8 @@ impl Shared {
             "refused": r.refused,
             "kind": r.kind,
             "summary": r.text.lines().next().unwrap_or_default(),
+            // A failure's hint (the lines after the first), for clients.
+            "hint": if r.ok { String::new() } else { r.text.lines().skip(1).take(6).collect::<Vec<_>>().join("\n") },
             "diff_size": r.diff.lines().count(),
             "path": path,
         });

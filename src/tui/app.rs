@@ -450,6 +450,14 @@ impl App {
                     Span::styled(format!("  └ {mark}: "), style),
                     Span::styled(summary, t.dim()),
                 ]));
+                if !ok {
+                    for hint in s("hint").lines().filter(|l| !l.trim().is_empty()) {
+                        self.history.push(Line::from(Span::styled(
+                            format!("    {}", mask_secrets(hint)),
+                            t.dim(),
+                        )));
+                    }
+                }
             }
             "error" => {
                 let msg = mask_secrets(s("message"));
