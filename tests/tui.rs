@@ -433,6 +433,32 @@ fn edit_before_approve_writes_the_users_text_and_tells_the_model() {
 }
 
 #[test]
+fn an_edit_is_not_written_over_a_file_changed_while_the_confirm_was_open() {
+    let mut f = Fixture::new(
+        json!([edit_reply("calc.py", "a - b", "a + b"), "ok"]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    std::fs::write(f.path("calc.py"), "changed by hand\n").expect("write");
+    let Action::Edit(path) = f.key(KeyCode::Char('e')) else {
+        panic!("e did not ask for the editor");
+    };
+    let result = nib::tui::run_editor_with("sed -i 's/a + b/b + a/'", &path);
+    f.app.edit_done(result);
+    f.until_idle();
+    assert_eq!(f.read("calc.py"), "changed by hand\n");
+    let tools = f.tool_messages();
+    assert!(
+        tools
+            .iter()
+            .any(|t| t.contains("changed on disk while the confirm was open")),
+        "{tools:?}"
+    );
+}
+
+#[test]
 fn esc_interrupts_a_streaming_reply_and_the_session_goes_on() {
     let long = "word ".repeat(400);
     let mut f = Fixture::new(
@@ -718,6 +744,26 @@ fn tmux_runs_nib_demo_end_to_end() {
     tmux.run(&["set", "-g", "escape-time", "10"]);
     tmux.wait_for("fs-edit calc.py (+2 -2)");
     std::thread::sleep(Duration::from_millis(100));
+    // `f`: the diff full screen, on the alternate screen; `f` again: back.
+    let alternate = || tmux.run(&["display", "-p", "-t", "t", "#{alternate_on}"]);
+    assert_eq!(alternate().trim(), "0");
+    tmux.run(&["send-keys", "-t", "t", "f"]);
+    let start = Instant::now();
+    while alternate().trim() != "1" {
+        assert!(
+            start.elapsed() < WAIT,
+            "f did not open the full-screen diff"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tmux.run(&["send-keys", "-t", "t", "f"]);
+    while alternate().trim() != "0" {
+        assert!(
+            start.elapsed() < WAIT,
+            "f did not close the full-screen diff"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     tmux.run(&["send-keys", "-t", "t", "y"]);
     tmux.wait_for("applied 2 of 2 edits to calc.py");
     let calc = std::fs::read_to_string(project.join("calc.py")).expect("calc.py");

@@ -891,19 +891,26 @@ impl App {
         }
     }
 
-    /// Rows the live area wants on a terminal `rows` high.
-    pub fn desired_height(&self, rows: u16) -> u16 {
+    /// Rows the live area wants on a terminal `cols` wide and `rows` high.
+    pub fn desired_height(&self, cols: u16, rows: u16) -> u16 {
         let want = match &self.confirm {
             Some(c) if c.full => rows,
             Some(c) => {
-                // Rows of the diff, at most: its lines (less the file
-                // headers) and the pinned notes; only the cap matters here.
-                let diff = (c.lines.len() + c.notes.len()).saturating_sub(2);
+                // The box's inner width is the terminal's less its borders,
+                // as render computes it, so the cached rows are reused.
+                let diff = c.rows(cols.saturating_sub(2), self.opts.theme).len();
                 let form = match diff {
-                    0 => c.pending.form.chars().count() / 76 + 1,
+                    0 => c.pending.form.chars().count() / (cols.max(8) as usize - 4) + 1,
                     _ => 1,
                 };
-                (diff.min(DIFF_ROWS_INLINE) + c.loose.len() + form + 6) as u16
+                let more = usize::from(diff > DIFF_ROWS_INLINE);
+                let placeholder = usize::from(
+                    c.pending.kind == ConfirmKind::Security
+                        && c.loose.is_empty()
+                        && c.notes.is_empty(),
+                );
+                // Borders 2, key hints 2, status 1.
+                (diff.min(DIFF_ROWS_INLINE) + more + c.loose.len() + placeholder + form + 5) as u16
             }
             None => 4,
         };
@@ -946,15 +953,26 @@ impl App {
             }
         };
         let s = &self.status;
+        let window = self
+            .session
+            .cfg
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .model
+            .num_ctx
+            .map(u64::from);
+        let context = match window {
+            Some(w) if w > 0 => format!("{}/{} ({}%)", k(s.context), k(w), s.context * 100 / w),
+            _ => k(s.context),
+        };
         let mut spans = vec![
             Span::styled(s.model.clone(), t.accent()),
             Span::styled(
                 format!(
-                    " · in {} out {} cached {} · context {} · step {}",
+                    " · in {} out {} cached {} · context {context} · step {}",
                     k(s.tokens_in),
                     k(s.tokens_out),
                     k(s.tokens_cached),
-                    k(s.context),
                     s.step
                 ),
                 t.dim(),

@@ -395,7 +395,7 @@ impl Term {
             execute!(std::io::stdout(), LeaveAlternateScreen)?;
             self.inline.clear()?;
         }
-        let want = app.desired_height(rows);
+        let want = app.desired_height(cols, rows);
         if want != self.height {
             // A new viewport at the old one's top row: ratatui scrolls the
             // screen up when it does not fit below.
