@@ -400,6 +400,16 @@ fn a_standing_approval_is_saved_with_its_scope_and_answers_the_next_write() {
         t.contains("approved by standing approval (fs-edit and fs-write under src/**)"),
         "{t}"
     );
+    // The event log says who answered each confirm.
+    let events = std::fs::read_to_string(f.app.session().log.path()).expect("events");
+    let answers: Vec<Value> = events
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["ev"] == "confirm.answer")
+        .collect();
+    assert_eq!(answers.len(), 2, "{events}");
+    assert_eq!(answers[0]["by"], "user");
+    assert_eq!(answers[1]["by"], "standing-approval");
     // Nothing in the workspace holds the approval.
     assert!(!f.path(".nib/config.toml").exists());
 }

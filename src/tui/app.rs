@@ -651,10 +651,28 @@ impl App {
         Action::None
     }
 
+    /// Record who answered a confirm and how (the engine's own `confirm`
+    /// event cannot tell a person from a policy).
+    fn log_answer(&self, c: &ConfirmView, answer: &str, reason: Option<&str>, saved: Option<&str>) {
+        let kind = match c.pending.kind {
+            ConfirmKind::Write => "write",
+            ConfirmKind::Security => "security",
+        };
+        let _ = self.session.log.emit(
+            "confirm.answer",
+            serde_json::json!({
+                "tool": c.pending.tool, "path": c.pending.path, "kind": kind,
+                "answer": answer, "by": "user", "reason": reason, "saved_approval": saved,
+            }),
+        );
+    }
+
     fn approve(&mut self, edited: Option<String>, saved: Option<String>) {
         let Some(c) = self.confirm.take() else {
             return;
         };
+        let answer = if edited.is_some() { "edited" } else { "yes" };
+        self.log_answer(&c, answer, None, saved.as_deref());
         let t = self.opts.theme;
         let what = c
             .pending
@@ -683,6 +701,12 @@ impl App {
         let Some(c) = self.confirm.take() else {
             return;
         };
+        self.log_answer(
+            &c,
+            "no",
+            Some(reason.trim()).filter(|r| !r.is_empty()),
+            None,
+        );
         let t = self.opts.theme;
         let what = c
             .pending

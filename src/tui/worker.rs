@@ -87,7 +87,12 @@ impl Session {
         let approvals = Arc::new(Mutex::new(approvals));
         let host = Arc::new(Host::new(
             ws,
-            confirmer(ui.clone(), Arc::clone(&approvals), Arc::clone(&cancel)),
+            confirmer(
+                ui.clone(),
+                Arc::clone(&approvals),
+                Arc::clone(&cancel),
+                Arc::clone(&log),
+            ),
         ));
         let cfg = Arc::new(Mutex::new(cfg));
         let (tasks, task_rx) = channel::<String>();
@@ -197,6 +202,7 @@ fn confirmer(
     ui: Sender<UiEvent>,
     approvals: Arc<Mutex<Vec<Approval>>>,
     cancel: Arc<AtomicBool>,
+    log: Arc<EventLog>,
 ) -> impl Fn(&ConfirmRequest) -> ConfirmAnswer + Send + Sync + 'static {
     move |req: &ConfirmRequest| {
         let rel = req.path.unwrap_or("");
@@ -209,6 +215,13 @@ fn confirmer(
                 .find(|a| a.covers(req.call, rel))
                 .cloned();
             if let Some(a) = covering {
+                let _ = log.emit(
+                    "confirm.answer",
+                    serde_json::json!({
+                        "tool": req.call.decl.name, "path": req.path, "kind": "write",
+                        "answer": "yes", "by": "standing-approval", "scope": a.scope(),
+                    }),
+                );
                 let _ = ui.send(UiEvent::AutoApproved {
                     what: form,
                     scope: a.scope(),
