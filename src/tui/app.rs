@@ -18,7 +18,6 @@ use std::time::{Duration, Instant};
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget};
 use serde_json::Value;
@@ -554,16 +553,15 @@ impl App {
                 self.notice = Some("interrupting…".into());
             }
             KeyCode::Enter => {
-                let text = std::mem::take(&mut self.input);
-                let text = text.trim();
-                if text.is_empty() {
-                } else if let Some(cmd) = text.strip_prefix('/') {
-                    return self.slash(cmd, now);
-                } else if self.running() {
-                    self.input = text.to_string();
+                let text = std::mem::take(&mut self.input).trim().to_string();
+                if let Some(cmd) = text.strip_prefix('/') {
+                    return self.slash(cmd);
+                }
+                if self.running() {
+                    self.input = text;
                     self.notice = Some("a task is running: wait, or Esc to interrupt it".into());
-                } else {
-                    self.submit(text, now);
+                } else if !text.is_empty() {
+                    self.submit(&text, now);
                 }
             }
             KeyCode::Backspace => {
@@ -589,9 +587,7 @@ impl App {
             return Action::Quit;
         }
         self.ctrl_c_at = Some(now);
-        if !self.input.is_empty() {
-            self.input.clear();
-        }
+        self.input.clear();
         if self.running() {
             self.reject("the user interrupted the run".into());
             self.session.interrupt();
@@ -810,7 +806,7 @@ impl App {
         }
     }
 
-    fn slash(&mut self, cmd: &str, now: Instant) -> Action {
+    fn slash(&mut self, cmd: &str) -> Action {
         let (name, arg) = cmd.split_once(' ').unwrap_or((cmd, ""));
         let arg = arg.trim();
         match name {
@@ -899,7 +895,6 @@ impl App {
                 self.notice = Some("cleared".into());
             }
             "quit" | "exit" => {
-                let _ = now;
                 self.quit = true;
                 return Action::Quit;
             }
@@ -1033,14 +1028,12 @@ impl App {
             (None, None) => Line::from(Span::styled("/help for keys and commands", t.dim())),
         };
         lines.push(activity);
-        let input_rows = area.height.saturating_sub(1) as usize;
         let shown = self.input.replace('\n', "⏎");
         lines.push(Line::from(vec![
             Span::styled("› ", t.accent()),
             Span::raw(cut_to_width(&shown, area.width.saturating_sub(3) as usize)),
             Span::styled("▏", t.dim()),
         ]));
-        let _ = input_rows;
         Paragraph::new(lines).render(area, buf);
     }
 
@@ -1169,7 +1162,6 @@ impl App {
             }
         };
         Paragraph::new(vec![Line::from(first), prompt]).render(keys_area, buf);
-        let _ = Style::default();
     }
 }
 
