@@ -299,6 +299,45 @@ fn snapshot_split_view() {
 }
 
 #[test]
+fn snapshot_transcript_cards_and_idle_screen() {
+    use nib::model::StreamEvent;
+    let (mut app, _a, _d) = confirm_app(ConfirmKind::Write, Theme::DARK);
+    app.handle_key(
+        KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE),
+        far_future(),
+    );
+    let now = Instant::now();
+    let events = vec![
+        UiEvent::Stream(StreamEvent::ReasoningDelta("thinking about it".into())),
+        UiEvent::Stream(StreamEvent::TextDelta(
+            "## Plan\n- read `calc.py`\n- fix it\n```python\nx = 1\n```\nKey: AKIAQWERTYUIOPASDFGH\n".into(),
+        )),
+        UiEvent::Log(json!({"ev": "tool.call", "name": "fs-read", "positional": "(fs-read \"calc.py\")"})),
+        UiEvent::Log(json!({"ev": "tool.result", "name": "fs-read", "ok": true, "path": "calc.py", "summary": "     1\tdef add"})),
+        UiEvent::Log(json!({"ev": "tool.call", "name": "fs-edit", "positional": "(fs-edit \"calc.py\" \"a * b\" \"a + b\")"})),
+        UiEvent::Log(json!({"ev": "tool.result", "name": "fs-edit", "ok": false, "summary": "edit 1 of 1 failed, so nothing was written: old was not found in calc.py", "hint": "the nearest lines:\n  2 |     return a - b"})),
+        UiEvent::Log(json!({"ev": "tool.result", "name": "fs-edit", "ok": true, "summary": "edit 1 already applied; nothing written"})),
+        UiEvent::Log(json!({"ev": "tool.result", "name": "shell", "ok": false, "refused": true, "summary": "shell was refused: the write was not approved"})),
+        UiEvent::Stream(StreamEvent::TextDelta("Almost done".into())),
+    ];
+    for ev in events {
+        app.on_event(ev, now);
+    }
+    let lines = app.take_new_history(80);
+    let mut term = Terminal::new(TestBackend::new(80, lines.len() as u16)).expect("terminal");
+    term.draw(|f| {
+        ratatui::widgets::Widget::render(
+            ratatui::widgets::Paragraph::new(lines),
+            f.area(),
+            f.buffer_mut(),
+        )
+    })
+    .expect("draw");
+    insta::assert_snapshot!("transcript_cards_80", term.backend());
+    insta::assert_snapshot!("idle_80x4", render(&app, 80, 4).backend());
+}
+
+#[test]
 fn a_security_confirm_cannot_be_answered_by_a_standing_approval() {
     let (mut app, answers, _d) = confirm_app(ConfirmKind::Security, Theme::DARK);
     app.handle_key(
