@@ -257,6 +257,20 @@ fn snapshot_write_confirm() {
 }
 
 #[test]
+fn snapshot_no_color() {
+    for (name, kind) in [
+        ("write", ConfirmKind::Write),
+        ("security", ConfirmKind::Security),
+    ] {
+        let (app, _a, _d) = confirm_app(kind, Theme::PLAIN);
+        let term = render(&app, 80, 24);
+        let styles = format!("{:?}", term.backend().buffer());
+        assert!(!styles.contains("Rgb"), "a colour under NO_COLOR: {styles}");
+        insta::assert_snapshot!(format!("{name}_confirm_80x24_plain_styles"), styles);
+    }
+}
+
+#[test]
 fn snapshot_security_confirm() {
     snapshot_states("security_confirm", ConfirmKind::Security, &[]);
     let (app, _a, _d) = confirm_app(ConfirmKind::Security, Theme::DARK);

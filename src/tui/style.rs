@@ -15,28 +15,51 @@ use unicode_width::UnicodeWidthChar;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Theme {
     pub light: bool,
+    /// No colours at all (`NO_COLOR`): diffs read by their `+`/`-` gutter,
+    /// a Security confirm by its double border and bold title.
+    pub plain: bool,
 }
 
 impl Theme {
-    pub const DARK: Theme = Theme { light: false };
-    pub const LIGHT: Theme = Theme { light: true };
+    pub const DARK: Theme = Theme {
+        light: false,
+        plain: false,
+    };
+    pub const LIGHT: Theme = Theme {
+        light: true,
+        plain: false,
+    };
+    pub const PLAIN: Theme = Theme {
+        light: false,
+        plain: true,
+    };
 
-    /// `NIB_THEME=light|dark`, else `COLORFGBG` (a light background ends in
-    /// 7 or 15), else dark.
+    /// `NO_COLOR` (set and not empty): plain; else `NIB_THEME=light|dark`,
+    /// else `COLORFGBG` (a light background ends in 7 or 15), else dark.
     pub fn detect() -> Theme {
+        if std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()) {
+            return Theme::PLAIN;
+        }
         if let Ok(t) = std::env::var("NIB_THEME") {
             return Theme {
                 light: t.eq_ignore_ascii_case("light"),
+                plain: false,
             };
         }
         let light = std::env::var("COLORFGBG")
             .ok()
             .and_then(|v| v.rsplit(';').next().map(str::to_string))
             .is_some_and(|bg| bg == "7" || bg == "15");
-        Theme { light }
+        Theme {
+            light,
+            plain: false,
+        }
     }
 
     fn rgb(&self, dark: (u8, u8, u8), light: (u8, u8, u8)) -> Color {
+        if self.plain {
+            return Color::Reset;
+        }
         let (r, g, b) = if self.light { light } else { dark };
         Color::Rgb(r, g, b)
     }
@@ -66,11 +89,17 @@ impl Theme {
         self.accent().add_modifier(Modifier::BOLD)
     }
     pub fn added(&self) -> Style {
+        if self.plain {
+            return Style::default();
+        }
         Style::default()
             .bg(self.rgb((33, 58, 43), (218, 251, 225)))
             .fg(self.rgb((200, 235, 200), (20, 70, 30)))
     }
     pub fn removed(&self) -> Style {
+        if self.plain {
+            return Style::default().add_modifier(Modifier::DIM);
+        }
         Style::default()
             .bg(self.rgb((74, 34, 29), (255, 235, 233)))
             .fg(self.rgb((240, 200, 195), (110, 20, 20)))
