@@ -880,3 +880,50 @@ fn tmux_runs_nib_demo_end_to_end() {
     tmux.run(&["send-keys", "-t", "t", "C-c"]);
     tmux.wait_for("nib demo: the project is still in");
 }
+
+#[test]
+fn tmux_no_alt_screen_keeps_the_full_screen_diff_inline() {
+    if !have_tmux() {
+        println!("skipped: tmux is not installed (the --no-alt-screen end-to-end test needs it)");
+        return;
+    }
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let project = scratch.path().join("demo");
+    let command = format!(
+        "env TERM=xterm-256color XDG_CONFIG_HOME={} {} demo --no-alt-screen --dir {} --arm-ms 50; sleep 60",
+        scratch.path().join("config").display(),
+        env!("CARGO_BIN_EXE_nib"),
+        project.display()
+    );
+    let tmux = Tmux {
+        socket: format!("nib-e2e-noalt-{}", std::process::id()),
+    };
+    tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "90",
+        "-y",
+        "20",
+        &command,
+    ]);
+    tmux.wait_for("fs-edit calc.py (+2 -2)");
+    std::thread::sleep(Duration::from_millis(100));
+    tmux.run(&["send-keys", "-t", "t", "f"]);
+    let screen = tmux.wait_for("f inline");
+    let alternate = tmux.run(&["display", "-p", "-t", "t", "#{alternate_on}"]);
+    assert_eq!(alternate.trim(), "0", "the alternate screen was used");
+    // The whole window is the confirm now.
+    let visible = tmux.run(&["capture-pane", "-p", "-t", "t"]);
+    assert!(
+        visible.starts_with("╭ fs-edit calc.py"),
+        "{visible}\n---\n{screen}"
+    );
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.wait_for("nib demo: the project is still in");
+}
