@@ -13,3 +13,4 @@ pub mod model;
 pub mod prim;
 pub mod scenario;
 pub mod session;
+pub mod tui;

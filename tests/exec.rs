@@ -307,27 +307,39 @@ fn the_user_config_supplies_the_model_and_flags_override_it() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("modle"));
 }
 
-/// README's first command, exactly: keep it true.
+/// README's commands, as written: the first is `nib demo` (run end to end
+/// by tests/tui.rs), and the headless example further down runs.
 #[test]
 fn the_readme_session_runs() {
+    let readme = include_str!("../README.md");
+    let first = readme
+        .lines()
+        .skip_while(|l| *l != "```sh")
+        .nth(1)
+        .expect("README has a sh block");
+    assert_eq!(first, "cargo run --release -- demo");
+    let help = nib(&["demo", "--help"], Path::new("."));
+    assert_eq!(help.code, 0, "{}", help.stderr);
+    let exec = readme
+        .lines()
+        .find(|l| l.starts_with("cargo run --release -- exec "))
+        .expect("README shows a headless exec example");
     let dir = tempfile::tempdir().expect("temp dir");
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/examples/hello/session.json");
     let root = dir.path().display().to_string();
-    let run = nib(
-        &[
-            "exec",
-            "write greet.py and make it greet nib",
-            "--root",
-            &root,
-            "--provider",
-            "scripted",
-            "--model",
-            script,
-            "--approve",
-            "writes",
-        ],
-        dir.path(),
-    );
+    let words = shell_words(&exec["cargo run --release -- ".len()..]);
+    let args: Vec<&str> = words
+        .iter()
+        .map(|w| {
+            if w == "$(mktemp -d)" {
+                root.as_str()
+            } else {
+                w.as_str()
+            }
+        })
+        .collect();
+    assert!(args.contains(&"--root"), "{args:?}");
+    // From the repository root, as README says (the script path is relative).
+    let run = nib(&args, Path::new(env!("CARGO_MANIFEST_DIR")));
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(run.stdout.contains("Hello, nib!"), "{}", run.stdout);
     assert!(run.stderr.contains("ok: Hello, nib!"), "{}", run.stderr);
@@ -337,4 +349,34 @@ fn the_readme_session_runs() {
         "{greet}"
     );
     assert!(greet.contains("greet(\"nib\")"), "{greet}");
+}
+
+/// Words of a one-line shell command: spaces split, double quotes group.
+fn shell_words(line: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut quoted = false;
+    let mut any = false;
+    for c in line.chars() {
+        match c {
+            '"' => {
+                quoted = !quoted;
+                any = true;
+            }
+            ' ' if !quoted => {
+                if any {
+                    words.push(std::mem::take(&mut word));
+                    any = false;
+                }
+            }
+            c => {
+                word.push(c);
+                any = true;
+            }
+        }
+    }
+    if any {
+        words.push(word);
+    }
+    words
 }

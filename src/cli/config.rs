@@ -31,6 +31,10 @@ pub struct UserConfig {
     pub max_steps: Option<u64>,
     /// How the guard judges calls.
     pub guard: Option<GuardConfig>,
+    /// Standing approvals (`[[approvals]]` tables): they answer Write
+    /// confirms they cover, never Security confirms.
+    #[serde(default)]
+    pub approvals: Vec<crate::guard::approvals::Approval>,
 }
 
 /// `[guard]`: in the user's config any of it; in a workspace's
@@ -102,6 +106,45 @@ impl UserConfig {
             Err(e) => return Err(UsageError(format!("cannot read {}: {e}", path.display()))),
         };
         UserConfig::parse(&text).map_err(|e| UsageError(format!("{}: {e}", path.display())))
+    }
+
+    /// Append a standing approval to the user's config file (created if
+    /// missing); returns the file's path. Only this file holds approvals:
+    /// never the workspace's.
+    pub fn add_approval(approval: &crate::guard::approvals::Approval) -> Result<PathBuf, String> {
+        let path = UserConfig::path().ok_or(
+            "neither XDG_CONFIG_HOME nor HOME is set, so there is no user config to save to",
+        )?;
+        UserConfig::add_approval_at(&path, approval)?;
+        Ok(path)
+    }
+
+    /// [`UserConfig::add_approval`] to the config file at `path`.
+    pub fn add_approval_at(
+        path: &std::path::Path,
+        approval: &crate::guard::approvals::Approval,
+    ) -> Result<(), String> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        }
+        let old = match std::fs::read_to_string(path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+            Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+        };
+        let mut text = old;
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&approval.to_toml());
+        // Never save a file this process could not read back.
+        UserConfig::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        Ok(())
     }
 
     pub fn parse(text: &str) -> Result<UserConfig, String> {

@@ -27,9 +27,13 @@ pub use undo::UndoArgs;
 /// nib: a coding-agent runtime with the agent loop in Scheme.
 #[derive(Debug, Parser)]
 #[command(name = "nib", version, about, long_about = None)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
+    /// With no subcommand: the terminal client's flags.
+    #[command(flatten)]
+    pub tui: crate::tui::TuiArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -58,6 +62,9 @@ pub enum Command {
     /// Guard scenarios: `nib scenario run [DIR|FILE...]` (default
     /// scenarios/); exit 1 when any expectation fails.
     Scenario(ScenarioArgs),
+    /// The terminal client on a scratch copy of a small example project,
+    /// driven by a built-in scripted model: no model server needed.
+    Demo(crate::tui::demo::DemoArgs),
 }
 
 /// Input formats `nib apply` reads.
@@ -91,7 +98,11 @@ impl std::error::Error for UsageError {}
 
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
-    match cli.command {
+    let Some(command) = cli.command else {
+        return crate::tui::run(cli.tui);
+    };
+    match command {
+        Command::Demo(args) => crate::tui::demo::run(args),
         Command::Apply(args) => apply::run(args),
         Command::Undo(args) => undo::run(args),
         Command::Tools(args) => tools::run(args),

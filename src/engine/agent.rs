@@ -26,7 +26,7 @@
 //! `{"role": "tool", "call_id", "name", "content", "is_error"}`.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -39,7 +39,7 @@ use crate::model::{
 };
 use crate::prim::schema::{positional, tool_list};
 use crate::prim::table::{ALL, lookup};
-use crate::prim::{Call, Host, TextFormat, ToolResult, parse};
+use crate::prim::{Call, Effect, Host, TextFormat, ToolResult, parse};
 use crate::session::EventLog;
 
 /// The default strategy, compiled into the binary.
@@ -107,7 +107,12 @@ struct Shared {
     on_stream: Mutex<StreamSink>,
     /// The last error logged, so the run's end does not log it again.
     last_error: Mutex<String>,
+    /// Set by a client (Esc in the terminal client): see [`run_task_with`].
+    cancel: Arc<AtomicBool>,
 }
+
+/// What a strategy reads when the user interrupted the run.
+const INTERRUPTED: &str = "interrupted by the user";
 
 /// Run one task to its end with the configured strategy.
 pub fn run_task(
@@ -117,14 +122,31 @@ pub fn run_task(
     task: &str,
     on_stream: impl FnMut(&StreamEvent) + Send + 'static,
 ) -> Result<Outcome, EngineError> {
+    run_task_with(host, log, cfg, task, on_stream, Arc::default())
+}
+
+/// [`run_task`] that a client can interrupt: once `cancel` is set, the
+/// model stream stops at its next chunk (or within 50 ms of waiting), calls
+/// not yet run are skipped, and every later `model-reply` returns the error
+/// kind `interrupted`, so the strategy ends the run. The session (event
+/// log, versions) stays usable; clear the flag before the next task.
+pub fn run_task_with(
+    host: Arc<Host>,
+    log: Arc<EventLog>,
+    cfg: &AgentConfig,
+    task: &str,
+    on_stream: impl FnMut(&StreamEvent) + Send + 'static,
+    cancel: Arc<AtomicBool>,
+) -> Result<Outcome, EngineError> {
     // The engine's deadline cannot interrupt a blocking model call, so the
     // call's own timeouts must not outlast the run.
     let mut model = cfg.model.clone();
     model.first_byte_timeout = model.first_byte_timeout.min(cfg.deadline);
     model.idle_timeout = model.idle_timeout.min(cfg.deadline);
     model.connect_timeout = model.connect_timeout.min(cfg.deadline);
-    let client =
+    let mut client =
         Client::new(model).map_err(|e| EngineError::new(super::ErrorKind::Load, e.to_string()))?;
+    client.set_cancel(Arc::clone(&cancel));
     let shared = Arc::new(Shared {
         client,
         system: system_prompt(&host),
@@ -136,6 +158,7 @@ pub fn run_task(
         refused_confirms: AtomicUsize::new(0),
         on_stream: Mutex::new(Box::new(on_stream)),
         last_error: Mutex::new(String::new()),
+        cancel,
     });
     let strategy_dirs = cfg
         .strategy
@@ -297,6 +320,9 @@ fn register(engine: &mut Engine, shared: &Arc<Shared>) {
 
 impl Shared {
     fn model_reply(&self, messages: &Value, step: u64) -> Value {
+        if self.cancel.load(Ordering::Relaxed) {
+            return json!({"error": INTERRUPTED, "kind": "interrupted"});
+        }
         let used = self.tokens.load(Ordering::Relaxed);
         if self.max_tokens > 0 && used >= self.max_tokens {
             return json!({"error": format!("the token budget ({}) is used up", self.max_tokens), "kind": "token_limit"});
@@ -337,6 +363,9 @@ impl Shared {
                     .last_error
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner) = e.to_string();
+                if self.cancel.load(Ordering::Relaxed) {
+                    return json!({"error": INTERRUPTED, "kind": "interrupted"});
+                }
                 json!({"error": e.to_string(), "kind": error_kind(&e)})
             }
         }
@@ -401,7 +430,19 @@ impl Shared {
             .iter()
             .filter_map(|(_, _, c)| c.as_ref().ok().cloned())
             .collect();
-        let mut ran = self.host.run_calls(&runnable).into_iter();
+        let ran = if runnable.iter().all(|c| c.decl.effect == Effect::ReadOnly) {
+            self.host.run_calls(&runnable)
+        } else {
+            // In order, so an interrupt between two calls skips the rest.
+            runnable
+                .iter()
+                .map(|c| match self.cancel.load(Ordering::Relaxed) {
+                    true => ToolResult::failed("interrupted", format!("not run: {INTERRUPTED}")),
+                    false => self.host.run(c),
+                })
+                .collect()
+        };
+        let mut ran = ran.into_iter();
         let mut out = Vec::with_capacity(parsed.len());
         for (index, (id, name, call)) in parsed.into_iter().enumerate() {
             let result = match &call {
@@ -494,6 +535,8 @@ impl Shared {
             "refused": r.refused,
             "kind": r.kind,
             "summary": r.text.lines().next().unwrap_or_default(),
+            // A failure's hint (the lines after the first), for clients.
+            "hint": if r.ok { String::new() } else { r.text.lines().skip(1).take(6).collect::<Vec<_>>().join("\n") },
             "diff_size": r.diff.lines().count(),
             "path": path,
         });

@@ -19,6 +19,8 @@ pub mod secrets;
 pub mod shell;
 pub mod taint;
 
+pub mod approvals;
+
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::process::Command;

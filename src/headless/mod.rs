@@ -182,7 +182,7 @@ fn read_task(task: Option<&str>) -> Result<String, UsageError> {
     Ok(task)
 }
 
-fn model_config(
+pub(crate) fn model_config(
     args: &ExecArgs,
     config: &UserConfig,
 ) -> Result<(ModelConfig, Option<ScriptedServer>), UsageError> {

@@ -3,7 +3,8 @@
 //! line by line through the provider's decoder into events and a reply.
 
 use std::net::IpAddr;
-use std::sync::mpsc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, mpsc};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -22,6 +23,8 @@ const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// How long to wait for the rest of a body after the reply is complete.
 const DRAIN: Duration = Duration::from_millis(50);
+/// How often a waiting reply checks its cancel flag.
+const CANCEL_POLL: Duration = Duration::from_millis(50);
 
 /// Talks to one model server. Cheap to share: `reply` takes `&self` and may
 /// run on several threads at once.
@@ -31,6 +34,8 @@ pub struct Client {
     http: reqwest::Client,
     /// `None` only while dropping.
     rt: Option<tokio::runtime::Runtime>,
+    /// When set, a reply in progress stops (see [`Client::set_cancel`]).
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 /// How an attempt failed: worth another attempt (with the server's
@@ -97,7 +102,37 @@ impl Client {
             url,
             http,
             rt: Some(rt),
+            cancel: None,
         })
+    }
+
+    /// A flag that interrupts replies: once set, a reply stops within 50 ms
+    /// (before the first byte or between chunks) with `StreamCut` holding
+    /// what had arrived, and is not retried.
+    pub fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
+        self.cancel = Some(flag);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+
+    /// `fut`, or `None` once the cancel flag is set (checked every 50 ms).
+    async fn or_cancel<F: std::future::Future>(&self, fut: F) -> Option<F::Output> {
+        if self.cancel.is_none() {
+            return Some(fut.await);
+        }
+        let mut fut = std::pin::pin!(fut);
+        loop {
+            if self.cancelled() {
+                return None;
+            }
+            if let Ok(out) = timeout(CANCEL_POLL, fut.as_mut()).await {
+                return Some(out);
+            }
+        }
     }
 
     pub fn config(&self) -> &ModelConfig {
@@ -182,7 +217,9 @@ impl Client {
                     reply.attempts = attempt;
                     return Ok(reply);
                 }
-                Err(Failure::Retry(_, wait)) if attempt <= self.cfg.retries => {
+                Err(Failure::Retry(_, wait))
+                    if attempt <= self.cfg.retries && !self.cancelled() =>
+                {
                     let backoff = self
                         .cfg
                         .backoff
@@ -227,7 +264,10 @@ impl Client {
             (_, Some(key)) => rb = rb.bearer_auth(key),
             (_, None) => {}
         }
-        let mut resp = match timeout(first_byte, rb.send()).await {
+        let Some(sent) = self.or_cancel(timeout(first_byte, rb.send())).await else {
+            return Err(Failure::Fatal(interrupted(&Accum::new(&self.cfg.model))));
+        };
+        let mut resp = match sent {
             Err(_) => {
                 return Err(Failure::Fatal(ModelError::Timeout {
                     phase: "first byte",
@@ -270,7 +310,10 @@ impl Client {
                     first_byte,
                 )
             };
-            let chunk = match timeout(limit, resp.chunk()).await {
+            let Some(next) = self.or_cancel(timeout(limit, resp.chunk())).await else {
+                return Err(Failure::Fatal(interrupted(&acc)));
+            };
+            let chunk = match next {
                 Err(_) => return Err(Failure::Fatal(ModelError::Timeout { phase, after })),
                 Ok(Err(e)) if !started => {
                     return Err(Failure::Retry(
@@ -406,6 +449,11 @@ fn cut(acc: &Accum, detail: String) -> ModelError {
         partial: Box::new(acc.partial()),
         detail,
     }
+}
+
+/// A reply the cancel flag stopped, with what had arrived.
+fn interrupted(acc: &Accum) -> ModelError {
+    cut(acc, "interrupted by the user".into())
 }
 
 fn decode_failure(e: DecodeError, acc: &Accum) -> Failure {

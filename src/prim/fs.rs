@@ -78,6 +78,69 @@ pub(crate) struct Write {
     edits: Option<Vec<Edit>>,
 }
 
+/// Lines of the proposal-to-written diff shown to the model after the user
+/// edited a write.
+const USER_DIFF_SHOWN_LINES: usize = 40;
+
+impl Write {
+    /// The resolved workspace-relative path.
+    pub fn rel(&self) -> &str {
+        &self.file.rel
+    }
+
+    /// The full text the write proposes.
+    pub fn after(&self) -> &str {
+        &self.after
+    }
+
+    /// Write `text` (the user's edit of the proposal) instead. Re-checks the
+    /// file still holds what the plan read. Returns the note for the model
+    /// (what the user changed, as a short diff), or `None` when the text is
+    /// the proposal.
+    pub fn use_user_text(&mut self, text: String) -> Result<Option<String>, Failure> {
+        if text == self.after {
+            return Ok(None);
+        }
+        let now = if self.file.real.exists() {
+            Some(read_text(&self.file)?.text)
+        } else {
+            None
+        };
+        if now != self.before {
+            return Err(Failure::new(
+                "stale",
+                format!(
+                    "{} changed on disk while the confirm was open; nothing was written; read it again",
+                    self.file.rel
+                ),
+            ));
+        }
+        let change = Diff::between(&self.after, &text).unified(&self.file.rel);
+        let shown: Vec<&str> = change.lines().take(USER_DIFF_SHOWN_LINES).collect();
+        let more = change.lines().count().saturating_sub(shown.len());
+        let mut note = format!(
+            "The user changed your proposed text for {} before approving; this was written instead. \
+             The change from your proposal to what was written:\n{}",
+            self.file.rel,
+            shown.join("\n")
+        );
+        if more > 0 {
+            note.push_str(&format!("\n(… {more} more lines; read the file)"));
+        }
+        let diff = Diff::between(self.before.as_deref().unwrap_or(""), &text);
+        let (added, removed) = diff.stats();
+        self.summary = format!(
+            "wrote {} as the user edited it (+{added} -{removed})",
+            self.file.rel
+        );
+        self.diff = diff.unified(&self.file.rel);
+        self.after = text;
+        // The model's edits are not what was applied.
+        self.edits = None;
+        Ok(Some(note))
+    }
+}
+
 pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
     let path = call.arg("path").as_str();
     let (offset, limit) = (call.arg("offset").as_int(), call.arg("limit").as_int());

@@ -28,9 +28,33 @@ pub struct ConfirmRequest<'a> {
     pub kind: ConfirmKind,
     pub reasons: &'a [Reason],
     pub diff: Option<&'a str>,
+    /// For file writes: the resolved workspace-relative path and the full
+    /// text the write proposes (what `$EDITOR` opens for edit-before-approve).
+    pub path: Option<&'a str>,
+    pub proposed: Option<&'a str>,
 }
 
-type Confirmer = Box<dyn Fn(&ConfirmRequest) -> bool + Send + Sync>;
+/// How a confirm was answered.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ConfirmAnswer {
+    pub approved: bool,
+    /// Told to the model when the answer is no ("use a fixture instead").
+    pub reason: Option<String>,
+    /// For a file write: the user's edited full new text, written instead
+    /// of the proposal (the model is told what changed).
+    pub edited: Option<String>,
+}
+
+impl From<bool> for ConfirmAnswer {
+    fn from(approved: bool) -> ConfirmAnswer {
+        ConfirmAnswer {
+            approved,
+            ..ConfirmAnswer::default()
+        }
+    }
+}
+
+type Confirmer = Box<dyn Fn(&ConfirmRequest) -> ConfirmAnswer + Send + Sync>;
 
 /// The result of one call, as the model and the clients get it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -153,16 +177,16 @@ pub struct Host {
 
 impl Host {
     /// A host whose confirms are answered by `confirm` (a person, through a
-    /// client).
-    pub fn new(
+    /// client): a `bool`, or a [`ConfirmAnswer`] with a reason or edited text.
+    pub fn new<A: Into<ConfirmAnswer>>(
         ws: Workspace,
-        confirm: impl Fn(&ConfirmRequest) -> bool + Send + Sync + 'static,
+        confirm: impl Fn(&ConfirmRequest) -> A + Send + Sync + 'static,
     ) -> Host {
         Host {
             versions: Versions::new(&ws),
             ws,
             state: Mutex::new(FileState::default()),
-            confirm: Box::new(confirm),
+            confirm: Box::new(move |req| confirm(req).into()),
             guard: Guard::default(),
         }
     }
@@ -347,34 +371,56 @@ impl Host {
 
     fn confirm_and_carry_out(&self, call: &Call, plan: Plan, decision: &Decision) -> ToolResult {
         if let Decision::Confirm { kind, reasons } = decision {
-            let diff = match &plan {
-                Plan::Write(w) => Some(w.diff.as_str()),
-                _ => None,
+            let (diff, path, proposed) = match &plan {
+                Plan::Write(w) => (Some(w.diff.as_str()), Some(w.rel()), Some(w.after())),
+                _ => (None, None, None),
             };
             let request = ConfirmRequest {
                 call,
                 kind: *kind,
                 reasons,
                 diff,
+                path,
+                proposed,
             };
-            let approved = (self.confirm)(&request);
+            let answer = (self.confirm)(&request);
             let asked = ConfirmOut {
                 kind: match kind {
                     ConfirmKind::Write => "write",
                     ConfirmKind::Security => "security",
                 },
-                approved,
+                approved: answer.approved,
             };
-            if !approved {
+            if !answer.approved {
                 let why = match kind {
                     ConfirmKind::Write => "the write was not approved",
                     ConfirmKind::Security => "it needs a security confirm that was not given",
                 };
                 let mut result = refused(call, why, reasons);
+                if let Some(reason) = answer.reason.filter(|r| !r.trim().is_empty()) {
+                    result
+                        .text
+                        .push_str(&format!("\nThe user said why: {}", reason.trim()));
+                }
                 result.confirm = Some(asked);
                 return result;
             }
+            let mut plan = plan;
+            let mut changed_note = None;
+            if let (Some(text), Plan::Write(w)) = (answer.edited, &mut plan) {
+                match w.use_user_text(text) {
+                    Ok(note) => changed_note = note,
+                    Err(e) => {
+                        let mut result: ToolResult = e.into();
+                        result.confirm = Some(asked);
+                        return result;
+                    }
+                }
+            }
             let mut result = self.carry_out(call, plan);
+            if let Some(note) = changed_note.filter(|_| result.ok) {
+                result.text = format!("{note}\n{}", result.text);
+            }
             result.confirm = Some(asked);
             return result;
         }

@@ -18,7 +18,7 @@ pub mod table;
 pub mod tools;
 
 pub use decl::{Arg, Call, Decl, Effect, Kind, Param, Role};
-pub use host::{ConfirmOut, ConfirmRequest, Host, ReasonOut, ToolResult};
+pub use host::{ConfirmAnswer, ConfirmOut, ConfirmRequest, Host, ReasonOut, ToolResult};
 pub use patch::{FileResult, TextFormat};
 
 /// One string value of a call as the guard sees it.

@@ -333,15 +333,19 @@ impl Host {
         let Decision::Confirm { kind, reasons } = decision else {
             return None;
         };
+        // No proposed text: a text-format change is approved or not as the
+        // model wrote it (edit-before-approve is for single-file writes).
         let request = ConfirmRequest {
             call,
             kind: *kind,
             reasons,
             diff: Some(diff),
+            path: Some(call.arg("path").as_str()),
+            proposed: None,
         };
         Some(ConfirmOut {
             kind: decision.as_str(),
-            approved: (self.confirm)(&request),
+            approved: (self.confirm)(&request).approved,
         })
     }
 }

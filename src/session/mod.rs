@@ -28,7 +28,8 @@
 //! | `tool.call` | `step`, `call`, `id`, `name`, `positional`: `"(fs-edit ...)"`, `args`: {the JSON arguments}, `quirks`: [strings, e.g. `"list-as-string"`] |
 //! | `guard` | `step`, `call`, `decision`: `"allow"`\|`"write"`\|`"security"`\|`"deny"`, `reasons`: [{`rule`, `param`, `message`}] |
 //! | `confirm` | `step`, `call`, `kind`: `"write"`\|`"security"`, `answer`: `"yes"`\|`"no"`, `by`: `"user"`\|`"policy"` |
-//! | `tool.result` | `step`, `call`, `name`, `ok`: bool, `refused`: bool, `kind`, `summary`, `diff_size`, and for fs-edit `edits`, `edits_form`, `path`; for fs-write `path` |
+//! | `confirm.answer` | (the terminal client) `tool`, `path`, `kind`, `answer`: `"yes"`\|`"no"`\|`"edited"`, `by`: `"user"`\|`"standing-approval"`, `reason`, `saved_approval` or `scope` |
+//! | `tool.result` | `step`, `call`, `name`, `ok`: bool, `refused`: bool, `kind`, `summary`, `hint` (a failure's lines after the first, else empty), `diff_size`, and for fs-edit `edits`, `edits_form`, `path`; for fs-write `path` |
 //! | `write` | `path`, `version` |
 //! | `turn.end` | `step`, `reason`: `"done"`\|`"step_limit"`\|`"token_limit"`\|`"error"`\|`"refused"` |
 //! | `error` | `message` |

@@ -1,0 +1,443 @@
+//! `nib` with no subcommand: the terminal client (ratatui + crossterm).
+//!
+//! Screen model: finished transcript lines are written once into the
+//! terminal's own scrollback (above a small inline viewport), so copy,
+//! search and scroll work as in any program, and a resize never duplicates
+//! or loses history (the terminal owns it). The inline viewport at the
+//! bottom is the only thing redrawn: the stream's unfinished line, the
+//! confirm, the composer and the status line; frames are capped at 60 per
+//! second and ratatui only writes the cells that changed. A confirm's full
+//! screen view (`f`) uses the alternate screen, unless `--no-alt-screen`,
+//! where it grows the inline viewport to the terminal's height instead.
+//!
+//! The agent runs on a worker thread ([`worker`]); [`app::App`] is the
+//! state machine the UI thread drives with the worker's events and keys.
+
+pub mod app;
+pub mod demo;
+pub mod style;
+pub mod worker;
+
+use std::io::{Stdout, Write as _};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use clap::Args;
+use ratatui::backend::CrosstermBackend;
+use ratatui::crossterm::event::{
+    self, DisableBracketedPaste, EnableBracketedPaste, Event, KeyEventKind,
+};
+use ratatui::crossterm::execute;
+use ratatui::crossterm::terminal::{
+    EnterAlternateScreen, LeaveAlternateScreen, disable_raw_mode, enable_raw_mode,
+};
+use ratatui::layout::Position;
+use ratatui::text::Line;
+use ratatui::widgets::{Paragraph, Widget};
+use ratatui::{Terminal, TerminalOptions, Viewport};
+use serde_json::Value;
+
+use crate::cli::config::UserConfig;
+use crate::cli::{UsageError, workspace};
+use crate::engine::agent::AgentConfig;
+use crate::files::Workspace;
+use crate::guard::approvals::Approval;
+use crate::headless::{ExecArgs, ProviderArg};
+use app::{Action, App, AppOptions};
+use style::Theme;
+use worker::{Session, UiEvent};
+
+/// The shortest time between two frames.
+const FRAME: Duration = Duration::from_millis(16);
+
+/// The terminal client's flags (given to `nib` itself, no subcommand).
+#[derive(Debug, Args, Default)]
+pub struct TuiArgs {
+    /// The workspace root (default: the current directory).
+    #[arg(long)]
+    pub root: Option<PathBuf>,
+    /// Where the model is (default: the config's, else ollama).
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// The model name (for `scripted`: the script).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The server's URL (default: the provider's usual one).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// A strategy file (`.scm` defining `run`); default: the shipped one.
+    #[arg(long)]
+    pub strategy: Option<PathBuf>,
+    /// Show an earlier session's transcript first (default: the latest in
+    /// this workspace's .nib/sessions/).
+    #[arg(long, num_args = 0..=1, default_missing_value = "")]
+    pub resume: Option<String>,
+    /// Never use the alternate screen (the full-screen diff grows the
+    /// inline area instead); for terminals and multiplexers that keep no
+    /// scrollback there.
+    #[arg(long)]
+    pub no_alt_screen: bool,
+    /// Milliseconds keys are ignored after a confirm appears.
+    #[arg(long, default_value_t = 400, hide = true)]
+    pub arm_ms: u64,
+}
+
+/// How the client runs, beyond the session.
+#[derive(Debug, Clone)]
+pub struct ClientOptions {
+    pub alt_screen: bool,
+    pub arm_delay: Duration,
+    /// Submitted as soon as the client starts (`nib demo`).
+    pub first_task: Option<String>,
+    /// Lines shown at the top of the transcript.
+    pub banner: Vec<String>,
+    /// An events.jsonl whose transcript is shown first.
+    pub resume: Option<PathBuf>,
+}
+
+pub fn run(args: TuiArgs) -> Result<ExitCode, UsageError> {
+    crate::engine::init_process();
+    let config = UserConfig::load()?;
+    let ws = workspace(args.root.clone())?;
+    let exec = ExecArgs {
+        task: None,
+        root: None,
+        model_args: crate::headless::ModelArgs {
+            provider: args.provider,
+            model: args.model.clone(),
+            base_url: args.base_url.clone(),
+            scripted_protocol: ProviderArg::Openai,
+        },
+        strategy: args.strategy.clone(),
+        approve: crate::headless::Approve::None,
+        max_steps: None,
+        max_tokens: 0,
+        timeout: 0,
+        json: false,
+    };
+    let (model, _server) = crate::headless::model_config(&exec, &config)?;
+    let resume = match &args.resume {
+        None => None,
+        Some(id) => Some(find_session(ws.root(), id)?),
+    };
+    let cfg = AgentConfig {
+        model,
+        strategy: args.strategy.clone().or(config.strategy.clone()),
+        max_steps: config.max_steps.unwrap_or(30).max(1),
+        max_tokens: 0,
+        deadline: Duration::from_secs(24 * 3600),
+    };
+    let opts = ClientOptions {
+        alt_screen: !args.no_alt_screen,
+        arm_delay: Duration::from_millis(args.arm_ms),
+        first_task: None,
+        banner: vec![format!("nib in {}", ws.root().display())],
+        resume,
+    };
+    run_client(ws, cfg, config.approvals, opts)
+}
+
+/// `.nib/sessions/<id>/events.jsonl`, or the newest session's for "".
+fn find_session(root: &Path, id: &str) -> Result<PathBuf, UsageError> {
+    let dir = root.join(".nib").join("sessions");
+    if !id.is_empty() {
+        let p = dir.join(id).join("events.jsonl");
+        return if p.is_file() {
+            Ok(p)
+        } else {
+            Err(UsageError(format!(
+                "no session {id} in {}; `ls {}` lists them",
+                dir.display(),
+                dir.display()
+            )))
+        };
+    }
+    let mut ids: Vec<String> = std::fs::read_dir(&dir)
+        .map_err(|_| UsageError(format!("no sessions to resume in {}", dir.display())))?
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|name| dir.join(name).join("events.jsonl").is_file())
+        .collect();
+    // Ids start with their time, so the newest sorts last.
+    ids.sort();
+    ids.pop()
+        .map(|id| dir.join(id).join("events.jsonl"))
+        .ok_or_else(|| UsageError(format!("no sessions to resume in {}", dir.display())))
+}
+
+/// Run the client on a session until the user quits.
+pub fn run_client(
+    ws: Workspace,
+    cfg: AgentConfig,
+    approvals: Vec<Approval>,
+    opts: ClientOptions,
+) -> Result<ExitCode, UsageError> {
+    let (tx, rx) = channel();
+    let session = Session::start(ws, cfg, approvals, tx).map_err(UsageError)?;
+    let mut app = App::new(
+        session,
+        rx,
+        AppOptions {
+            theme: Theme::detect(),
+            arm_delay: opts.arm_delay,
+            config_path: None,
+        },
+    );
+    for line in &opts.banner {
+        app.push_line(Line::from(line.clone()));
+    }
+    if let Some(path) = &opts.resume {
+        replay(&mut app, path);
+    }
+    if let Some(task) = &opts.first_task {
+        app.submit(task, Instant::now());
+    }
+    let mut term = Term::start(opts.alt_screen)
+        .map_err(|e| UsageError(format!("cannot set up the terminal: {e}")))?;
+    let result = event_loop(&mut app, &mut term);
+    term.stop();
+    result.map_err(|e| UsageError(format!("terminal error: {e}")))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Show an earlier session's events as its transcript.
+pub fn replay(app: &mut App, events: &Path) {
+    let text = match std::fs::read_to_string(events) {
+        Ok(t) => t,
+        Err(e) => {
+            app.push_line(Line::from(format!(
+                "cannot resume {}: {e}",
+                events.display()
+            )));
+            return;
+        }
+    };
+    app.push_line(Line::from(format!("── resumed {} ──", events.display())));
+    let now = Instant::now();
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        if v.get("ev").and_then(Value::as_str) == Some("turn.end") {
+            let answer = v.get("text").and_then(Value::as_str).unwrap_or_default();
+            for l in answer.lines() {
+                app.push_line(Line::from(style::mask_secrets(l)));
+            }
+        } else {
+            app.on_event(UiEvent::Log(v), now);
+        }
+    }
+    app.push_line(Line::from("── end of the resumed session ──"));
+}
+
+fn event_loop(app: &mut App, term: &mut Term) -> std::io::Result<()> {
+    let mut dirty = true;
+    let mut last_draw = Instant::now() - FRAME;
+    loop {
+        if app.pump(Duration::ZERO, Instant::now()) {
+            dirty = true;
+        }
+        let wait = if dirty {
+            FRAME.saturating_sub(last_draw.elapsed())
+        } else {
+            Duration::from_millis(50)
+        };
+        if event::poll(wait)? {
+            match event::read()? {
+                Event::Key(key) if key.kind != KeyEventKind::Release => {
+                    match app.handle_key(key, Instant::now()) {
+                        Action::Quit => return Ok(()),
+                        Action::Edit(path) => {
+                            let result = term.suspended(|| run_editor(&path))?;
+                            app.edit_done(result);
+                        }
+                        Action::None => {}
+                    }
+                    dirty = true;
+                }
+                Event::Paste(text) => {
+                    app.paste(&text);
+                    dirty = true;
+                }
+                Event::Resize(..) => dirty = true,
+                _ => {}
+            }
+        }
+        if app.quitting() {
+            return Ok(());
+        }
+        // The elapsed-time counter moves while a task runs.
+        if app.running() && last_draw.elapsed() >= Duration::from_millis(250) {
+            dirty = true;
+        }
+        if dirty && last_draw.elapsed() >= FRAME {
+            term.draw(app)?;
+            last_draw = Instant::now();
+            dirty = false;
+        }
+    }
+}
+
+/// Open `path` in `$VISUAL` or `$EDITOR` (else `vi`), through `sh -c` so an
+/// editor given with arguments works; waits for it to exit.
+pub fn run_editor(path: &Path) -> Result<(), String> {
+    let editor = std::env::var("VISUAL")
+        .ok()
+        .filter(|v| !v.trim().is_empty())
+        .or_else(|| {
+            std::env::var("EDITOR")
+                .ok()
+                .filter(|v| !v.trim().is_empty())
+        })
+        .unwrap_or_else(|| "vi".into());
+    run_editor_with(&editor, path)
+}
+
+/// Run `editor` (a shell command line; the file is appended as its last
+/// argument) on `path` and wait for it.
+pub fn run_editor_with(editor: &str, path: &Path) -> Result<(), String> {
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("{editor} \"$1\""))
+        .arg("nib-edit")
+        .arg(path)
+        .status()
+        .map_err(|e| format!("cannot run the editor {editor:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("the editor {editor:?} exited with {status}"))
+    }
+}
+
+type Backend = CrosstermBackend<Stdout>;
+
+/// The real terminal: an inline viewport, and a full-screen one on the
+/// alternate screen while a confirm is shown full screen.
+struct Term {
+    inline: Terminal<Backend>,
+    height: u16,
+    full: Option<Terminal<Backend>>,
+    alt_allowed: bool,
+    /// History that arrived while the alternate screen was up.
+    held: Vec<Line<'static>>,
+}
+
+impl Term {
+    fn start(alt_allowed: bool) -> std::io::Result<Term> {
+        enable_raw_mode()?;
+        execute!(std::io::stdout(), EnableBracketedPaste)?;
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            restore();
+            previous(info);
+        }));
+        let height = 4;
+        let inline = inline_terminal(height)?;
+        Ok(Term {
+            inline,
+            height,
+            full: None,
+            alt_allowed,
+            held: Vec::new(),
+        })
+    }
+
+    fn stop(&mut self) {
+        if self.full.take().is_some() {
+            let _ = execute!(std::io::stdout(), LeaveAlternateScreen);
+        }
+        let _ = self.inline.clear();
+        let area = self.inline.get_frame().area();
+        let _ = self.inline.set_cursor_position(Position::new(0, area.y));
+        restore();
+        println!();
+    }
+
+    /// Run `f` with the terminal given back to the shell (for `$EDITOR`).
+    fn suspended<R>(&mut self, f: impl FnOnce() -> R) -> std::io::Result<R> {
+        if self.full.is_some() {
+            execute!(std::io::stdout(), LeaveAlternateScreen)?;
+        }
+        disable_raw_mode()?;
+        let out = f();
+        enable_raw_mode()?;
+        if self.full.is_some() {
+            execute!(std::io::stdout(), EnterAlternateScreen)?;
+            if let Some(full) = &mut self.full {
+                full.clear()?;
+            }
+        }
+        self.inline.clear()?;
+        Ok(out)
+    }
+
+    fn draw(&mut self, app: &mut App) -> std::io::Result<()> {
+        let (cols, rows) = ratatui::crossterm::terminal::size()?;
+        let now = Instant::now();
+        let new = app.take_new_history(cols);
+        if app.take_bell() {
+            let mut out = std::io::stdout();
+            out.write_all(b"\x07")?;
+            out.flush()?;
+        }
+        if app.wants_full_screen() && self.alt_allowed {
+            self.held.extend(new);
+            if self.full.is_none() {
+                execute!(std::io::stdout(), EnterAlternateScreen)?;
+                self.full = Some(Terminal::new(CrosstermBackend::new(std::io::stdout()))?);
+            }
+            if let Some(full) = &mut self.full {
+                full.draw(|f| app.render(f.area(), f.buffer_mut(), now))?;
+            }
+            return Ok(());
+        }
+        if self.full.take().is_some() {
+            execute!(std::io::stdout(), LeaveAlternateScreen)?;
+            self.inline.clear()?;
+        }
+        let want = app.desired_height(cols, rows);
+        if want != self.height {
+            // A new viewport at the old one's top row: ratatui scrolls the
+            // screen up when it does not fit below.
+            self.inline.clear()?;
+            let top = self.inline.get_frame().area().y;
+            self.inline.set_cursor_position(Position::new(0, top))?;
+            self.inline = inline_terminal(want)?;
+            self.height = want;
+        }
+        let mut lines = std::mem::take(&mut self.held);
+        lines.extend(new);
+        // Insert in pieces no taller than the screen.
+        for chunk in lines.chunks(rows.max(2) as usize - 1) {
+            let chunk = chunk.to_vec();
+            self.inline.insert_before(chunk.len() as u16, |buf| {
+                Paragraph::new(chunk).render(buf.area, buf);
+            })?;
+        }
+        self.inline
+            .draw(|f| app.render(f.area(), f.buffer_mut(), now))?;
+        Ok(())
+    }
+}
+
+fn inline_terminal(height: u16) -> std::io::Result<Terminal<Backend>> {
+    Terminal::with_options(
+        CrosstermBackend::new(std::io::stdout()),
+        TerminalOptions {
+            viewport: Viewport::Inline(height),
+        },
+    )
+}
+
+/// Give the terminal back: raw mode off, main screen, cursor shown.
+fn restore() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        std::io::stdout(),
+        DisableBracketedPaste,
+        LeaveAlternateScreen,
+        ratatui::crossterm::cursor::Show
+    );
+}

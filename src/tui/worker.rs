@@ -1,0 +1,264 @@
+//! The agent side of the terminal client: a worker thread that runs one
+//! task at a time through the real engine (`run_task_with`), and the
+//! channel messages it sends the UI thread (event-log events, model stream
+//! events, confirm requests with a reply channel, the end of a task).
+//!
+//! The UI thread owns the terminal; this thread never touches it. A confirm
+//! blocks the worker until the UI answers (or the UI goes away, which
+//! counts as no).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use serde_json::Value;
+
+use crate::engine::agent::{AgentConfig, Outcome, run_task_with};
+use crate::files::Workspace;
+use crate::guard::ConfirmKind;
+use crate::guard::Reason;
+use crate::guard::approvals::Approval;
+use crate::model::StreamEvent;
+use crate::prim::schema::positional;
+use crate::prim::{ConfirmAnswer, ConfirmRequest, Host};
+use crate::session::EventLog;
+
+/// What the worker tells the UI.
+#[derive(Debug)]
+pub enum UiEvent {
+    /// An event-log event, as written.
+    Log(Value),
+    Stream(StreamEvent),
+    /// A confirm waiting for the user.
+    Confirm(Box<PendingConfirm>),
+    /// A Write confirm a standing approval answered.
+    AutoApproved {
+        what: String,
+        scope: String,
+    },
+    /// The task ended (or could not run: the error).
+    TaskDone(Result<Outcome, String>),
+}
+
+/// A confirm as the UI shows it, with where the answer goes.
+#[derive(Debug)]
+pub struct PendingConfirm {
+    pub kind: ConfirmKind,
+    pub tool: String,
+    /// The call's positional form, `(fs-edit "calc.py" ...)`.
+    pub form: String,
+    /// For file writes: the resolved workspace-relative path.
+    pub path: Option<String>,
+    pub reasons: Vec<Reason>,
+    pub diff: Option<String>,
+    /// For file writes: the full proposed text (for `e`).
+    pub proposed: Option<String>,
+    /// The standing approval `a` would save, if one fits.
+    pub suggestion: Option<Approval>,
+    pub reply: Sender<ConfirmAnswer>,
+}
+
+/// A running session: where tasks go, and the handles the UI shares.
+pub struct Session {
+    tasks: Sender<String>,
+    pub cancel: Arc<AtomicBool>,
+    pub approvals: Arc<Mutex<Vec<Approval>>>,
+    pub host: Arc<Host>,
+    pub log: Arc<EventLog>,
+    /// The config the next task runs with (`/model`, `/strategy` change it).
+    pub cfg: Arc<Mutex<AgentConfig>>,
+}
+
+impl Session {
+    /// Start the worker thread on `ws`. Events go to `ui`.
+    pub fn start(
+        ws: Workspace,
+        cfg: AgentConfig,
+        approvals: Vec<Approval>,
+        ui: Sender<UiEvent>,
+    ) -> Result<Session, String> {
+        // The guard's policy: the user's config, tightened by the
+        // workspace's (the same as nib exec's).
+        let user = crate::cli::config::UserConfig::load().map_err(|e| e.to_string())?;
+        let policy =
+            crate::cli::config::guard_policy(&user, ws.root()).map_err(|e| e.to_string())?;
+        let log = EventLog::create(ws.root()).map_err(|e| e.to_string())?;
+        let log = Arc::new(log);
+        let to_ui = ui.clone();
+        log.subscribe(move |ev| {
+            let _ = to_ui.send(UiEvent::Log(ev.clone()));
+        });
+        let cancel = Arc::new(AtomicBool::new(false));
+        let approvals = Arc::new(Mutex::new(approvals));
+        let host = Arc::new(
+            Host::new(
+                ws,
+                confirmer(
+                    ui.clone(),
+                    Arc::clone(&approvals),
+                    Arc::clone(&cancel),
+                    Arc::clone(&log),
+                ),
+            )
+            .with_policy(policy),
+        );
+        let cfg = Arc::new(Mutex::new(cfg));
+        let (tasks, task_rx) = channel::<String>();
+        let worker = Worker {
+            host: Arc::clone(&host),
+            log: Arc::clone(&log),
+            cfg: Arc::clone(&cfg),
+            cancel: Arc::clone(&cancel),
+            ui,
+        };
+        std::thread::Builder::new()
+            .name("nib-agent".into())
+            .spawn(move || worker.serve(task_rx))
+            .map_err(|e| format!("cannot start the agent thread: {e}"))?;
+        Ok(Session {
+            tasks,
+            cancel,
+            approvals,
+            host,
+            log,
+            cfg,
+        })
+    }
+
+    /// Queue a task; it runs when the previous one has ended.
+    pub fn submit(&self, task: String) -> bool {
+        self.tasks.send(task).is_ok()
+    }
+
+    /// Ask the running task to stop (Esc).
+    pub fn interrupt(&self) {
+        self.cancel.store(true, Ordering::Relaxed);
+    }
+}
+
+struct Worker {
+    host: Arc<Host>,
+    log: Arc<EventLog>,
+    cfg: Arc<Mutex<AgentConfig>>,
+    cancel: Arc<AtomicBool>,
+    ui: Sender<UiEvent>,
+}
+
+impl Worker {
+    fn serve(self, tasks: Receiver<String>) {
+        // Each task is a fresh run of the strategy; the earlier tasks of the
+        // session and their answers go in front of the next one so "now do
+        // the same for mean" has something to refer to.
+        let mut earlier: Vec<(String, String)> = Vec::new();
+        for task in tasks {
+            let prompt = with_earlier(&earlier, &task);
+            self.cancel.store(false, Ordering::Relaxed);
+            let cfg = self
+                .cfg
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            let ui = self.ui.clone();
+            let outcome = run_task_with(
+                Arc::clone(&self.host),
+                Arc::clone(&self.log),
+                &cfg,
+                &prompt,
+                move |ev| {
+                    let _ = ui.send(UiEvent::Stream(ev.clone()));
+                },
+                Arc::clone(&self.cancel),
+            );
+            if let Ok(o) = &outcome {
+                earlier.push((task.clone(), o.text.clone()));
+                if earlier.len() > EARLIER_KEPT {
+                    earlier.remove(0);
+                }
+            }
+            let done = UiEvent::TaskDone(outcome.map_err(|e| e.to_string()));
+            if self.ui.send(done).is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// How many earlier tasks (and answers) the next task is given.
+const EARLIER_KEPT: usize = 5;
+/// The most characters of one earlier answer given.
+const EARLIER_ANSWER_CHARS: usize = 2000;
+
+/// `task` with the session's earlier tasks and answers in front of it.
+fn with_earlier(earlier: &[(String, String)], task: &str) -> String {
+    if earlier.is_empty() {
+        return task.to_string();
+    }
+    let mut out = String::from("Earlier in this session (for context):\n");
+    for (t, answer) in earlier {
+        let answer: String = answer.chars().take(EARLIER_ANSWER_CHARS).collect();
+        out.push_str(&format!(
+            "\n- The user asked: {t}\n  You answered: {answer}\n"
+        ));
+    }
+    out.push_str(&format!("\nThe user's new request:\n{task}"));
+    out
+}
+
+/// The host's confirm callback: standing approvals answer the Write
+/// confirms they cover; everything else goes to the UI and waits.
+fn confirmer(
+    ui: Sender<UiEvent>,
+    approvals: Arc<Mutex<Vec<Approval>>>,
+    cancel: Arc<AtomicBool>,
+    log: Arc<EventLog>,
+) -> impl Fn(&ConfirmRequest) -> ConfirmAnswer + Send + Sync + 'static {
+    move |req: &ConfirmRequest| {
+        let rel = req.path.unwrap_or("");
+        let form = positional(req.call);
+        if req.kind == ConfirmKind::Write {
+            let covering = approvals
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .iter()
+                .find(|a| a.covers(req.call, rel))
+                .cloned();
+            if let Some(a) = covering {
+                let _ = log.emit(
+                    "confirm.answer",
+                    serde_json::json!({
+                        "tool": req.call.decl.name, "path": req.path, "kind": "write",
+                        "answer": "yes", "by": "standing-approval", "scope": a.scope(),
+                    }),
+                );
+                let _ = ui.send(UiEvent::AutoApproved {
+                    what: form,
+                    scope: a.scope(),
+                });
+                return true.into();
+            }
+        }
+        if cancel.load(Ordering::Relaxed) {
+            return ConfirmAnswer {
+                approved: false,
+                reason: Some("the user interrupted the run".into()),
+                edited: None,
+            };
+        }
+        let (reply, answer) = channel();
+        let pending = PendingConfirm {
+            kind: req.kind,
+            tool: req.call.decl.name.to_string(),
+            form,
+            path: req.path.map(str::to_string),
+            reasons: req.reasons.to_vec(),
+            diff: req.diff.map(str::to_string),
+            proposed: req.proposed.map(str::to_string),
+            suggestion: Approval::suggest(req.call, rel),
+            reply,
+        };
+        if ui.send(UiEvent::Confirm(Box::new(pending))).is_err() {
+            return false.into();
+        }
+        answer.recv().unwrap_or_else(|_| false.into())
+    }
+}

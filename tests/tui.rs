@@ -1,0 +1,931 @@
+//! The terminal client: snapshots of every confirm state (TestBackend +
+//! insta, two sizes, dark and light), key-driven tests of the real state
+//! machine against the real engine and the scripted model over HTTP, and a
+//! tmux end-to-end run of `nib demo`.
+
+use std::path::PathBuf;
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use nib::files::Workspace;
+use nib::guard::approvals::Approval;
+use nib::guard::{ConfirmKind, Reason};
+use nib::model::scripted::{Script, ScriptedServer};
+use nib::prim::ConfirmAnswer;
+use nib::tui::app::{Action, App, AppOptions, ConfirmMode};
+use nib::tui::demo;
+use nib::tui::style::Theme;
+use nib::tui::worker::{PendingConfirm, Session, UiEvent};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde_json::{Value, json};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// A workspace with files, a scripted server and the client on them.
+struct Fixture {
+    dir: tempfile::TempDir,
+    config: tempfile::TempDir,
+    server: ScriptedServer,
+    app: App,
+}
+
+impl Fixture {
+    fn new(replies: Value, files: &[(&str, &str)], arm: Duration) -> Fixture {
+        nib::engine::init_process();
+        let dir = tempfile::tempdir().expect("temp dir");
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent).expect("mkdir");
+            }
+            std::fs::write(path, text).expect("write");
+        }
+        let config = tempfile::tempdir().expect("config dir");
+        let script = Script::from_json(&replies.to_string()).expect("script");
+        let server = ScriptedServer::start(script).expect("server");
+        let ws = Workspace::open(dir.path()).expect("workspace");
+        let (tx, rx) = channel();
+        let session =
+            Session::start(ws, demo::agent_config(&server), Vec::new(), tx).expect("session");
+        let app = App::new(
+            session,
+            rx,
+            AppOptions {
+                theme: Theme::DARK,
+                arm_delay: arm,
+                config_path: Some(config.path().join("nib").join("config.toml")),
+            },
+        );
+        Fixture {
+            dir,
+            config,
+            server,
+            app,
+        }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.path(name)).unwrap_or_default()
+    }
+
+    /// Pump the worker's events until `done` holds.
+    fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
+        let start = Instant::now();
+        while !done(&self.app) {
+            assert!(
+                start.elapsed() < WAIT,
+                "timed out waiting for {what}; transcript:\n{}",
+                self.app.transcript_text()
+            );
+            self.app.pump(Duration::from_millis(20), Instant::now());
+        }
+    }
+
+    fn until_confirm(&mut self) {
+        self.until("a confirm", |a| a.confirm.is_some());
+    }
+
+    fn until_idle(&mut self) {
+        self.until("the task to end", |a| !a.running());
+    }
+
+    fn key(&mut self, code: KeyCode) -> Action {
+        self.app
+            .handle_key(KeyEvent::new(code, KeyModifiers::NONE), Instant::now())
+    }
+
+    fn typed(&mut self, text: &str) {
+        for c in text.chars() {
+            self.key(KeyCode::Char(c));
+        }
+    }
+
+    /// The tool messages the model received, in order.
+    fn tool_messages(&self) -> Vec<String> {
+        self.server
+            .requests()
+            .iter()
+            .flat_map(|r| {
+                r.get("messages")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .filter(|m| m.get("role").and_then(Value::as_str) == Some("tool"))
+            .filter_map(|m| m.get("content").and_then(Value::as_str).map(str::to_string))
+            .collect()
+    }
+
+    fn screen(&self, w: u16, h: u16) -> String {
+        let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+        term.draw(|f| self.app.render(f.area(), f.buffer_mut(), far_future()))
+            .expect("draw");
+        format!("{}", term.backend())
+    }
+}
+
+fn far_future() -> Instant {
+    Instant::now() + Duration::from_secs(3600)
+}
+
+fn edit_reply(path: &str, old: &str, new: &str) -> Value {
+    json!({"tool_calls": [{"name": "fs-edit", "arguments": {"path": path, "old": old, "new": new}}]})
+}
+
+// ---------------------------------------------------------------- snapshots
+
+/// A client with no task, showing a confirm built from real guard-shaped
+/// data, for the snapshots.
+fn confirm_app(
+    kind: ConfirmKind,
+    theme: Theme,
+) -> (App, Receiver<ConfirmAnswer>, tempfile::TempDir) {
+    nib::engine::init_process();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let server = ScriptedServer::start(Script::default()).expect("server");
+    let ws = Workspace::open(dir.path()).expect("workspace");
+    let (tx, rx) = channel();
+    let session = Session::start(ws, demo::agent_config(&server), Vec::new(), tx).expect("session");
+    let mut app = App::new(
+        session,
+        rx,
+        AppOptions {
+            theme,
+            arm_delay: Duration::ZERO,
+            config_path: Some(PathBuf::from("/home/user/.config/nib/config.toml")),
+        },
+    );
+    app.status.model = "scripted-demo".into();
+    app.status.tokens_in = 12_345;
+    app.status.tokens_out = 678;
+    app.status.tokens_cached = 9_000;
+    app.status.context = 2_345;
+    app.status.step = 3;
+    let (reply, answers) = channel();
+    let pending = match kind {
+        ConfirmKind::Write => PendingConfirm {
+            kind,
+            tool: "fs-edit".into(),
+            form: "(fs-edit \"calc.py\" \"\" \"\" #f '(((\"old\" . \"    return a - b\") (\"new\" . \"    return a + b\"))))".into(),
+            path: Some("calc.py".into()),
+            reasons: vec![Reason {
+                rule: "effect",
+                param: "fs-edit".into(),
+                message: "fs-edit has effect write".into(),
+                line: None,
+            }],
+            diff: Some(CALC_DIFF.into()),
+            proposed: Some("def add(a, b):\n    return a + b\n".into()),
+            suggestion: Some(Approval {
+                tools: vec!["fs-edit".into(), "fs-write".into()],
+                paths: Some("calc.py".into()),
+                command: None,
+            }),
+            reply,
+        },
+        ConfirmKind::Security => PendingConfirm {
+            kind,
+            tool: "fs-write".into(),
+            form: "(fs-write \"notes.txt\" \"deploy notes\\nAWS_ACCESS_KEY_ID=AKIAQWERTYUIOPASDFGH\\n\")".into(),
+            path: Some("notes.txt".into()),
+            reasons: vec![
+                Reason {
+                    rule: "secret-scan",
+                    param: "content".into(),
+                    message: "an AWS access key id (AKIAQWERTYUIOPASDFGH) at line 2".into(),
+                    line: None,
+                },
+                Reason {
+                    rule: "secret-ledger",
+                    param: "content".into(),
+                    message: "holds a value read from .env, a protected file".into(),
+                    line: None,
+                },
+            ],
+            diff: Some(
+                "--- a/notes.txt\n+++ b/notes.txt\n@@ -0,0 +1,3 @@\n+deploy notes\n+AWS_ACCESS_KEY_ID=AKIAQWERTYUIOPASDFGH\n+region = eu-west-1\n"
+                    .into(),
+            ),
+            proposed: Some("deploy notes\nAWS_ACCESS_KEY_ID=AKIAQWERTYUIOPASDFGH\nregion = eu-west-1\n".into()),
+            suggestion: None,
+            reply,
+        },
+    };
+    app.on_event(UiEvent::Confirm(Box::new(pending)), Instant::now());
+    (app, answers, dir)
+}
+
+const CALC_DIFF: &str = "--- a/calc.py\n+++ b/calc.py\n@@ -2,8 +2,8 @@\n \n \n def add(a, b):\n-    return a - b\n+    return a + b\n \n \n def mean(values):\n-    return sum(values) / len(values) + 1\n+    return sum(values) / len(values)\n";
+
+fn render(app: &App, w: u16, h: u16) -> Terminal<TestBackend> {
+    let mut term = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    term.draw(|f| app.render(f.area(), f.buffer_mut(), far_future()))
+        .expect("draw");
+    term
+}
+
+/// Every state, at two sizes, as text (dark), and with styles (dark and
+/// light) at 80x24.
+fn snapshot_states(name: &str, kind: ConfirmKind, keys: &[KeyCode]) {
+    for theme in [Theme::DARK, Theme::LIGHT] {
+        let (mut app, _answers, _dir) = confirm_app(kind, theme);
+        for k in keys {
+            app.handle_key(KeyEvent::new(*k, KeyModifiers::NONE), far_future());
+        }
+        let tone = if theme.light { "light" } else { "dark" };
+        for (w, h) in [(80, 24), (120, 40)] {
+            let term = render(&app, w, h);
+            if !theme.light {
+                insta::assert_snapshot!(format!("{name}_{w}x{h}"), term.backend());
+            }
+            if (w, h) == (80, 24) {
+                insta::assert_snapshot!(
+                    format!("{name}_{w}x{h}_{tone}_styles"),
+                    format!("{:?}", term.backend().buffer())
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn snapshot_write_confirm() {
+    snapshot_states("write_confirm", ConfirmKind::Write, &[]);
+}
+
+#[test]
+fn snapshot_no_color() {
+    for (name, kind) in [
+        ("write", ConfirmKind::Write),
+        ("security", ConfirmKind::Security),
+    ] {
+        let (app, _a, _d) = confirm_app(kind, Theme::PLAIN);
+        let term = render(&app, 80, 24);
+        let styles = format!("{:?}", term.backend().buffer());
+        assert!(!styles.contains("Rgb"), "a colour under NO_COLOR: {styles}");
+        insta::assert_snapshot!(format!("{name}_confirm_80x24_plain_styles"), styles);
+    }
+}
+
+#[test]
+fn snapshot_security_confirm() {
+    snapshot_states("security_confirm", ConfirmKind::Security, &[]);
+    let (app, _a, _d) = confirm_app(ConfirmKind::Security, Theme::DARK);
+    let screen = format!("{}", render(&app, 120, 40).backend());
+    assert!(screen.contains("SECURITY CONFIRM"), "{screen}");
+    assert!(
+        !screen.contains("QWERTYUIOPASDFGH"),
+        "a secret shown: {screen}"
+    );
+    assert!(screen.contains("AKIA••••"), "{screen}");
+    // The reason naming line 2 sits right under the added line 2.
+    let lines: Vec<&str> = screen.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("2 +AWS_ACCESS_KEY_ID"))
+        .expect("line 2 shown");
+    assert!(lines[at + 1].contains("⚠ secret-scan"), "{screen}");
+}
+
+#[test]
+fn snapshot_reject_with_reason_input() {
+    let mut keys = vec![KeyCode::Char('n')];
+    keys.extend("use a fixture instead".chars().map(KeyCode::Char));
+    snapshot_states("reject_reason", ConfirmKind::Write, &keys);
+}
+
+#[test]
+fn snapshot_standing_approval_scope() {
+    snapshot_states("approval_scope", ConfirmKind::Write, &[KeyCode::Char('a')]);
+}
+
+#[test]
+fn snapshot_full_screen_diff() {
+    snapshot_states("full_screen", ConfirmKind::Write, &[KeyCode::Char('f')]);
+}
+
+#[test]
+fn snapshot_split_view() {
+    snapshot_states("split_view", ConfirmKind::Write, &[KeyCode::Char('t')]);
+}
+
+#[test]
+fn snapshot_transcript_cards_and_idle_screen() {
+    use nib::model::StreamEvent;
+    let (mut app, _a, _d) = confirm_app(ConfirmKind::Write, Theme::DARK);
+    app.handle_key(
+        KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE),
+        far_future(),
+    );
+    let now = Instant::now();
+    let events = vec![
+        UiEvent::Stream(StreamEvent::ReasoningDelta("thinking about it".into())),
+        UiEvent::Stream(StreamEvent::TextDelta(
+            "## Plan\n- read `calc.py`\n- fix it\n```python\nx = 1\n```\nKey: AKIAQWERTYUIOPASDFGH\n".into(),
+        )),
+        UiEvent::Log(json!({"ev": "tool.call", "name": "fs-read", "positional": "(fs-read \"calc.py\")"})),
+        UiEvent::Log(json!({"ev": "tool.result", "name": "fs-read", "ok": true, "path": "calc.py", "summary": "     1\tdef add"})),
+        UiEvent::Log(json!({"ev": "tool.call", "name": "fs-edit", "positional": "(fs-edit \"calc.py\" \"a * b\" \"a + b\")"})),
+        UiEvent::Log(json!({"ev": "tool.result", "name": "fs-edit", "ok": false, "summary": "edit 1 of 1 failed, so nothing was written: old was not found in calc.py", "hint": "the nearest lines:\n  2 |     return a - b"})),
+        UiEvent::Log(json!({"ev": "tool.result", "name": "fs-edit", "ok": true, "summary": "edit 1 already applied; nothing written"})),
+        UiEvent::Log(json!({"ev": "tool.result", "name": "shell", "ok": false, "refused": true, "summary": "shell was refused: the write was not approved"})),
+        UiEvent::Stream(StreamEvent::TextDelta("Almost done".into())),
+    ];
+    for ev in events {
+        app.on_event(ev, now);
+    }
+    let lines = app.take_new_history(80);
+    let mut term = Terminal::new(TestBackend::new(80, lines.len() as u16)).expect("terminal");
+    term.draw(|f| {
+        ratatui::widgets::Widget::render(
+            ratatui::widgets::Paragraph::new(lines),
+            f.area(),
+            f.buffer_mut(),
+        )
+    })
+    .expect("draw");
+    insta::assert_snapshot!("transcript_cards_80", term.backend());
+    insta::assert_snapshot!("idle_80x4", render(&app, 80, 4).backend());
+}
+
+#[test]
+fn a_security_confirm_cannot_be_answered_by_a_standing_approval() {
+    let (mut app, answers, _d) = confirm_app(ConfirmKind::Security, Theme::DARK);
+    app.handle_key(
+        KeyEvent::new(KeyCode::Char('a'), KeyModifiers::NONE),
+        far_future(),
+    );
+    let c = app.confirm.as_ref().expect("still open");
+    assert_eq!(c.mode, ConfirmMode::Keys);
+    assert!(answers.try_recv().is_err(), "answered by `a`");
+    let screen = format!("{}", render(&app, 80, 24).backend());
+    assert!(
+        screen.contains("standing approvals cannot answer a security confirm"),
+        "{screen}"
+    );
+}
+
+// ---------------------------------------------------------- key-driven
+
+const CALC: &str = "def add(a, b):\n    return a - b\n";
+
+#[test]
+fn approve_writes_the_file() {
+    let mut f = Fixture::new(
+        json!([edit_reply("calc.py", "a - b", "a + b"), "fixed"]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    let screen = f.screen(80, 24);
+    assert!(screen.contains("fs-edit calc.py (+1 -1)"), "{screen}");
+    f.key(KeyCode::Char('y'));
+    f.until_idle();
+    assert_eq!(f.read("calc.py"), "def add(a, b):\n    return a + b\n");
+    let t = f.app.transcript_text();
+    assert!(t.contains("✓ approved fs-edit calc.py"), "{t}");
+    assert!(t.contains("└ ok: applied 1 of 1 edits to calc.py"), "{t}");
+    assert!(t.contains("■ done after 2 steps"), "{t}");
+}
+
+#[test]
+fn reject_with_a_reason_tells_the_model() {
+    let mut f = Fixture::new(
+        json!([edit_reply("calc.py", "a - b", "a + b"), "ok, I will not"]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    f.key(KeyCode::Char('n'));
+    f.typed("keep the subtraction, fix the test");
+    f.key(KeyCode::Enter);
+    f.until_idle();
+    assert_eq!(f.read("calc.py"), CALC, "written despite the rejection");
+    let tools = f.tool_messages();
+    assert!(
+        tools.iter().any(|t| t.contains("was refused")
+            && t.contains("The user said why: keep the subtraction, fix the test")),
+        "{tools:?}"
+    );
+    assert!(
+        f.app
+            .transcript_text()
+            .contains("✗ rejected fs-edit calc.py: keep the subtraction")
+    );
+}
+
+#[test]
+fn a_standing_approval_is_saved_with_its_scope_and_answers_the_next_write() {
+    let mut f = Fixture::new(
+        json!([
+            edit_reply("src/calc.py", "a - b", "a + b"),
+            edit_reply("src/calc.py", "def add", "def plus"),
+            "done"
+        ]),
+        &[("src/calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    f.key(KeyCode::Char('a'));
+    let screen = f.screen(100, 30);
+    assert!(
+        screen.contains("always allow fs-edit and fs-write under src/**"),
+        "the scope is not shown before saving: {screen}"
+    );
+    assert!(screen.contains("config.toml"), "{screen}");
+    let config = f.config.path().join("nib").join("config.toml");
+    assert!(!config.exists(), "saved before the user said yes");
+    f.key(KeyCode::Char('y'));
+    f.until_idle();
+    let saved = std::fs::read_to_string(&config).expect("config saved");
+    let parsed = nib::cli::config::UserConfig::parse(&saved).expect("config parses");
+    assert_eq!(parsed.approvals.len(), 1, "{saved}");
+    assert_eq!(parsed.approvals[0].paths.as_deref(), Some("src/**"));
+    assert_eq!(f.read("src/calc.py"), "def plus(a, b):\n    return a + b\n");
+    let t = f.app.transcript_text();
+    assert!(
+        t.contains("approved by standing approval (fs-edit and fs-write under src/**)"),
+        "{t}"
+    );
+    // The event log says who answered each confirm.
+    let events = std::fs::read_to_string(f.app.session().log.path()).expect("events");
+    let answers: Vec<Value> = events
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["ev"] == "confirm.answer")
+        .collect();
+    assert_eq!(answers.len(), 2, "{events}");
+    assert_eq!(answers[0]["by"], "user");
+    assert_eq!(answers[1]["by"], "standing-approval");
+    // Nothing in the workspace holds the approval.
+    assert!(!f.path(".nib/config.toml").exists());
+}
+
+#[test]
+fn edit_before_approve_writes_the_users_text_and_tells_the_model() {
+    let mut f = Fixture::new(
+        json!([edit_reply("calc.py", "a - b", "a + b"), "thanks"]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    let Action::Edit(path) = f.key(KeyCode::Char('e')) else {
+        panic!("e did not ask for the editor");
+    };
+    let result = nib::tui::run_editor_with("sed -i 's/a + b/b + a/'", &path);
+    f.app.edit_done(result);
+    f.until_idle();
+    assert_eq!(f.read("calc.py"), "def add(a, b):\n    return b + a\n");
+    let tools = f.tool_messages();
+    let note = tools
+        .iter()
+        .find(|t| t.contains("The user changed your proposed text for calc.py"))
+        .unwrap_or_else(|| panic!("the model was not told: {tools:?}"));
+    assert!(
+        note.contains("-    return a + b") && note.contains("+    return b + a"),
+        "{note}"
+    );
+    assert!(f.app.transcript_text().contains("(with your edits)"));
+}
+
+#[test]
+fn an_edit_is_not_written_over_a_file_changed_while_the_confirm_was_open() {
+    let mut f = Fixture::new(
+        json!([edit_reply("calc.py", "a - b", "a + b"), "ok"]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    std::fs::write(f.path("calc.py"), "changed by hand\n").expect("write");
+    let Action::Edit(path) = f.key(KeyCode::Char('e')) else {
+        panic!("e did not ask for the editor");
+    };
+    let result = nib::tui::run_editor_with("sed -i 's/a + b/b + a/'", &path);
+    f.app.edit_done(result);
+    f.until_idle();
+    assert_eq!(f.read("calc.py"), "changed by hand\n");
+    let tools = f.tool_messages();
+    assert!(
+        tools
+            .iter()
+            .any(|t| t.contains("changed on disk while the confirm was open")),
+        "{tools:?}"
+    );
+}
+
+#[test]
+fn esc_interrupts_a_streaming_reply_and_the_session_goes_on() {
+    let long = "word ".repeat(400);
+    let mut f = Fixture::new(
+        json!([
+            {"text": long, "fragment": 5, "faults": [{"delay_between_chunks_ms": 20}]},
+            "second task done"
+        ]),
+        &[],
+        Duration::ZERO,
+    );
+    f.app.submit("talk", Instant::now());
+    f.until("the stream to start", |a| {
+        a.transcript_text().contains("word")
+    });
+    f.key(KeyCode::Esc);
+    f.until_idle();
+    let t = f.app.transcript_text();
+    assert!(t.contains("■ interrupted; the session goes on"), "{t}");
+    f.app.submit("again", Instant::now());
+    f.until_idle();
+    let t = f.app.transcript_text();
+    assert!(t.contains("second task done"), "{t}");
+    // The second task is told about the first.
+    let last = f.server.requests().pop().expect("a request");
+    let first_user = last
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| {
+            m.iter()
+                .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+        })
+        .and_then(|m| m.get("content").and_then(Value::as_str))
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        first_user.contains("The user asked: talk") && first_user.ends_with("again"),
+        "{first_user}"
+    );
+}
+
+#[test]
+fn keys_are_ignored_right_after_a_confirm_appears() {
+    let mut f = Fixture::new(
+        json!([edit_reply("calc.py", "a - b", "a + b"), "fixed"]),
+        &[("calc.py", CALC)],
+        Duration::from_millis(300),
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    let shown = f.app.confirm.as_ref().map(|c| c.shown_at).expect("shown");
+    // A stray `y` inside the window does nothing.
+    f.app.handle_key(
+        KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE),
+        shown + Duration::from_millis(100),
+    );
+    assert!(f.app.confirm.is_some(), "a stray key approved the confirm");
+    assert!(!f.app.armed(shown + Duration::from_millis(100)));
+    f.app.handle_key(
+        KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE),
+        shown + Duration::from_millis(301),
+    );
+    assert!(f.app.confirm.is_none());
+    f.until_idle();
+    assert_eq!(f.read("calc.py"), "def add(a, b):\n    return a + b\n");
+}
+
+#[test]
+fn slash_undo_restores_the_last_write() {
+    let mut f = Fixture::new(
+        json!([edit_reply("calc.py", "a - b", "a + b"), "fixed"]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    f.key(KeyCode::Char('y'));
+    f.until_idle();
+    assert_ne!(f.read("calc.py"), CALC);
+    f.typed("/undo");
+    f.key(KeyCode::Enter);
+    assert_eq!(f.read("calc.py"), CALC);
+    assert!(f.app.transcript_text().contains("undo: restored calc.py"));
+}
+
+#[test]
+fn a_failed_edit_shows_its_hint_and_a_session_can_be_resumed() {
+    let mut f = Fixture::new(
+        json!([
+            edit_reply("calc.py", "return a * b", "return a + b"),
+            "I see"
+        ]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("fix add", Instant::now());
+    f.until_idle();
+    let t = f.app.transcript_text();
+    assert!(t.contains("└ error:"), "{t}");
+    // The hint quotes the nearest real line.
+    assert!(t.contains("return a - b"), "{t}");
+    let events = f.app.session().log.path().to_path_buf();
+    let mut g = Fixture::new(json!([]), &[], Duration::ZERO);
+    nib::tui::replay(&mut g.app, &events);
+    let resumed = g.app.transcript_text();
+    assert!(resumed.contains("── resumed"), "{resumed}");
+    assert!(
+        resumed.contains("● (fs-edit \"calc.py\" \"return a * b\""),
+        "{resumed}"
+    );
+    assert!(resumed.contains("I see"), "{resumed}");
+}
+
+#[test]
+fn ctrl_c_twice_quits() {
+    let mut f = Fixture::new(json!(["hi"]), &[], Duration::ZERO);
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    let now = Instant::now();
+    assert_eq!(f.app.handle_key(ctrl_c, now), Action::None);
+    assert!(f.screen(80, 6).contains("Ctrl-C again to quit"));
+    assert_eq!(
+        f.app.handle_key(ctrl_c, now + Duration::from_millis(300)),
+        Action::Quit
+    );
+}
+
+// ----------------------------------------------------------------- demo
+
+/// Runs the demo's script through the client, approving the edit and the
+/// tests; returns the fixture at the credential step's confirm.
+fn demo_until_leak() -> (Fixture, demo::FakeKey) {
+    let key = demo::FakeKey::generate(42);
+    let script = demo::script(&key);
+    let replies: Vec<Value> = serde_json::from_str(
+        &include_str!("../examples/demo/script.json")
+            .replace("{{AK}}", &key.id)
+            .replace("{{AS}}", &key.secret),
+    )
+    .expect("demo script");
+    assert_eq!(replies.len(), script.replies.len());
+    let mut f = Fixture::new(Value::Array(replies), &[], Duration::ZERO);
+    demo::prepare(f.dir.path(), &key).expect("demo project");
+    f.app.submit(demo::TASK, Instant::now());
+    f.until_confirm();
+    let first = f.app.confirm.as_ref().expect("edit confirm");
+    assert_eq!(first.pending.tool, "fs-edit");
+    let diff = first.pending.diff.clone().unwrap_or_default();
+    assert_eq!(
+        diff.lines()
+            .filter(|l| l.starts_with('+') && !l.starts_with("+++"))
+            .count(),
+        2,
+        "{diff}"
+    );
+    f.key(KeyCode::Char('y'));
+    f.until_confirm();
+    assert_eq!(
+        f.app.confirm.as_ref().map(|c| c.pending.tool.as_str()),
+        Some("shell")
+    );
+    f.key(KeyCode::Char('y'));
+    f.until_confirm();
+    (f, key)
+}
+
+#[test]
+fn the_demo_fixes_the_code_and_the_leak_is_refused() {
+    let (mut f, key) = demo_until_leak();
+    let fixed = f.read("calc.py");
+    assert!(
+        fixed.contains("return a + b") && fixed.contains("/ len(values)\n"),
+        "{fixed}"
+    );
+    let c = f.app.confirm.as_ref().expect("leak confirm");
+    assert_eq!(c.pending.path.as_deref(), Some("notes.txt"));
+    let screen = f.screen(120, 40);
+    assert!(
+        !screen.contains(&key.id[4..]),
+        "the key is shown unmasked: {screen}"
+    );
+    f.key(KeyCode::Char('n'));
+    f.key(KeyCode::Enter);
+    f.until_idle();
+    assert!(!f.path("notes.txt").exists());
+    let t = f.app.transcript_text();
+    assert!(
+        !t.contains(&key.id[4..]) && !t.contains(&key.secret[4..]),
+        "a secret in the transcript: {t}"
+    );
+}
+
+#[test]
+fn the_demo_leak_needs_a_security_confirm() {
+    let (f, _key) = demo_until_leak();
+    let c = f.app.confirm.as_ref().expect("leak confirm");
+    assert_eq!(c.pending.kind, ConfirmKind::Security);
+    assert!(f.screen(120, 40).contains("SECURITY CONFIRM"));
+}
+
+// ----------------------------------------------------------------- tmux
+
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> String {
+        let out = std::process::Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn screen(&self) -> String {
+        self.run(&["capture-pane", "-p", "-J", "-S", "-", "-t", "t"])
+    }
+
+    fn wait_for(&self, text: &str) -> String {
+        let start = Instant::now();
+        loop {
+            let screen = self.screen();
+            if screen.contains(text) {
+                return screen;
+            }
+            assert!(
+                start.elapsed() < WAIT,
+                "timed out waiting for {text:?}; the screen:\n{screen}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("tmux")
+            .args(["-L", &self.socket, "kill-server"])
+            .output();
+    }
+}
+
+fn have_tmux() -> bool {
+    std::process::Command::new("sh")
+        .args(["-c", "command -v tmux"])
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+#[test]
+fn tmux_runs_nib_demo_end_to_end() {
+    if !have_tmux() {
+        println!("skipped: tmux is not installed (the end-to-end test of nib demo needs it)");
+        return;
+    }
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let project = scratch.path().join("demo");
+    let config = scratch.path().join("config");
+    let bin = env!("CARGO_BIN_EXE_nib");
+    let command = format!(
+        "env TERM=xterm-256color XDG_CONFIG_HOME={} {bin} demo --dir {} --arm-ms 50; sleep 60",
+        config.display(),
+        project.display()
+    );
+    let tmux = Tmux {
+        socket: format!("nib-e2e-{}", std::process::id()),
+    };
+    tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        &command,
+    ]);
+    tmux.run(&["set", "-g", "escape-time", "10"]);
+    tmux.wait_for("fs-edit calc.py (+2 -2)");
+    std::thread::sleep(Duration::from_millis(100));
+    // `f`: the diff full screen, on the alternate screen; `f` again: back.
+    let alternate = || tmux.run(&["display", "-p", "-t", "t", "#{alternate_on}"]);
+    assert_eq!(alternate().trim(), "0");
+    tmux.run(&["send-keys", "-t", "t", "f"]);
+    let start = Instant::now();
+    while alternate().trim() != "1" {
+        assert!(
+            start.elapsed() < WAIT,
+            "f did not open the full-screen diff"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tmux.run(&["send-keys", "-t", "t", "f"]);
+    while alternate().trim() != "0" {
+        assert!(
+            start.elapsed() < WAIT,
+            "f did not close the full-screen diff"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tmux.run(&["send-keys", "-t", "t", "y"]);
+    tmux.wait_for("applied 2 of 2 edits to calc.py");
+    let calc = std::fs::read_to_string(project.join("calc.py")).expect("calc.py");
+    assert!(calc.contains("return a + b"), "{calc}");
+    tmux.wait_for("╭ shell");
+    std::thread::sleep(Duration::from_millis(100));
+    tmux.run(&["send-keys", "-t", "t", "y"]);
+    tmux.wait_for("notes.txt (+3 -0)");
+    std::thread::sleep(Duration::from_millis(100));
+    tmux.run(&["send-keys", "-t", "t", "n"]);
+    tmux.run(&["send-keys", "-t", "t", "-l", "no secrets in notes"]);
+    tmux.run(&["send-keys", "-t", "t", "Enter"]);
+    let screen = tmux.wait_for("■ done after");
+    assert!(
+        screen.contains("✗ rejected fs-write notes.txt: no secrets in notes"),
+        "{screen}"
+    );
+    assert!(!project.join("notes.txt").exists());
+    let env = std::fs::read_to_string(project.join(".env")).expect(".env");
+    let id = env
+        .lines()
+        .find_map(|l| l.strip_prefix("AWS_ACCESS_KEY_ID="))
+        .expect("a key id");
+    assert!(
+        !screen.contains(&id[4..]),
+        "the key shown on screen: {screen}"
+    );
+    // History is in the scrollback once, not duplicated by redraws.
+    assert_eq!(
+        screen.matches("● (fs-read \"calc.py\")").count(),
+        1,
+        "{screen}"
+    );
+    // A resize neither duplicates nor loses it.
+    tmux.run(&["resize-window", "-t", "t", "-x", "70", "-y", "24"]);
+    std::thread::sleep(Duration::from_millis(300));
+    tmux.run(&["resize-window", "-t", "t", "-x", "110", "-y", "30"]);
+    std::thread::sleep(Duration::from_millis(300));
+    let screen = tmux.screen();
+    assert_eq!(
+        screen.matches("● (fs-read \"calc.py\")").count(),
+        1,
+        "{screen}"
+    );
+    assert_eq!(
+        screen.matches("✗ rejected fs-write notes.txt").count(),
+        1,
+        "{screen}"
+    );
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.wait_for("nib demo: the project is still in");
+}
+
+#[test]
+fn tmux_no_alt_screen_keeps_the_full_screen_diff_inline() {
+    if !have_tmux() {
+        println!("skipped: tmux is not installed (the --no-alt-screen end-to-end test needs it)");
+        return;
+    }
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let project = scratch.path().join("demo");
+    let command = format!(
+        "env TERM=xterm-256color XDG_CONFIG_HOME={} {} demo --no-alt-screen --dir {} --arm-ms 50; sleep 60",
+        scratch.path().join("config").display(),
+        env!("CARGO_BIN_EXE_nib"),
+        project.display()
+    );
+    let tmux = Tmux {
+        socket: format!("nib-e2e-noalt-{}", std::process::id()),
+    };
+    tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "90",
+        "-y",
+        "20",
+        &command,
+    ]);
+    tmux.wait_for("fs-edit calc.py (+2 -2)");
+    std::thread::sleep(Duration::from_millis(100));
+    tmux.run(&["send-keys", "-t", "t", "f"]);
+    let screen = tmux.wait_for("f inline");
+    let alternate = tmux.run(&["display", "-p", "-t", "t", "#{alternate_on}"]);
+    assert_eq!(alternate.trim(), "0", "the alternate screen was used");
+    // The whole window is the confirm now.
+    let visible = tmux.run(&["capture-pane", "-p", "-t", "t"]);
+    assert!(
+        visible.starts_with("╭ fs-edit calc.py"),
+        "{visible}\n---\n{screen}"
+    );
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.wait_for("nib demo: the project is still in");
+}
