@@ -512,7 +512,7 @@ fn scan_value(
                 "secret-scan",
                 param.clone(),
                 format!(
-                    "{} looks like a {} ({})",
+                    "{} matches the secret rule {} ({})",
                     mask(&hit.secret),
                     hit.rule,
                     hit.kind
