@@ -359,3 +359,22 @@ fn values_grep_finds_in_protected_files_are_known_secrets() {
     );
     assert!(r.refused && r.decision == "security", "{r:?}");
 }
+
+#[test]
+fn a_host_cancel_flag_stops_a_running_command() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+    let (_d, ws) = workspace();
+    let cancel = Arc::new(AtomicBool::new(false));
+    let host = Host::unattended(ws, true).with_cancel(Arc::clone(&cancel));
+    let flag = Arc::clone(&cancel);
+    let esc = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        flag.store(true, Ordering::Relaxed);
+    });
+    let started = Instant::now();
+    let (_, r) = host.run_json("shell", r#"{"command": "sleep 30"}"#);
+    let _ = esc.join();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(!r.ok && r.text.contains("interrupted"), "{}", r.text);
+}

@@ -7,7 +7,8 @@
 //! one reply can run on several threads at once.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -173,6 +174,8 @@ pub struct Host {
     state: Mutex<FileState>,
     pub(crate) confirm: Confirmer,
     guard: Guard,
+    /// Set by a client to stop a running command (Esc).
+    cancel: Option<Arc<AtomicBool>>,
 }
 
 impl Host {
@@ -188,6 +191,7 @@ impl Host {
             state: Mutex::new(FileState::default()),
             confirm: Box::new(move |req| confirm(req).into()),
             guard: Guard::default(),
+            cancel: None,
         }
     }
 
@@ -195,6 +199,13 @@ impl Host {
     /// workspace's configuration) instead of the defaults.
     pub fn with_policy(mut self, policy: GuardPolicy) -> Host {
         self.guard = Guard::new(policy);
+        self
+    }
+
+    /// This host with a flag that, once set, stops a running `shell`
+    /// command (the client's Esc; the client clears it for the next task).
+    pub fn with_cancel(mut self, cancel: Arc<AtomicBool>) -> Host {
+        self.cancel = Some(cancel);
         self
     }
 
@@ -430,11 +441,12 @@ impl Host {
     fn carry_out(&self, call: &Call, plan: Plan) -> ToolResult {
         match plan {
             Plan::Write(w) => fs::commit(self, *w),
-            Plan::Exec => match tools::shell(
+            Plan::Exec => match tools::shell_cancellable(
                 &self.ws,
                 call.arg("command").as_str(),
                 call.arg("timeout").as_int(),
                 self.guard.policy().shell_network,
+                self.cancel.as_deref(),
             ) {
                 Ok(t) => ToolResult::ok(t),
                 Err(e) => ToolResult::error(e),

@@ -12,6 +12,7 @@ use std::collections::VecDeque;
 use std::io::{self, Read};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread;
@@ -34,7 +35,7 @@ const KEEP_BYTES: usize = OUTPUT_CAP / 2 * 4;
 const DRAIN_GRACE: Duration = Duration::from_millis(300);
 
 /// Set once the "network is on" note has been given in this process.
-static NETWORK_NOTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static NETWORK_NOTED: AtomicBool = AtomicBool::new(false);
 
 /// Runs `command` with `sh -c` in the workspace root, stopping it after
 /// `timeout_secs` seconds (<= 0 means 120; at most a day). A non-zero exit is not an
@@ -46,6 +47,18 @@ pub fn shell(
     command: &str,
     timeout_secs: i64,
     network: bool,
+) -> Result<String, String> {
+    shell_cancellable(ws, command, timeout_secs, network, None)
+}
+
+/// [`shell`], stopped early (with everything it started) when `cancel` is
+/// set: the user pressed Esc.
+pub fn shell_cancellable(
+    ws: &Workspace,
+    command: &str,
+    timeout_secs: i64,
+    network: bool,
+    cancel: Option<&AtomicBool>,
 ) -> Result<String, String> {
     if command.trim().is_empty() {
         return Err("empty command; give a shell command line to run".to_string());
@@ -84,7 +97,7 @@ pub fn shell(
     if !network {
         if super::netns::available() {
             super::netns::isolate(&mut cmd);
-        } else if !NETWORK_NOTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        } else if !NETWORK_NOTED.swap(true, Ordering::Relaxed) {
             note = "note: this command had network access: the system does not allow running it without (nib asks for a private network namespace)\n";
         }
     }
@@ -118,17 +131,18 @@ pub fn shell(
     }
 
     let started = Instant::now();
-    let status = wait_until(&mut child, started + timeout);
+    let status = wait_until(&mut child, started + timeout, cancel);
     let (status, timed_out) = match status {
         Some(status) => (Some(status), false),
         None => {
             kill_group(&mut child);
             (
-                wait_until(&mut child, Instant::now() + Duration::from_secs(2)),
+                wait_until(&mut child, Instant::now() + Duration::from_secs(2), None),
                 true,
             )
         }
     };
+    let interrupted = timed_out && cancel.is_some_and(|c| c.load(Ordering::Relaxed));
     let drained = done_rx.recv_timeout(DRAIN_GRACE).is_ok();
 
     let mut text = match capture.lock() {
@@ -142,6 +156,16 @@ pub fn shell(
         text.push_str(
             "note: a background process the command started still holds its output; what it prints from now on is not shown (redirect its output to a file)\n",
         );
+    }
+    if interrupted {
+        let mut msg = String::from(
+            "the user interrupted the command (Esc); it was stopped with everything it started",
+        );
+        if !text.is_empty() {
+            msg.push_str("\noutput before it was stopped:\n");
+            msg.push_str(&text);
+        }
+        return Err(msg.trim_end().to_string());
     }
     if timed_out {
         let mut msg = format!(
@@ -159,11 +183,19 @@ pub fn shell(
     Ok(text)
 }
 
-/// Waits for the child to exit, polling, until `deadline`. None when it is
-/// still running then (or cannot be waited for).
-fn wait_until(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
+/// Waits for the child to exit, polling, until `deadline` or until
+/// `cancel` is set. None when it is still running then (or cannot be
+/// waited for).
+fn wait_until(
+    child: &mut Child,
+    deadline: Instant,
+    cancel: Option<&AtomicBool>,
+) -> Option<ExitStatus> {
     let mut pause = Duration::from_millis(1);
     loop {
+        if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return None;
+        }
         match child.try_wait() {
             Ok(Some(status)) => return Some(status),
             Ok(None) => {}
@@ -330,6 +362,24 @@ mod tests {
                 .unwrap_err()
                 .starts_with("empty command")
         );
+    }
+
+    #[test]
+    fn esc_stops_the_command_and_what_it_started() {
+        let (_dir, ws) = ws();
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&cancel);
+        let pressed = thread::spawn(move || {
+            thread::sleep(Duration::from_millis(300));
+            flag.store(true, Ordering::Relaxed);
+        });
+        let started = Instant::now();
+        let err =
+            shell_cancellable(&ws, "echo started; sleep 30", 60, true, Some(&cancel)).unwrap_err();
+        let _ = pressed.join();
+        assert!(started.elapsed() < Duration::from_secs(10));
+        assert!(err.starts_with("the user interrupted the command"), "{err}");
+        assert!(err.contains("started"), "{err}");
     }
 
     #[test]
