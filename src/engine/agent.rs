@@ -192,6 +192,7 @@ pub fn run_task_with(
             "provider": cfg.model.provider.as_str(),
             "strategy": cfg.strategy.as_ref().map_or("default".into(), |p| p.display().to_string()),
             "nib_version": env!("CARGO_PKG_VERSION"),
+            "task": task,
         }),
     );
     let loaded = match &cfg.strategy {

@@ -22,7 +22,7 @@
 //!
 //! | `ev` | fields |
 //! |------|--------|
-//! | `session.start` | `id`, `root`, `model`, `provider`, `strategy`, `nib_version` |
+//! | `session.start` | `id`, `root`, `model`, `provider`, `strategy`, `nib_version`, `task` |
 //! | `llm.req` | `step`, `model`, `messages`: N, `tools`: N |
 //! | `llm.resp` | `step`, `model`, `duration_ms`, `usage`: {`prompt`, `cached`, `completion`}, `tool_calls`: N, `finish` |
 //! | `tool.call` | `step`, `call`, `id`, `name`, `positional`: `"(fs-edit ...)"`, `args`: {the JSON arguments}, `quirks`: [strings, e.g. `"list-as-string"`] |

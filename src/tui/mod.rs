@@ -174,7 +174,8 @@ pub fn run_client(
     opts: ClientOptions,
 ) -> Result<ExitCode, UsageError> {
     let (tx, rx) = channel();
-    let session = Session::start(ws, cfg, approvals, tx).map_err(UsageError)?;
+    let session =
+        Session::start_with(ws, cfg, approvals, tx, opts.resume.as_deref()).map_err(UsageError)?;
     let mut app = App::new(
         session,
         rx,

@@ -77,12 +77,34 @@ impl Session {
         approvals: Vec<Approval>,
         ui: Sender<UiEvent>,
     ) -> Result<Session, String> {
+        Session::start_with(ws, cfg, approvals, ui, None)
+    }
+
+    /// [`Session::start`], resuming the session logged in `resume` (an
+    /// events.jsonl): new events are appended to it, and its tasks and
+    /// answers are the context of the next task, as if it had never ended.
+    pub fn start_with(
+        ws: Workspace,
+        cfg: AgentConfig,
+        approvals: Vec<Approval>,
+        ui: Sender<UiEvent>,
+        resume: Option<&std::path::Path>,
+    ) -> Result<Session, String> {
         // The guard's policy: the user's config, tightened by the
         // workspace's (the same as nib exec's).
         let user = crate::cli::config::UserConfig::load().map_err(|e| e.to_string())?;
         let policy =
             crate::cli::config::guard_policy(&user, ws.root()).map_err(|e| e.to_string())?;
-        let log = EventLog::create(ws.root()).map_err(|e| e.to_string())?;
+        let (log, earlier) = match resume {
+            Some(path) => (
+                EventLog::at(path).map_err(|e| e.to_string())?,
+                earlier_from_log(path),
+            ),
+            None => (
+                EventLog::create(ws.root()).map_err(|e| e.to_string())?,
+                Vec::new(),
+            ),
+        };
         let log = Arc::new(log);
         let to_ui = ui.clone();
         log.subscribe(move |ev| {
@@ -110,6 +132,7 @@ impl Session {
             cfg: Arc::clone(&cfg),
             cancel: Arc::clone(&cancel),
             ui,
+            earlier,
         };
         std::thread::Builder::new()
             .name("nib-agent".into())
@@ -142,6 +165,8 @@ struct Worker {
     cfg: Arc<Mutex<AgentConfig>>,
     cancel: Arc<AtomicBool>,
     ui: Sender<UiEvent>,
+    /// Tasks and answers of a resumed session.
+    earlier: Vec<(String, String)>,
 }
 
 impl Worker {
@@ -149,7 +174,7 @@ impl Worker {
         // Each task is a fresh run of the strategy; the earlier tasks of the
         // session and their answers go in front of the next one so "now do
         // the same for mean" has something to refer to.
-        let mut earlier: Vec<(String, String)> = Vec::new();
+        let mut earlier = self.earlier.clone();
         for task in tasks {
             let prompt = with_earlier(&earlier, &task);
             self.cancel.store(false, Ordering::Relaxed);
@@ -183,6 +208,51 @@ impl Worker {
     }
 }
 
+/// The tasks of a logged session and their answers: each run's
+/// `session.start` task (without the context nib put in front of it) and
+/// the text of the `turn.end` that closed it; the last few, as a live
+/// session keeps them.
+pub fn earlier_from_log(path: &std::path::Path) -> Vec<(String, String)> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(String, String)> = Vec::new();
+    let mut open: Option<String> = None;
+    for line in text.lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        match v.get("ev").and_then(serde_json::Value::as_str) {
+            Some("session.start") => {
+                let task = v
+                    .get("task")
+                    .and_then(serde_json::Value::as_str)
+                    .unwrap_or("");
+                let task = task
+                    .split_once(NEW_REQUEST)
+                    .map_or(task, |(_, t)| t)
+                    .to_string();
+                open = (!task.is_empty()).then_some(task);
+            }
+            Some("turn.end") => {
+                if let Some(task) = open.take() {
+                    let answer = v
+                        .get("text")
+                        .and_then(serde_json::Value::as_str)
+                        .unwrap_or("");
+                    out.push((task, answer.to_string()));
+                }
+            }
+            _ => {}
+        }
+    }
+    let skip = out.len().saturating_sub(EARLIER_KEPT);
+    out.split_off(skip)
+}
+
+/// What separates the context from the new request in a task.
+const NEW_REQUEST: &str = "\nThe user's new request:\n";
+
 /// How many earlier tasks (and answers) the next task is given.
 const EARLIER_KEPT: usize = 5;
 /// The most characters of one earlier answer given.
@@ -200,7 +270,8 @@ fn with_earlier(earlier: &[(String, String)], task: &str) -> String {
             "\n- The user asked: {t}\n  You answered: {answer}\n"
         ));
     }
-    out.push_str(&format!("\nThe user's new request:\n{task}"));
+    out.push_str(NEW_REQUEST);
+    out.push_str(task);
     out
 }
 
@@ -260,5 +331,37 @@ fn confirmer(
             return false.into();
         }
         answer.recv().unwrap_or_else(|_| false.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_resumed_log_gives_back_its_tasks_and_answers() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("events.jsonl");
+        let first = "fix add in calc.py";
+        let second = with_earlier(&[(first.to_string(), "fixed".to_string())], "now mean");
+        let lines = [
+            serde_json::json!({"ev": "session.start", "task": first}),
+            serde_json::json!({"ev": "tool.call", "name": "fs-read"}),
+            serde_json::json!({"ev": "turn.end", "text": "fixed"}),
+            serde_json::json!({"ev": "session.start", "task": second}),
+            serde_json::json!({"ev": "turn.end", "text": "mean fixed too"}),
+            // A run cut off before its end has no answer to give back.
+            serde_json::json!({"ev": "session.start", "task": "and the docs"}),
+        ];
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&path, text).expect("write the log");
+        assert_eq!(
+            earlier_from_log(&path),
+            [
+                (first.to_string(), "fixed".to_string()),
+                ("now mean".to_string(), "mean fixed too".to_string())
+            ]
+        );
+        assert!(earlier_from_log(&dir.path().join("missing.jsonl")).is_empty());
     }
 }
