@@ -77,8 +77,9 @@ pub struct ExecArgs {
     pub json: bool,
 }
 
-/// Which model to talk to: the flags `nib exec` and `nib swebench` share.
-#[derive(Debug, Args)]
+/// Which model to talk to: the flags `nib`, `nib exec` and `nib swebench`
+/// share.
+#[derive(Debug, Clone, Args)]
 pub struct ModelArgs {
     /// Where the model is (default: the config's, else ollama).
     #[arg(long, value_enum)]
@@ -92,6 +93,17 @@ pub struct ModelArgs {
     /// For `--provider scripted`: the wire protocol the client speaks.
     #[arg(long, value_enum, default_value = "openai", hide = true)]
     pub scripted_protocol: ProviderArg,
+}
+
+impl Default for ModelArgs {
+    fn default() -> ModelArgs {
+        ModelArgs {
+            provider: None,
+            model: None,
+            base_url: None,
+            scripted_protocol: ProviderArg::Openai,
+        }
+    }
 }
 
 /// The model a run talks to: a server's config, or a script to serve.

@@ -44,7 +44,7 @@ use crate::cli::{UsageError, workspace};
 use crate::engine::agent::AgentConfig;
 use crate::files::Workspace;
 use crate::guard::approvals::Approval;
-use crate::headless::{ExecArgs, ProviderArg};
+use crate::headless::ExecArgs;
 use app::{Action, App, AppOptions};
 use style::Theme;
 use worker::{Session, UiEvent};
@@ -58,15 +58,8 @@ pub struct TuiArgs {
     /// The workspace root (default: the current directory).
     #[arg(long)]
     pub root: Option<PathBuf>,
-    /// Where the model is (default: the config's, else ollama).
-    #[arg(long, value_enum)]
-    pub provider: Option<ProviderArg>,
-    /// The model name (for `scripted`: the script).
-    #[arg(long)]
-    pub model: Option<String>,
-    /// The server's URL (default: the provider's usual one).
-    #[arg(long)]
-    pub base_url: Option<String>,
+    #[command(flatten)]
+    pub model_args: crate::headless::ModelArgs,
     /// A strategy file (`.scm` defining `run`); default: the shipped one.
     #[arg(long)]
     pub strategy: Option<PathBuf>,
@@ -104,12 +97,7 @@ pub fn run(args: TuiArgs) -> Result<ExitCode, UsageError> {
     let exec = ExecArgs {
         task: None,
         root: None,
-        model_args: crate::headless::ModelArgs {
-            provider: args.provider,
-            model: args.model.clone(),
-            base_url: args.base_url.clone(),
-            scripted_protocol: ProviderArg::Openai,
-        },
+        model_args: args.model_args.clone(),
         strategy: args.strategy.clone(),
         approve: crate::headless::Approve::None,
         max_steps: None,

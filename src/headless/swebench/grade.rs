@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
@@ -365,27 +365,13 @@ fn run_tests(
         match child.try_wait() {
             Ok(Some(status)) => return Ok((status.code(), false)),
             Ok(None) if Instant::now() >= deadline => {
-                kill_group(&mut child);
+                crate::prim::tools::kill_group(&mut child);
                 let _ = child.wait();
                 return Ok((None, true));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(50)),
             Err(e) => return Err(format!("waiting for the tests failed: {e}")),
         }
-    }
-}
-
-fn kill_group(child: &mut Child) {
-    let group = format!("-{}", child.id());
-    let killed = Command::new("kill")
-        .args(["-s", "KILL", "--", &group])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !killed {
-        let _ = child.kill();
     }
 }
 

@@ -24,4 +24,5 @@ pub use fs::{fs_find, fs_list};
 pub use git::{git_diff, git_log, git_status};
 pub use grep::index_grep;
 pub use outline::outline;
+pub(crate) use shell::kill_group;
 pub use shell::{shell, shell_cancellable};

@@ -213,7 +213,7 @@ fn wait_until(
 /// Kills the child's whole process group (its pid is the group id: it was
 /// started with `process_group(0)` and has not been reaped yet), and the
 /// child itself should that fail.
-fn kill_group(child: &mut Child) {
+pub(crate) fn kill_group(child: &mut Child) {
     let group = format!("-{}", child.id());
     let killed = Command::new("kill")
         .args(["-s", "KILL", "--", &group])
