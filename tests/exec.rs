@@ -380,3 +380,33 @@ fn shell_words(line: &str) -> Vec<String> {
     }
     words
 }
+
+/// docs/strategies.md's smallest loop, as the page prints it, runs a whole
+/// session.
+#[test]
+fn the_strategies_guide_loop_runs() {
+    let guide =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/strategies.md"))
+            .expect("docs/strategies.md");
+    let start = guide
+        .find("The smallest useful loop, in full:\n\n```scheme\n")
+        .expect("the guide shows the smallest loop");
+    let code = &guide[start..];
+    let code = &code[code.find("(define").expect("its code")..];
+    let code = &code[..code.find("```").expect("the block ends")];
+    let (dir, ws, script) = setup(&fix_script());
+    let strategy = dir.path().join("small.scm");
+    fs::write(&strategy, code).expect("write the strategy");
+    let strategy = strategy.display().to_string();
+    let run = exec_scripted(
+        &ws,
+        &script,
+        "fix calc.py",
+        &["--approve", "writes", "--strategy", &strategy],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        fs::read_to_string(ws.join("calc.py")).expect("calc.py"),
+        FIXED
+    );
+}
