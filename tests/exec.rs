@@ -410,3 +410,26 @@ fn the_strategies_guide_loop_runs() {
         FIXED
     );
 }
+
+/// The run's --timeout stops a command that would outlast it.
+#[test]
+fn the_run_timeout_stops_a_running_command() {
+    let script = json!([
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "sleep 60", "timeout": 600}}]},
+        "done"
+    ]);
+    let (_dir, ws, script) = setup(&script);
+    let started = std::time::Instant::now();
+    let run = exec_scripted(
+        &ws,
+        &script,
+        "wait",
+        &["--approve", "writes", "--timeout", "2"],
+    );
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_ne!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+}

@@ -122,7 +122,8 @@ pub fn run_task(
     task: &str,
     on_stream: impl FnMut(&StreamEvent) + Send + 'static,
 ) -> Result<Outcome, EngineError> {
-    run_task_with(host, log, cfg, task, on_stream, Arc::default())
+    let cancel = host.cancel_flag();
+    run_task_with(host, log, cfg, task, on_stream, cancel)
 }
 
 /// [`run_task`] that a client can interrupt: once `cancel` is set, the
@@ -130,6 +131,9 @@ pub fn run_task(
 /// not yet run are skipped, and every later `model-reply` returns the error
 /// kind `interrupted`, so the strategy ends the run. The session (event
 /// log, versions) stays usable; clear the flag before the next task.
+/// The run's deadline sets it too, so a command or a model call that would
+/// outlast the run is stopped (give the host the same flag:
+/// `Host::with_cancel`).
 pub fn run_task_with(
     host: Arc<Host>,
     log: Arc<EventLog>,
@@ -147,6 +151,18 @@ pub fn run_task_with(
     let mut client =
         Client::new(model).map_err(|e| EngineError::new(super::ErrorKind::Load, e.to_string()))?;
     client.set_cancel(Arc::clone(&cancel));
+    // The deadline: set the flag if the run is still going then. Dropping
+    // `_run_over` at the end of the run wakes the watcher, which then quits.
+    let (_run_over, over) = std::sync::mpsc::channel::<()>();
+    {
+        let cancel = Arc::clone(&cancel);
+        let deadline = cfg.deadline;
+        std::thread::spawn(move || {
+            if over.recv_timeout(deadline) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                cancel.store(true, Ordering::Relaxed);
+            }
+        });
+    }
     let shared = Arc::new(Shared {
         client,
         system: system_prompt(&host),

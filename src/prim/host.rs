@@ -174,8 +174,9 @@ pub struct Host {
     state: Mutex<FileState>,
     pub(crate) confirm: Confirmer,
     guard: Guard,
-    /// Set by a client to stop a running command (Esc).
-    cancel: Option<Arc<AtomicBool>>,
+    /// Once set, a running command stops (a client's Esc, a run's
+    /// deadline); the session's runs share it (`run_task`).
+    cancel: Arc<AtomicBool>,
 }
 
 impl Host {
@@ -191,7 +192,7 @@ impl Host {
             state: Mutex::new(FileState::default()),
             confirm: Box::new(move |req| confirm(req).into()),
             guard: Guard::default(),
-            cancel: None,
+            cancel: Arc::default(),
         }
     }
 
@@ -205,8 +206,13 @@ impl Host {
     /// This host with a flag that, once set, stops a running `shell`
     /// command (the client's Esc; the client clears it for the next task).
     pub fn with_cancel(mut self, cancel: Arc<AtomicBool>) -> Host {
-        self.cancel = Some(cancel);
+        self.cancel = cancel;
         self
+    }
+
+    /// The flag that stops this host's running command.
+    pub fn cancel_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.cancel)
     }
 
     /// The session's guard: what it has seen, and its log scrubber.
@@ -446,7 +452,7 @@ impl Host {
                 call.arg("command").as_str(),
                 call.arg("timeout").as_int(),
                 self.guard.policy().shell_network,
-                self.cancel.as_deref(),
+                Some(&self.cancel),
             ) {
                 Ok(t) => ToolResult::ok(t),
                 Err(e) => ToolResult::error(e),
