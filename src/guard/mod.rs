@@ -348,7 +348,8 @@ impl Guard {
                 Err(_) => rules.is_protected(word),
             }
         };
-        let analysis = shell::analyze(command, &is_protected);
+        let reaches = |word: &str, reach: shell::Reach| protected_reached(ws, rules, word, reach);
+        let analysis = shell::analyze_on_disk(command, &is_protected, &reaches);
         let mut out: Vec<Reason> = analysis
             .findings
             .iter()
@@ -356,7 +357,18 @@ impl Guard {
             .collect();
         if let Some(outgoing) = &analysis.outgoing {
             match outgoing_text(ws, outgoing, &analysis.segments) {
-                Ok(text) => {
+                Ok((text, added)) => {
+                    // A protected file new to the repository is a leak in
+                    // itself, whatever its content looks like.
+                    for name in added.iter().filter(|n| {
+                        !n.to_lowercase().starts_with(".git/") && rules.is_protected(n)
+                    }) {
+                        out.push(Reason::new(
+                            "outgoing-diff",
+                            "command",
+                            format!("the commit would add the protected file {name} to the repository"),
+                        ));
+                    }
                     let mut found = Vec::new();
                     let mut known = self.known();
                     scan_value(&mut known, "the outgoing diff".into(), Role::Payload, &text, &|_| false, &mut found);
@@ -600,6 +612,116 @@ fn line_of(value: &str, needle: &str) -> usize {
         .map_or(1, |at| value[..at].matches('\n').count() + 1)
 }
 
+/// Files at most walked to answer one `reaches` question: a huge tree
+/// counts as holding a protected file (fail closed).
+const MAX_WALKED: usize = 20_000;
+
+/// The protected files (outside `.git/`, whose contents are git's) a
+/// shell word reaches on disk: what a glob expands to, or what lies under
+/// a directory read recursively. Words outside the workspace reach
+/// nothing here: the path rules judge them.
+fn protected_reached(
+    ws: &Workspace,
+    rules: &PathRules,
+    word: &str,
+    reach: shell::Reach,
+) -> Vec<String> {
+    let secret_bearing = |rel: &str| {
+        let folded = rel.to_lowercase();
+        folded != ".git" && !folded.starts_with(".git/") && rules.is_protected(rel)
+    };
+    match reach {
+        shell::Reach::Glob => {
+            let mut found = Vec::new();
+            glob_on_disk(ws, word, &mut found);
+            found.retain(|rel| secret_bearing(rel));
+            found
+        }
+        shell::Reach::Tree | shell::Reach::VisibleTree => {
+            let Ok(dir) = ws.resolve(word) else {
+                return Vec::new();
+            };
+            if !dir.real.is_dir() {
+                return Vec::new();
+            }
+            let visible = reach == shell::Reach::VisibleTree;
+            let walk = ignore::WalkBuilder::new(&dir.real)
+                .standard_filters(visible)
+                .require_git(false)
+                .follow_links(false)
+                .build();
+            let mut found = Vec::new();
+            for (n, entry) in walk.enumerate() {
+                if n > MAX_WALKED {
+                    found.push(format!("{} (more than {MAX_WALKED} files)", dir.rel));
+                    break;
+                }
+                let Ok(entry) = entry else { continue };
+                let Ok(rel) = entry.path().strip_prefix(ws.root()) else {
+                    continue;
+                };
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                if rel.to_lowercase().starts_with(".git/") || rel.eq_ignore_ascii_case(".git") {
+                    continue;
+                }
+                if secret_bearing(&rel) {
+                    found.push(rel);
+                    if found.len() >= 8 {
+                        break;
+                    }
+                }
+            }
+            found
+        }
+    }
+}
+
+/// Expand a relative glob against the workspace, as the shell would from
+/// its root: `*` and `?` skip a leading dot unless the pattern has one.
+fn glob_on_disk(ws: &Workspace, pattern: &str, out: &mut Vec<String>) {
+    let pattern = pattern.trim_start_matches("./");
+    if pattern.starts_with('/') || pattern.starts_with('~') || pattern.contains('$') {
+        return;
+    }
+    let mut prefixes = vec![String::new()];
+    for part in pattern.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        let mut next = Vec::new();
+        for prefix in &prefixes {
+            if !part.contains(['*', '?', '[']) {
+                next.push(format!("{prefix}{part}/"));
+                continue;
+            }
+            let dir = if prefix.is_empty() {
+                "."
+            } else {
+                prefix.trim_end_matches('/')
+            };
+            let Ok(resolved) = ws.resolve(dir) else {
+                continue;
+            };
+            let Ok(entries) = std::fs::read_dir(&resolved.real) else {
+                continue;
+            };
+            for entry in entries.flatten().take(MAX_WALKED) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if shell::glob_matches(part, &name) {
+                    next.push(format!("{prefix}{name}/"));
+                }
+            }
+        }
+        next.truncate(MAX_WALKED);
+        prefixes = next;
+    }
+    for p in prefixes {
+        let rel = p.trim_end_matches('/');
+        if let Ok(r) = ws.resolve(rel)
+            && r.exists
+        {
+            out.push(r.rel);
+        }
+    }
+}
+
 /// For a list element's field, the same element's `old`.
 fn same_edit_old(call: &Call, item: Option<usize>) -> Option<&str> {
     let index = item?.checked_sub(1)?;
@@ -620,11 +742,12 @@ fn current_text(ws: &Workspace, rel: &str) -> Option<String> {
 /// What a commit or push would carry. For a commit: what is staged, what
 /// a `git add` earlier in the same command line would stage, and with
 /// `commit -a` the tracked changes. For a push: the commits on no remote.
+/// With it, the files the commit would add to the repository.
 fn outgoing_text(
     ws: &Workspace,
     outgoing: &shell::GitOutgoing,
     segments: &[Vec<String>],
-) -> Result<String, String> {
+) -> Result<(String, Vec<String>), String> {
     let git = |args: &[&str]| -> Result<String, String> {
         let out = Command::new("git")
             .args(["-c", "core.fsmonitor=false", "--no-pager"])
@@ -639,9 +762,23 @@ fn outgoing_text(
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
     if *outgoing == shell::GitOutgoing::Push {
-        return git(&["log", "-p", "--no-ext-diff", "HEAD", "--not", "--remotes"]);
+        let text = git(&["log", "-p", "--no-ext-diff", "HEAD", "--not", "--remotes"])?;
+        let added = git(&[
+            "log",
+            "--diff-filter=A",
+            "--name-only",
+            "--format=",
+            "HEAD",
+            "--not",
+            "--remotes",
+        ])?;
+        return Ok((text, added.lines().map(str::to_string).collect()));
     }
     let mut text = git(&["diff", "--cached", "--no-ext-diff"])?;
+    let mut added: Vec<String> = git(&["diff", "--cached", "--name-only", "--diff-filter=A"])?
+        .lines()
+        .map(str::to_string)
+        .collect();
     let git_sub = |seg: &Vec<String>, sub: &str| {
         seg.first().is_some_and(|w| w == "git")
             && seg
@@ -696,9 +833,10 @@ fn outgoing_text(
                 text.push_str(&content);
                 text.push('\n');
             }
+            added.push(name.to_string());
         }
     }
-    Ok(text)
+    Ok((text, added))
 }
 
 /// Environment variable names that hold credentials.
