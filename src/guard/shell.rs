@@ -85,6 +85,7 @@ pub fn analyze_on_disk(
         reaches,
         vars: std::collections::HashMap::new(),
         previous: Vec::new(),
+        cwd: String::new(),
         out: &mut out,
     };
     cx.analyze(command, 0, true);
@@ -169,6 +170,10 @@ struct Context<'a> {
     vars: std::collections::HashMap<String, Vec<String>>,
     /// The words of the previous simple command (what feeds a pipe).
     previous: Vec<String>,
+    /// Where an earlier `cd` in the line went, as written (empty: the
+    /// workspace root). `cd .git && echo x > hooks/pre-commit` writes a
+    /// hook although no word names one.
+    cwd: String,
     out: &'a mut ShellAnalysis,
 }
 
@@ -234,6 +239,35 @@ impl Context<'_> {
         }
         self.program(seg, program, args, depth);
         self.trees(seg, program, args);
+        if matches!(program, "cd" | "pushd") {
+            self.change_directory(args);
+        }
+    }
+
+    /// Follow `cd DIR`: later relative operands are judged from there.
+    fn change_directory(&mut self, args: &[&str]) {
+        let Some(dir) = args.iter().find(|a| !a.starts_with('-') || **a == "-") else {
+            self.cwd = "~".to_string();
+            return;
+        };
+        let forms = self.expansions(dir);
+        let dir = match forms.as_slice() {
+            [one] => one.clone(),
+            _ => dir.to_string(),
+        };
+        self.cwd = if dir == "-" {
+            "$OLDPWD".to_string()
+        } else {
+            self.at_cwd(&dir)
+        };
+    }
+
+    /// A relative path as the shell sees it after the line's `cd`s.
+    fn at_cwd(&self, path: &str) -> String {
+        if self.cwd.is_empty() || path.starts_with(['/', '~', '$']) {
+            return path.to_string();
+        }
+        format!("{}/{path}", self.cwd.trim_end_matches('/'))
     }
 
     /// Remember what the variables this simple command sets may hold.
@@ -390,7 +424,7 @@ impl Context<'_> {
     /// a protected file; `names` (find's `-name` patterns) narrow it.
     fn tree(&mut self, dir: &str, reach: Reach, what: &str, names: &[(String, bool)]) {
         for candidate in self.expansions(dir) {
-            let hits = (self.reaches)(&candidate, reach);
+            let hits = (self.reaches)(&self.at_cwd(&candidate), reach);
             let hit = hits.iter().find(|h| {
                 let name = h.rsplit('/').next().unwrap_or(h);
                 names.is_empty()
@@ -564,7 +598,7 @@ impl Context<'_> {
             if let Some((name, at)) = runtime {
                 let dir = form[..at].rsplit_once('/').map_or(".", |(d, _)| d);
                 let dir = if dir.is_empty() { "/" } else { dir };
-                if let Some(hit) = (self.reaches)(dir, Reach::Tree).first() {
+                if let Some(hit) = (self.reaches)(&self.at_cwd(dir), Reach::Tree).first() {
                     self.find(
                         "protected-path",
                         format!(
@@ -580,6 +614,8 @@ impl Context<'_> {
     /// [`Context::protected`] for one expanded form; true when it found.
     fn protected_form(&mut self, word: &str, form: &str, what: &str) -> bool {
         for candidate in path_candidates(form) {
+            let placed = self.at_cwd(candidate);
+            let candidate = placed.as_str();
             if candidate.contains(['*', '?', '['])
                 && let Some(hit) = (self.reaches)(candidate, Reach::Glob).first()
             {
@@ -1909,5 +1945,22 @@ mod tests {
         assert_eq!(expand_braces("x{1,{2,3}}"), ["x1", "x2", "x3"]);
         assert_eq!(expand_braces("${x}"), ["${x}"]);
         assert_eq!(expand_braces("{a}"), ["{a}"]);
+    }
+
+    #[test]
+    fn operands_are_judged_from_where_cd_went() {
+        for command in [
+            "cd .git && echo x > hooks/pre-commit",
+            "cd .git; cd hooks; echo x > post-checkout",
+            "D=.git; cd $D && tee hooks/pre-push < /dev/null",
+            "cd config && cat .[a-z]* > ../out.txt",
+        ] {
+            assert!(
+                disk_rules(command).contains(&"protected-path"),
+                "{command}: {:?}",
+                disk_rules(command)
+            );
+        }
+        assert!(disk_rules("cd src && python3 main.py > ../out.txt").is_empty());
     }
 }
