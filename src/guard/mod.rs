@@ -272,7 +272,16 @@ impl Guard {
             if !writes {
                 continue;
             }
-            match self.policy.paths.verdict(&rel) {
+            let verdict = match self.policy.paths.verdict(&rel) {
+                PathVerdict::Open => match hard_link_alias(ws, &self.policy.paths, &rel) {
+                    Some(alias) => PathVerdict::Protected(format!(
+                        "{rel} is a hard link to the protected file {alias}"
+                    )),
+                    None => PathVerdict::Open,
+                },
+                verdict => verdict,
+            };
+            match verdict {
                 PathVerdict::Denied(message) => deny.push(Reason::new("denylist", param, message)),
                 PathVerdict::Protected(message) => {
                     security.push(Reason::new("protected-path", param, message))
@@ -344,6 +353,7 @@ impl Guard {
                 Ok(r) => {
                     rules.is_protected(&r.rel)
                         || matches!(rules.verdict(&r.rel), PathVerdict::Denied(_))
+                        || hard_link_alias(ws, rules, &r.rel).is_some()
                 }
                 Err(_) => rules.is_protected(word),
             }
@@ -449,6 +459,19 @@ impl Guard {
         }
         if !any && content.contains("-----BEGIN") {
             known.ledger.add(content.trim(), &source);
+        }
+    }
+
+    /// Learn from a read of `rel` when it is a hard link to a protected
+    /// file: its values are that file's secrets, whatever its name.
+    pub fn observe_read(&self, ws: &Workspace, rel: &str) {
+        if self.policy.paths.is_protected(rel) {
+            return; // the file layer reports it under its own name
+        }
+        if let Some(alias) = hard_link_alias(ws, &self.policy.paths, rel)
+            && let Some(text) = current_text(ws, rel)
+        {
+            self.observe_protected(&alias, &text);
         }
     }
 
@@ -610,6 +633,46 @@ fn line_of(value: &str, needle: &str) -> usize {
     value
         .find(needle)
         .map_or(1, |at| value[..at].matches('\n').count() + 1)
+}
+
+/// The protected file (outside `.git/`) that `rel` shares its inode with,
+/// when `rel` is a hard link: reading it reads that file, and writing it
+/// (a new file replaces the link) leaves an unprotected copy behind.
+#[cfg(unix)]
+fn hard_link_alias(ws: &Workspace, rules: &PathRules, rel: &str) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let resolved = ws.resolve(rel).ok()?;
+    let meta = std::fs::metadata(&resolved.real).ok()?;
+    if !meta.is_file() || meta.nlink() < 2 {
+        return None;
+    }
+    let walk = ignore::WalkBuilder::new(ws.root())
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    for entry in walk.take(MAX_WALKED).flatten() {
+        let Ok(other) = entry.path().strip_prefix(ws.root()) else {
+            continue;
+        };
+        let other = other.to_string_lossy().replace('\\', "/");
+        if other == resolved.rel || !rules.is_protected(&other) {
+            continue;
+        }
+        if let Ok(m) = entry.metadata()
+            && m.is_file()
+            && m.ino() == meta.ino()
+            && m.dev() == meta.dev()
+        {
+            return Some(other);
+        }
+    }
+    None
+}
+
+#[cfg(not(unix))]
+fn hard_link_alias(_: &Workspace, _: &PathRules, _: &str) -> Option<String> {
+    None
 }
 
 /// Files at most walked to answer one `reaches` question: a huge tree

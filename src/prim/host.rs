@@ -250,6 +250,11 @@ impl Host {
         if call.decl.name == "index-grep" {
             self.observe_grep(&result.text);
         }
+        if call.decl.name == "fs-read"
+            && let Ok(file) = self.ws.resolve(call.arg("path").as_str())
+        {
+            self.guard.observe_read(&self.ws, &file.rel);
+        }
         let untrusted = self.untrusted_output(call);
         result.text = self.guard.observe_output(&result.text, untrusted);
         result.decision = decision.as_str();
