@@ -600,6 +600,9 @@ fn scan_value(
                     "raw" => "as it is".to_string(),
                     "piece" => "a piece of it".to_string(),
                     "split" => "in pieces across calls".to_string(),
+                    "spaced" => "with spaces between its characters".to_string(),
+                    "joined" => "split into pieces joined in code".to_string(),
+                    "char-codes" => "as character codes".to_string(),
                     enc => format!("encoded as {enc}"),
                 }
             ),
