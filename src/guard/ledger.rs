@@ -217,6 +217,35 @@ impl SecretLedger {
         grew
     }
 
+    /// Byte ranges of `text` holding a known secret encoded (base64, hex,
+    /// reversed…; not raw, not a piece), merged where they overlap.
+    pub fn encoded_spans(&self, text: &str) -> Vec<(usize, usize)> {
+        if self.entries.is_empty() {
+            return Vec::new();
+        }
+        let matcher = self.matcher();
+        let Some(ac) = &matcher.variants else {
+            return Vec::new();
+        };
+        let mut spans: Vec<(usize, usize)> = ac
+            .find_overlapping_iter(text.as_bytes())
+            .filter(|m| {
+                let (_, encoding) = matcher.variant_owner[m.pattern().as_usize()];
+                !matches!(encoding, "raw" | "piece")
+            })
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        spans.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::new();
+        for (start, end) in spans {
+            match merged.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => merged.push((start, end)),
+            }
+        }
+        merged
+    }
+
     fn matcher(&self) -> &Matcher {
         self.matcher.get_or_init(|| Matcher::build(&self.entries))
     }

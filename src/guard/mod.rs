@@ -504,7 +504,22 @@ impl Guard {
         let Knowledge {
             ledger, redactor, ..
         } = &mut *known;
-        redactor.redact_with(text, ledger).0
+        let redacted = redactor.redact_with(text, ledger).0;
+        // A refused call's arguments may hold a secret encoded (that is
+        // why it was refused): the log gets a marker, not the encoding.
+        let spans = ledger.encoded_spans(&redacted);
+        if spans.is_empty() {
+            return redacted;
+        }
+        let mut out = String::with_capacity(redacted.len());
+        let mut at = 0;
+        for (start, end) in spans {
+            out.push_str(&redacted[at..start]);
+            out.push_str("«secret:ENCODED»");
+            at = end;
+        }
+        out.push_str(&redacted[at..]);
+        out
     }
 }
 
@@ -1153,5 +1168,21 @@ mod tests {
         assert!(!g.judge_write(".gitignore", ".env\n", "").is_empty());
         assert!(g.judge_write("src/.gitignore", "", "!.env\n").len() == 1);
         assert!(g.judge_write("notes.txt", ".env\n", "").is_empty());
+    }
+
+    #[test]
+    fn the_log_gets_no_encoded_secret_either() {
+        let g = guard();
+        let value = "q8Zt2LwP0vXn5RkY7mJd";
+        g.observe_protected(".env", &format!("DB_PASSWORD={value}\n"));
+        let hex: String = value.bytes().map(|b| format!("{b:02x}")).collect();
+        let reversed: String = value.chars().rev().collect();
+        let line = format!("{{\"content\": \"id: {hex} r={reversed} raw={value}\"}}");
+        let scrubbed = g.scrub(&line);
+        for form in [hex.as_str(), reversed.as_str(), value] {
+            assert!(!scrubbed.contains(form), "{scrubbed}");
+        }
+        assert!(scrubbed.contains("«secret:ENCODED»"), "{scrubbed}");
+        assert_eq!(g.scrub("nothing secret here"), "nothing secret here");
     }
 }
