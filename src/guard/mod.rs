@@ -352,6 +352,8 @@ impl Guard {
             match ws.resolve(word) {
                 Ok(r) => {
                     rules.is_protected(&r.rel)
+                        // a protected directory (`.git`, `.ssh`) as a whole
+                        || (r.real.is_dir() && rules.is_protected(&format!("{}/x", r.rel)))
                         || matches!(rules.verdict(&r.rel), PathVerdict::Denied(_))
                         || hard_link_alias(ws, rules, &r.rel).is_some()
                 }
@@ -365,6 +367,15 @@ impl Guard {
             .iter()
             .map(|f| Reason::new(f.rule, "command", f.message.clone()))
             .collect();
+        if let Some(pathspecs) = &analysis.git_history
+            && let Some(name) = history_protected(ws, rules, pathspecs)
+        {
+            out.push(Reason::new(
+                "git-history",
+                "command",
+                format!("the command prints file contents from the repository, which holds the protected file {name}"),
+            ));
+        }
         if let Some(outgoing) = &analysis.outgoing {
             match outgoing_text(ws, outgoing, &analysis.segments) {
                 Ok((text, added)) => {
@@ -886,6 +897,50 @@ fn glob_on_disk(ws: &Workspace, pattern: &str, out: &mut Vec<String>) {
             out.push(r.rel);
         }
     }
+}
+
+/// A protected file the repository holds or ever held (outside `.git/`),
+/// within `pathspecs` when there are any.
+fn history_protected(ws: &Workspace, rules: &PathRules, pathspecs: &[String]) -> Option<String> {
+    let out = Command::new("git")
+        .args(["-c", "core.fsmonitor=false", "--no-pager", "log", "--all"])
+        .args([
+            "--format=",
+            "--name-only",
+            "--diff-filter=ACR",
+            "--no-renames",
+        ])
+        .current_dir(ws.root())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None; // not a repository, or no commits: nothing in history
+    }
+    let names = String::from_utf8_lossy(&out.stdout);
+    let index = Command::new("git")
+        .args(["ls-files", "--cached"])
+        .current_dir(ws.root())
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    names
+        .lines()
+        .chain(index.lines())
+        .filter(|n| !n.is_empty() && !n.to_lowercase().starts_with(".git/"))
+        .filter(|n| rules.is_protected(n))
+        .find(|n| {
+            pathspecs.is_empty()
+                || pathspecs.iter().any(|p| {
+                    let p = p.trim_start_matches("./").trim_end_matches('/');
+                    p.is_empty()
+                        || p == "."
+                        || *n == p
+                        || n.starts_with(&format!("{p}/"))
+                        || shell::glob_matches(p, n)
+                })
+        })
+        .map(str::to_string)
 }
 
 /// For a list element's field, the same element's `old`; for fs-edit's

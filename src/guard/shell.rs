@@ -49,6 +49,11 @@ pub struct ShellAnalysis {
     /// redirections.
     pub segments: Vec<Vec<String>>,
     pub outgoing: Option<GitOutgoing>,
+    /// A git command that prints file contents out of the repository's
+    /// history (`log -p`, `show`, `format-patch`, `bundle`…), and the
+    /// pathspecs it was limited to (empty: every file). The caller checks
+    /// whether the repository holds protected files.
+    pub git_history: Option<Vec<String>>,
 }
 
 /// Analyze `command`. `is_protected` is called with every operand that
@@ -575,7 +580,13 @@ impl Context<'_> {
                     format!("`{arg}` is a network connection"),
                 );
             }
-            if arg.contains("/proc/") && arg.contains("environ") {
+            let placed = self.at_cwd(arg);
+            let last = placed.rsplit('/').next().unwrap_or(&placed);
+            if placed.contains("/proc/")
+                && (last.starts_with("env")
+                    || last.contains(['*', '?', '['])
+                    || (last.starts_with('e') && last.contains('$')))
+            {
                 self.find(
                     "env-dump",
                     format!("`{arg}` holds a process's environment, API keys included"),
@@ -849,6 +860,23 @@ impl Context<'_> {
                     self.git_config_key(key);
                 }
             }
+            "log" | "show" | "diff" | "format-patch" | "grep" | "blame" | "annotate"
+            | "cat-file" | "bundle" | "stash" | "whatchanged" | "fast-export"
+                if prints_contents(sub, rest) =>
+            {
+                let pathspecs = match rest.iter().position(|a| *a == "--") {
+                    Some(at) => rest[at + 1..].iter().map(|p| p.to_string()).collect(),
+                    None => Vec::new(),
+                };
+                self.out
+                    .git_history
+                    .get_or_insert_with(Vec::new)
+                    .extend(pathspecs.clone());
+                if pathspecs.is_empty() {
+                    // One unlimited command means every file.
+                    self.out.git_history = Some(Vec::new());
+                }
+            }
             "archive" => self.find(
                 "archive-workspace",
                 "`git archive` packs the repository into one file".into(),
@@ -1035,6 +1063,49 @@ fn decodes(program: &str, args: &[&str]) -> bool {
         "openssl" => has(&["-d"]) || args.first().is_some_and(|a| *a == "base64"),
         "uudecode" | "gpg" => true,
         _ => false,
+    }
+}
+
+/// Whether a git subcommand prints file contents (not only names, stats
+/// or messages).
+fn prints_contents(sub: &str, rest: &[&str]) -> bool {
+    let has = |flags: &[&str]| rest.iter().any(|a| flags.contains(a));
+    match sub {
+        "log" | "whatchanged" => {
+            has(&["-p", "-u", "--patch", "--full-diff"])
+                || rest
+                    .iter()
+                    .any(|a| a.starts_with("-L") || a.starts_with("--unified"))
+        }
+        "stash" => rest.first() == Some(&"show") && has(&["-p", "-u", "--patch"]),
+        "diff" => !has(&[
+            "--stat",
+            "--name-only",
+            "--name-status",
+            "--numstat",
+            "--shortstat",
+            "--quiet",
+        ]),
+        "show" => {
+            !has(&[
+                "--stat",
+                "--name-only",
+                "--name-status",
+                "--no-patch",
+                "-s",
+                "--oneline",
+            ]) || rest.iter().any(|a| a.contains(':'))
+        }
+        "grep" => !has(&[
+            "-l",
+            "-L",
+            "--name-only",
+            "--files-with-matches",
+            "-c",
+            "--count",
+            "-q",
+        ]),
+        _ => true,
     }
 }
 
@@ -1962,5 +2033,32 @@ mod tests {
             );
         }
         assert!(disk_rules("cd src && python3 main.py > ../out.txt").is_empty());
+    }
+
+    #[test]
+    fn git_commands_that_print_history_and_proc_environments() {
+        let history = |c: &str| analyze(c, &protected).git_history;
+        assert_eq!(history("git log -p > out.txt"), Some(vec![]));
+        assert_eq!(history("git show HEAD"), Some(vec![]));
+        assert_eq!(history("git bundle create x.bundle --all"), Some(vec![]));
+        assert_eq!(
+            history("git diff HEAD -- src/a.py"),
+            Some(vec!["src/a.py".to_string()])
+        );
+        assert_eq!(history("git log --oneline -5"), None);
+        assert_eq!(history("git show --stat HEAD"), None);
+        assert_eq!(history("git status"), None);
+        for command in [
+            "cat /proc/$PPID/env*",
+            "cd /proc/self && cat environ",
+            "cat /proc/1/environ",
+        ] {
+            assert!(
+                rules(command).contains(&"env-dump"),
+                "{command}: {:?}",
+                rules(command)
+            );
+        }
+        assert!(rules("cat /proc/cpuinfo").is_empty());
     }
 }
