@@ -176,6 +176,8 @@ struct Knowledge {
     ledger: ledger::SecretLedger,
     redactor: redact::Redactor,
     destinations: taint::Destinations,
+    /// Workspace files this session wrote (scripts it may run next).
+    written: std::collections::HashSet<String>,
 }
 
 /// The guard of one session: its policy and what it has seen.
@@ -361,7 +363,15 @@ impl Guard {
             }
         };
         let reaches = |word: &str, reach: shell::Reach| protected_reached(ws, rules, word, reach);
-        let analysis = shell::analyze_on_disk(command, &is_protected, &reaches);
+        let written = self.known().written.clone();
+        let script = |word: &str| {
+            let rel = ws.resolve(word).ok()?.rel;
+            if !written.contains(&rel) {
+                return None;
+            }
+            current_text(ws, &rel).filter(|t| t.len() <= MAX_SCRIPT)
+        };
+        let analysis = shell::analyze_on_disk(command, &is_protected, &reaches, &script);
         let mut out: Vec<Reason> = analysis
             .findings
             .iter()
@@ -514,6 +524,12 @@ impl Guard {
         if !any && content.contains("-----BEGIN") {
             known.ledger.add(content.trim(), &source);
         }
+    }
+
+    /// Note a workspace file this session wrote: a script it runs later is
+    /// judged like a command typed in the call.
+    pub fn note_written(&self, rel: &str) {
+        self.known().written.insert(rel.to_string());
     }
 
     /// Learn from a read of `rel` when it is a hard link to a protected
@@ -788,6 +804,9 @@ fn hard_link_alias(ws: &Workspace, rules: &PathRules, rel: &str) -> Option<Strin
 fn hard_link_alias(_: &Workspace, _: &PathRules, _: &str) -> Option<String> {
     None
 }
+
+/// Scripts longer than this are not read back when they run.
+const MAX_SCRIPT: usize = 256 * 1024;
 
 /// Files at most walked to answer one `reaches` question: a huge tree
 /// counts as holding a protected file (fail closed).

@@ -60,7 +60,7 @@ pub struct ShellAnalysis {
 /// could name a file (arguments, redirection targets, the file part of
 /// `@file`, `key=file` and `REV:file`), as written.
 pub fn analyze(command: &str, is_protected: &dyn Fn(&str) -> bool) -> ShellAnalysis {
-    analyze_on_disk(command, is_protected, &|_, _| Vec::new())
+    analyze_on_disk(command, is_protected, &|_, _| Vec::new(), &|_| None)
 }
 
 /// How far a word reaches on disk, asked of the caller's `reaches`.
@@ -78,16 +78,19 @@ pub enum Reach {
 /// [`analyze`], also asking `reaches` which protected files a word
 /// reaches on disk: what a glob expands to, what a directory read
 /// recursively holds. `cp -r config backup` copies `config/.env` although
-/// no word names it.
+/// no word names it. `script` gives the text of a script the command runs
+/// when it is one the session wrote, to be judged like inline code.
 pub fn analyze_on_disk(
     command: &str,
     is_protected: &dyn Fn(&str) -> bool,
     reaches: &dyn Fn(&str, Reach) -> Vec<String>,
+    script: &dyn Fn(&str) -> Option<String>,
 ) -> ShellAnalysis {
     let mut out = ShellAnalysis::default();
     let mut cx = Context {
         is_protected,
         reaches,
+        script,
         vars: std::collections::HashMap::new(),
         previous: Vec::new(),
         cwd: String::new(),
@@ -169,6 +172,7 @@ const GIT_CONFIG_RISKY: &[&str] = &[
 struct Context<'a> {
     is_protected: &'a dyn Fn(&str) -> bool,
     reaches: &'a dyn Fn(&str, Reach) -> Vec<String>,
+    script: &'a dyn Fn(&str) -> Option<String>,
     /// Variables the command line sets before using them (`F=.env`,
     /// `for f in a b`): their possible values. Empty: set only when the
     /// command runs (`read f`).
@@ -675,6 +679,15 @@ impl Context<'_> {
         if is_interpreter(program) {
             self.interpreter_args(program, args, depth);
         }
+        // `./dump.sh`: the program is itself a script.
+        let word = seg
+            .words
+            .iter()
+            .map(|w| w.text.as_str())
+            .find(|w| basename(w) == program);
+        if let Some(word) = word.filter(|w| w.contains('/')) {
+            self.script(program, word, depth);
+        }
         if NETWORK.contains(&program) {
             self.find("network", format!("`{program}` talks to the network"));
         }
@@ -760,6 +773,17 @@ impl Context<'_> {
         } else {
             &["-c", "-e", "-E", "-r", "--eval", "-p", "--print"]
         };
+        let inline = args.iter().any(|a| {
+            flags.contains(a)
+                || *a == "-m"
+                || (is_shell(program)
+                    && a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a.contains('c'))
+        });
+        if !inline && let Some(path) = args.iter().find(|a| !a.starts_with('-')) {
+            self.script(program, path, depth);
+        }
         let mut i = 0;
         while i < args.len() {
             let arg = args[i];
@@ -778,6 +802,37 @@ impl Context<'_> {
                 i += 1;
             }
             i += 1;
+        }
+    }
+
+    /// A script the session wrote, run now: judged like inline code (its
+    /// file names and network use), a shell script like a command line.
+    fn script(&mut self, program: &str, path: &str, depth: usize) {
+        let Some(text) = (self.script)(&self.at_cwd(path)) else {
+            return;
+        };
+        let first = text.lines().next().unwrap_or("");
+        let shell = is_shell(program)
+            || (first.starts_with("#!")
+                && SHELLS.iter().any(|s| {
+                    first.ends_with(&format!("/{s}")) || first.ends_with(&format!(" {s}"))
+                }))
+            || (!first.starts_with("#!") && !is_interpreter(program));
+        let before = self.out.findings.len();
+        if shell {
+            self.analyze(&text, depth + 1, false);
+        }
+        if !shell || !first.starts_with("#!") {
+            // Code in any language names files in string literals.
+            self.inline_code(program, &text);
+        }
+        if self.out.findings.len() > before {
+            self.find(
+                "script",
+                format!(
+                    "`{path}` was written in this session; what it does is judged as if typed here"
+                ),
+            );
         }
     }
 
@@ -1919,11 +1974,14 @@ mod tests {
     }
 
     fn disk_rules(command: &str) -> Vec<&'static str> {
-        analyze_on_disk(command, &protected, &on_disk)
-            .findings
-            .iter()
-            .map(|f| f.rule)
-            .collect()
+        analyze_on_disk(command, &protected, &on_disk, &|path| {
+            (path.trim_start_matches("./") == "tools/dump.py")
+                .then(|| "#!/usr/bin/env python3\nprint(open('config/.env').read())\n".to_string())
+        })
+        .findings
+        .iter()
+        .map(|f| f.rule)
+        .collect()
     }
 
     #[test]
@@ -2060,5 +2118,22 @@ mod tests {
             );
         }
         assert!(rules("cat /proc/cpuinfo").is_empty());
+    }
+
+    #[test]
+    fn a_script_the_session_wrote_is_judged_when_it_runs() {
+        for command in [
+            "python3 tools/dump.py > out.txt",
+            "./tools/dump.py",
+            "cd tools && python3 dump.py",
+        ] {
+            let found = disk_rules(command);
+            assert!(
+                found.contains(&"protected-path") && found.contains(&"script"),
+                "{command}: {found:?}"
+            );
+        }
+        assert!(disk_rules("python3 tools/other.py").is_empty());
+        assert!(disk_rules("python3 -m pytest tools").is_empty());
     }
 }

@@ -250,10 +250,14 @@ impl Host {
         if call.decl.name == "index-grep" {
             self.observe_grep(&result.text);
         }
-        if call.decl.name == "fs-read"
-            && let Ok(file) = self.ws.resolve(call.arg("path").as_str())
-        {
-            self.guard.observe_read(&self.ws, &file.rel);
+        if let Ok(file) = self.ws.resolve(call.arg("path").as_str()) {
+            match call.decl.name {
+                "fs-read" => self.guard.observe_read(&self.ws, &file.rel),
+                "fs-write" | "fs-edit" if result.ok && !result.refused => {
+                    self.guard.note_written(&file.rel)
+                }
+                _ => {}
+            }
         }
         let untrusted = self.untrusted_output(call);
         result.text = self.guard.observe_output(&result.text, untrusted);
