@@ -515,7 +515,12 @@ impl Guard {
             let Some((_, value)) = line.split_once('=').or_else(|| line.split_once(": ")) else {
                 continue;
             };
-            let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            // `"client_secret": "…",` in JSON, `key = "…";` in code
+            let value = value
+                .trim()
+                .trim_end_matches([',', ';'])
+                .trim()
+                .trim_matches(|c| c == '"' || c == '\'');
             if secret_like(value) {
                 known.ledger.add(value, &source);
                 any = true;
@@ -1380,5 +1385,22 @@ mod tests {
         let edited =
             format!("# Operations\n\nDeploy token: {key}\nSee https://docs.example.com/ops\n");
         assert!(g.judge_write("README.md", &before, &edited).is_empty());
+    }
+
+    #[test]
+    fn values_of_a_json_credentials_file_are_learned_without_their_punctuation() {
+        let (_d, ws) = ws();
+        let g = guard();
+        let value = "Zq8t2LwP0vXn5RkY7mJd";
+        g.observe_protected(
+            "credentials.json",
+            &format!("{{\n  \"client_id\": \"app\",\n  \"client_secret\": \"{value}\",\n}}\n"),
+        );
+        let call = parse(
+            &FS_WRITE,
+            &json!({"path": "notes.txt", "content": format!("secret is {value}\n")}),
+        )
+        .unwrap();
+        assert_eq!(g.judge(&call, &ws).as_str(), "security");
     }
 }

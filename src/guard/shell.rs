@@ -845,6 +845,45 @@ impl Context<'_> {
         }
         for literal in string_literals(code) {
             self.protected(&literal, "string in the code");
+            if super::looks_like_credential_name(&literal)
+                && literal
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            {
+                self.find(
+                    "env-secret",
+                    format!(
+                        "`{program}` code reads the credential `{literal}` from the environment"
+                    ),
+                );
+            }
+        }
+        // The whole environment, not one named variable of it.
+        let apis: &[(&str, &[&str])] = match program {
+            p if p.starts_with("python") || p.starts_with("pypy") => {
+                // `os.environ.copy()` hands a child process its environment
+                &[("os.environ", &["[", ".get", ".setdefault", ".copy", ".pop"])]
+            }
+            "node" | "nodejs" | "deno" | "bun" => &[("process.env", &[".", "["])],
+            p if p.starts_with("ruby") || p == "irb" => &[("ENV", &["[", ".fetch", ".key?"])],
+            _ => &[],
+        };
+        for &(api, indexed) in apis {
+            let dumps = code.match_indices(api).any(|(at, _)| {
+                let rest = &code[at + api.len()..];
+                let word_end = !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                let before_ok = at == 0
+                    || !code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                word_end && before_ok && !indexed.iter().any(|i| rest.trim_start().starts_with(i))
+            });
+            if dumps {
+                self.find(
+                    "env-dump",
+                    format!(
+                        "`{program}` code reads the whole environment (`{api}`), API keys included"
+                    ),
+                );
+            }
         }
     }
 
@@ -2135,5 +2174,28 @@ mod tests {
         }
         assert!(disk_rules("python3 tools/other.py").is_empty());
         assert!(disk_rules("python3 -m pytest tools").is_empty());
+    }
+
+    #[test]
+    fn inline_code_reading_credentials_from_the_environment() {
+        for command in [
+            "python3 -c \"import os; print(os.environ['GITHUB_TOKEN'])\"",
+            "python3 -c \"import os; print(dict(os.environ))\"",
+            "node -e \"console.log(JSON.stringify(process.env))\"",
+            "ruby -e 'puts ENV.to_h'",
+        ] {
+            let found = rules(command);
+            assert!(
+                found.contains(&"env-secret") || found.contains(&"env-dump"),
+                "{command}: {found:?}"
+            );
+        }
+        for command in [
+            "python3 -c \"import os; print(os.environ.get('HOME'))\"",
+            "node -e \"console.log(process.env.NODE_ENV)\"",
+            "python3 -c \"print('SETTINGS loaded')\"",
+        ] {
+            assert!(rules(command).is_empty(), "{command}: {:?}", rules(command));
+        }
     }
 }
