@@ -838,6 +838,19 @@ fn protected_reached(
             found.retain(|rel| secret_bearing(rel));
             found
         }
+        shell::Reach::Tree | shell::Reach::VisibleTree if word.contains(['*', '?', '[']) => {
+            // `cp -r conf* backup`: every directory the glob names.
+            let mut roots = Vec::new();
+            glob_on_disk(ws, word, &mut roots);
+            let mut found = Vec::new();
+            for root in roots.iter().take(64) {
+                found.extend(protected_reached(ws, rules, root, reach));
+                if !found.is_empty() {
+                    break;
+                }
+            }
+            found
+        }
         shell::Reach::Tree | shell::Reach::VisibleTree => {
             let Ok(dir) = ws.resolve(word) else {
                 return Vec::new();
@@ -1402,5 +1415,54 @@ mod tests {
         )
         .unwrap();
         assert_eq!(g.judge(&call, &ws).as_str(), "security");
+    }
+
+    #[test]
+    fn shell_reads_are_judged_against_the_real_workspace() {
+        let (dir, ws) = ws();
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("config/.env"),
+            "DB_PASSWORD=q8Zt2LwP0vXn5RkY7mJd\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("src/a.py"), "x = 1\n").unwrap();
+        let g = guard();
+        let judge = |command: &str| {
+            let call = parse(&SHELL, &json!({ "command": command })).unwrap();
+            g.judge(&call, &ws).as_str()
+        };
+        for command in [
+            "cp -r conf* backup",
+            "grep -rn PASSWORD .",
+            "head config/.e?v",
+            "tar czf out.tgz config src",
+        ] {
+            assert_eq!(judge(command), "security", "{command}");
+        }
+        for command in [
+            "cp -r sr* backup",
+            "grep -rn TODO src",
+            "cat src/*.py",
+            "ls -la config",
+        ] {
+            assert_eq!(judge(command), "write", "{command}");
+        }
+        // A repository that tracks .env: its file list and history carry it.
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+        };
+        git(&["init", "-q"]);
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "init"]);
+        assert_eq!(judge("git ls-files | xargs cat > all.txt"), "security");
+        assert_eq!(judge("git log -p"), "security");
+        assert_eq!(judge("git log --oneline -3"), "write");
     }
 }

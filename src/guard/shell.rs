@@ -339,7 +339,18 @@ impl Context<'_> {
         let previous = std::mem::take(&mut self.previous);
         let words: Vec<&str> = previous.iter().map(String::as_str).collect();
         // (`find … | xargs` is judged at find, with its `-name` patterns.)
-        if let Some(at) = program_index(&words, self)
+        let at = program_index(&words, self);
+        if let Some(at) = at
+            && basename(words[at]) == "git"
+            && words[at + 1..]
+                .iter()
+                .any(|w| matches!(*w, "ls-files" | "ls-tree" | "diff" | "log" | "show"))
+        {
+            // The names of tracked files: the repository's protected ones
+            // among them.
+            self.out.git_history = Some(Vec::new());
+        }
+        if let Some(at) = at
             && basename(words[at]) == "ls"
         {
             let args = &words[at + 1..];
