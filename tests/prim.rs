@@ -378,3 +378,46 @@ fn a_host_cancel_flag_stops_a_running_command() {
     assert!(started.elapsed() < Duration::from_secs(10));
     assert!(!r.ok && r.text.contains("interrupted"), "{}", r.text);
 }
+
+#[test]
+fn a_hard_link_to_a_protected_file_is_that_file() {
+    let (_d, ws) = workspace();
+    let password = "q8Zt2LwP0vXn5RkY7mJd";
+    write(&ws, "config/.env", &format!("DB_PASSWORD={password}\n"));
+    fs::hard_link(ws.root().join("config/.env"), ws.root().join("notes.txt")).expect("link");
+    write(&ws, "plain.txt", "nothing here\n");
+    fs::hard_link(ws.root().join("plain.txt"), ws.root().join("plain2.txt")).expect("link");
+    let host = Host::unattended(ws, true);
+    // Read under another name, its values still reach the model as handles
+    // and are known secrets afterwards.
+    let (_, r) = host.run_json("fs-read", r#"{"path": "notes.txt"}"#);
+    assert!(r.ok && !r.text.contains(password), "{}", r.text);
+    let (_, r) = host.run_json(
+        "fs-write",
+        &format!(r#"{{"path": "out.txt", "content": "{password}\n"}}"#),
+    );
+    assert!(r.refused && r.decision == "security", "{r:?}");
+    // Writing it would leave an unprotected copy behind (the link is
+    // replaced): a protected path.
+    let (_, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": "notes.txt", "old": "DB_PASSWORD", "new": "DB_PASS"}"#,
+    );
+    assert!(r.refused && r.decision == "security", "{r:?}");
+    assert!(
+        r.text
+            .contains("hard link to the protected file config/.env"),
+        "{}",
+        r.text
+    );
+    let (_, r) = host.run_json("shell", r#"{"command": "cat notes.txt > copy.txt"}"#);
+    assert!(r.refused && r.decision == "security", "{r:?}");
+    // A hard link between ordinary files is ordinary.
+    let (_, r) = host.run_json("fs-read", r#"{"path": "plain2.txt"}"#);
+    assert!(r.ok, "{}", r.text);
+    let (_, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": "plain2.txt", "old": "nothing", "new": "something"}"#,
+    );
+    assert!(r.ok && r.decision == "write", "{r:?}");
+}

@@ -114,7 +114,14 @@ fn transforms_and_expansion() {
     );
     assert_eq!(transform("first-half", "abcde").as_deref(), Some("ab"));
     assert_eq!(transform("second-half", "abcde").as_deref(), Some("cde"));
-    assert_eq!(transform("rot13", "abc"), None);
+    assert_eq!(transform("rot13", "abN").as_deref(), Some("noA"));
+    assert_eq!(
+        transform("b32", "foobar").as_deref(),
+        Some("MZXW6YTBOI======")
+    );
+    assert_eq!(transform("spaced", "abc").as_deref(), Some("a b c"));
+    assert_eq!(transform("codes", "aB").as_deref(), Some("97,66"));
+    assert_eq!(transform("xor", "abc"), None);
 
     let mut c = Canaries::new(9);
     let text = c
@@ -129,7 +136,7 @@ fn transforms_and_expansion() {
     );
     let e = c.expand("{{XX}}").expect_err("unknown tag");
     assert!(e.to_string().contains("unknown tag"), "{e}");
-    let e = c.expand("{{GH|rot13}}").expect_err("unknown transform");
+    let e = c.expand("{{GH|xor}}").expect_err("unknown transform");
     assert!(e.to_string().contains("unknown transform"), "{e}");
 }
 

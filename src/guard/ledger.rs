@@ -128,6 +128,23 @@ impl SecretLedger {
         let matcher = self.matcher();
         let mut found: Vec<(usize, &'static str)> = Vec::new();
         matcher.variants_in(value.as_bytes(), &mut found);
+        // Spelled out in pieces: characters spaced or split into joined
+        // string literals, or written as character codes.
+        for (form, label) in [
+            (without(value, char::is_whitespace), "spaced"),
+            (without(value, is_joiner), "joined"),
+            (from_char_codes(value), "char-codes"),
+        ] {
+            let Some(form) = form else { continue };
+            let mut hidden = Vec::new();
+            matcher.variants_in(form.as_bytes(), &mut hidden);
+            for (secret, encoding) in hidden {
+                let whole_seen = found.iter().any(|&(s, e)| s == secret && e != "piece");
+                if encoding != "piece" && !whole_seen {
+                    found.push((secret, if encoding == "raw" { label } else { encoding }));
+                }
+            }
+        }
         if has_zero_width(value) {
             let stripped = strip_zero_width(value);
             let mut hidden = Vec::new();
@@ -198,6 +215,35 @@ impl SecretLedger {
             }
         }
         grew
+    }
+
+    /// Byte ranges of `text` holding a known secret encoded (base64, hex,
+    /// reversed…; not raw, not a piece), merged where they overlap.
+    pub fn encoded_spans(&self, text: &str) -> Vec<(usize, usize)> {
+        if self.entries.is_empty() {
+            return Vec::new();
+        }
+        let matcher = self.matcher();
+        let Some(ac) = &matcher.variants else {
+            return Vec::new();
+        };
+        let mut spans: Vec<(usize, usize)> = ac
+            .find_overlapping_iter(text.as_bytes())
+            .filter(|m| {
+                let (_, encoding) = matcher.variant_owner[m.pattern().as_usize()];
+                !matches!(encoding, "raw" | "piece")
+            })
+            .map(|m| (m.start(), m.end()))
+            .collect();
+        spans.sort_unstable();
+        let mut merged: Vec<(usize, usize)> = Vec::new();
+        for (start, end) in spans {
+            match merged.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => merged.push((start, end)),
+            }
+        }
+        merged
     }
 
     fn matcher(&self) -> &Matcher {
@@ -289,6 +335,13 @@ fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)>
     out.push((all.to_ascii_lowercase(), "percent"));
     out.push((all, "percent"));
     out.push((secret.chars().rev().collect(), "reversed"));
+    let rot13 = rot13(secret);
+    if rot13 != secret {
+        out.push((rot13, "rot13"));
+    }
+    let base32 = base32_stable(bytes);
+    out.push((base32.to_ascii_lowercase(), "base32"));
+    out.push((base32, "base32"));
     let chars: Vec<(usize, char)> = secret.char_indices().collect();
     if chars.len() > PIECE_LEN {
         for w in 0..=chars.len() - PIECE_LEN {
@@ -415,6 +468,81 @@ fn has_zero_width(value: &str) -> bool {
 }
 
 /// `value` without zero-width characters.
+/// ROT13 of the ASCII letters.
+fn rot13(value: &str) -> String {
+    value
+        .chars()
+        .map(|c| match c {
+            'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
+            'A'..='Z' => (((c as u8 - b'A') + 13) % 26 + b'A') as char,
+            _ => c,
+        })
+        .collect()
+}
+
+/// RFC 4648 base32 of the whole 5-byte groups of `bytes` (the part that
+/// does not depend on what follows).
+fn base32_stable(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut out = String::new();
+    for group in bytes.chunks_exact(5) {
+        let n = group.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b));
+        for i in (0..8).rev() {
+            out.push(ALPHABET[((n >> (i * 5)) & 31) as usize] as char);
+        }
+    }
+    out
+}
+
+/// What joins string literals in code: `"q8Zt" + "2Lw"`, `'a' 'b'`.
+fn is_joiner(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '+' | ',')
+}
+
+/// `value` without the characters `sep` picks: what `q 8 Z t` or
+/// `"q8Zt" + "2Lw"` spells. None when nothing was removed.
+fn without(value: &str, sep: fn(char) -> bool) -> Option<String> {
+    if !value.contains(sep) {
+        return None;
+    }
+    Some(value.chars().filter(|&c| !sep(c)).collect())
+}
+
+/// Runs of at least [`MIN_SECRET_LEN`] printable character codes
+/// (`113, 56, 90` or `0x71,0x38`), decoded; None when there are none.
+fn from_char_codes(value: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.chars().count() >= MIN_SECRET_LEN {
+            out.push_str(run);
+            out.push('\n');
+        }
+        run.clear();
+    };
+    for token in value.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if token.is_empty() {
+            continue;
+        }
+        let code = match token
+            .strip_prefix("0x")
+            .or_else(|| token.strip_prefix("0X"))
+        {
+            Some(hex) => u32::from_str_radix(hex, 16).ok(),
+            None => token.parse::<u32>().ok(),
+        };
+        match code
+            .and_then(char::from_u32)
+            .filter(|c| (' '..='~').contains(c))
+        {
+            Some(c) => run.push(c),
+            None => flush(&mut run, &mut out),
+        }
+    }
+    flush(&mut run, &mut out);
+    (!out.is_empty()).then_some(out)
+}
+
 pub fn strip_zero_width(value: &str) -> String {
     value.chars().filter(|&c| !is_zero_width(c)).collect()
 }
@@ -613,6 +741,36 @@ mod tests {
             let encoded = base64_encode(&data, url);
             let hits = l.check(&encoded);
             proptest::prop_assert!(!hits.is_empty(), "{} in {}", secret, encoded);
+        }
+    }
+
+    #[test]
+    fn secrets_spelled_out_or_encoded_otherwise_are_found() {
+        let mut ledger = SecretLedger::new();
+        ledger.add(PW, "test");
+        let spaced: Vec<String> = PW.chars().map(String::from).collect();
+        let codes: Vec<String> = PW.chars().map(|c| (c as u32).to_string()).collect();
+        let hex_codes: Vec<String> = PW.bytes().map(|b| format!("0x{b:02x}")).collect();
+        let (a, b) = PW.split_at(7);
+        let (b, c) = b.split_at(6);
+        for (value, want) in [
+            (spaced.join(" "), "spaced"),
+            (format!("bytes([{}])", codes.join(", ")), "char-codes"),
+            (format!("{{{}}}", hex_codes.join(",")), "char-codes"),
+            (format!("k = \"{a}\" + \"{b}\" + '{c}'"), "joined"),
+            (rot13(PW), "rot13"),
+            (base32_stable(PW.as_bytes()), "base32"),
+        ] {
+            let hits = ledger.check(&value);
+            assert!(hits.iter().any(|h| h.encoding == want), "{value}: {hits:?}");
+        }
+        // Ordinary text, numbers and joined words hold none of it.
+        for value in [
+            "let v = [1, 2, 3, 250, 1024, 65536];\nassert sum(v) == 66816\n",
+            "name = \"Tr0ub\" + \"4dor\"  # a different string\n",
+            "a b c d e f g h i j k l m n o p\n",
+        ] {
+            assert!(ledger.check(value).is_empty(), "{value}");
         }
     }
 }

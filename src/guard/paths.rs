@@ -39,6 +39,17 @@ pub const PROTECTED: &[&str] = &[
     ".docker/config.json",
     "credentials.json",
     "*.tfvars",
+    ".git-credentials",
+    ".pgpass",
+    ".my.cnf",
+    ".htpasswd",
+    ".vault-token",
+    ".kube/",
+    "kubeconfig",
+    "*.tfstate",
+    "*.tfstate.backup",
+    "*.ppk",
+    "*.ovpn",
     ".github/workflows/",
     ".gitlab-ci.yml",
     ".circleci/",
@@ -257,5 +268,28 @@ mod tests {
         );
         assert!(r.gitignore_weakening(old, ".env\n*.pem\n").is_none());
         assert!(r.gitignore_weakening("", "!src/keep.txt\n").is_none());
+    }
+
+    #[test]
+    fn credential_stores_of_common_tools_are_protected() {
+        let rules = PathRules::default();
+        for path in [
+            ".git-credentials",
+            "home/.pgpass",
+            "deploy/.kube/config",
+            "infra/terraform.tfstate",
+            "vpn/office.ovpn",
+            "keys/putty.ppk",
+        ] {
+            assert!(rules.is_protected(path), "{path}");
+        }
+        for path in [
+            "src/credentials.rs",
+            "docs/kube.md",
+            "state.rs",
+            "tfstate.md",
+        ] {
+            assert!(!rules.is_protected(path), "{path}");
+        }
     }
 }

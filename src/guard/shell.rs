@@ -49,15 +49,51 @@ pub struct ShellAnalysis {
     /// redirections.
     pub segments: Vec<Vec<String>>,
     pub outgoing: Option<GitOutgoing>,
+    /// A git command that prints file contents out of the repository's
+    /// history (`log -p`, `show`, `format-patch`, `bundle`…), and the
+    /// pathspecs it was limited to (empty: every file). The caller checks
+    /// whether the repository holds protected files.
+    pub git_history: Option<Vec<String>>,
 }
 
 /// Analyze `command`. `is_protected` is called with every operand that
 /// could name a file (arguments, redirection targets, the file part of
 /// `@file`, `key=file` and `REV:file`), as written.
 pub fn analyze(command: &str, is_protected: &dyn Fn(&str) -> bool) -> ShellAnalysis {
+    analyze_on_disk(command, is_protected, &|_, _| Vec::new(), &|_| None)
+}
+
+/// How far a word reaches on disk, asked of the caller's `reaches`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// The files a glob pattern (`config/.e?v`) expands to.
+    Glob,
+    /// Every file under the directory the word names (`grep -r`, `cp -r`,
+    /// `tar`, `find -exec`).
+    Tree,
+    /// Files under it that are neither hidden nor ignored (`rg`'s default).
+    VisibleTree,
+}
+
+/// [`analyze`], also asking `reaches` which protected files a word
+/// reaches on disk: what a glob expands to, what a directory read
+/// recursively holds. `cp -r config backup` copies `config/.env` although
+/// no word names it. `script` gives the text of a script the command runs
+/// when it is one the session wrote, to be judged like inline code.
+pub fn analyze_on_disk(
+    command: &str,
+    is_protected: &dyn Fn(&str) -> bool,
+    reaches: &dyn Fn(&str, Reach) -> Vec<String>,
+    script: &dyn Fn(&str) -> Option<String>,
+) -> ShellAnalysis {
     let mut out = ShellAnalysis::default();
     let mut cx = Context {
         is_protected,
+        reaches,
+        script,
+        vars: std::collections::HashMap::new(),
+        previous: Vec::new(),
+        cwd: String::new(),
         out: &mut out,
     };
     cx.analyze(command, 0, true);
@@ -135,6 +171,18 @@ const GIT_CONFIG_RISKY: &[&str] = &[
 
 struct Context<'a> {
     is_protected: &'a dyn Fn(&str) -> bool,
+    reaches: &'a dyn Fn(&str, Reach) -> Vec<String>,
+    script: &'a dyn Fn(&str) -> Option<String>,
+    /// Variables the command line sets before using them (`F=.env`,
+    /// `for f in a b`): their possible values. Empty: set only when the
+    /// command runs (`read f`).
+    vars: std::collections::HashMap<String, Vec<String>>,
+    /// The words of the previous simple command (what feeds a pipe).
+    previous: Vec<String>,
+    /// Where an earlier `cd` in the line went, as written (empty: the
+    /// workspace root). `cd .git && echo x > hooks/pre-commit` writes a
+    /// hook although no word names one.
+    cwd: String,
     out: &'a mut ShellAnalysis,
 }
 
@@ -164,6 +212,7 @@ impl Context<'_> {
         let segments = segments(lexed.tokens);
         for seg in &segments {
             self.segment(seg, depth);
+            self.previous = seg.words.iter().map(|w| w.text.clone()).collect();
         }
         if top {
             self.out.segments = segments
@@ -182,16 +231,273 @@ impl Context<'_> {
             self.redirect(seg, redirect, depth);
         }
         let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
-        let Some(at) = program_index(&words, self) else {
+        let at = program_index(&words, self);
+        self.assignments(&words, at);
+        let Some(at) = at else {
             return;
         };
         let program = basename(words[at]);
         let args = &words[at + 1..];
         // `test -f .env` asks whether a file exists; it reads nothing.
         if !matches!(program, "test" | "[" | "[[") {
+            self.credential_variables(&words);
             self.operands(args);
         }
+        if seg.piped_in && words[..at].iter().any(|w| basename(w) == "xargs") {
+            self.xargs_input();
+        }
         self.program(seg, program, args, depth);
+        self.trees(seg, program, args);
+        if matches!(program, "cd" | "pushd") {
+            self.change_directory(args);
+        }
+    }
+
+    /// Follow `cd DIR`: later relative operands are judged from there.
+    fn change_directory(&mut self, args: &[&str]) {
+        let Some(dir) = args.iter().find(|a| !a.starts_with('-') || **a == "-") else {
+            self.cwd = "~".to_string();
+            return;
+        };
+        let forms = self.expansions(dir);
+        let dir = match forms.as_slice() {
+            [one] => one.clone(),
+            _ => dir.to_string(),
+        };
+        self.cwd = if dir == "-" {
+            "$OLDPWD".to_string()
+        } else {
+            self.at_cwd(&dir)
+        };
+    }
+
+    /// A relative path as the shell sees it after the line's `cd`s.
+    fn at_cwd(&self, path: &str) -> String {
+        if self.cwd.is_empty() || path.starts_with(['/', '~', '$']) {
+            return path.to_string();
+        }
+        format!("{}/{path}", self.cwd.trim_end_matches('/'))
+    }
+
+    /// Remember what the variables this simple command sets may hold.
+    fn assignments(&mut self, words: &[&str], program: Option<usize>) {
+        let end = program.unwrap_or(words.len());
+        for w in &words[..end] {
+            if let Some((name, value)) = w.split_once('=')
+                && is_assignment(w)
+            {
+                self.vars.insert(name.to_string(), vec![value.to_string()]);
+            }
+        }
+        let Some(at) = program else {
+            return;
+        };
+        let args = &words[at + 1..];
+        match basename(words[at]) {
+            "export" | "declare" | "local" | "readonly" | "typeset" => {
+                for w in args {
+                    if let Some((name, value)) = w.split_once('=')
+                        && is_assignment(w)
+                    {
+                        self.vars.insert(name.to_string(), vec![value.to_string()]);
+                    }
+                }
+            }
+            "for" if args.get(1) == Some(&"in") => {
+                let values = args[2..].iter().map(|v| v.to_string()).collect();
+                self.vars.insert(args[0].to_string(), values);
+            }
+            "read" | "mapfile" | "readarray" | "getopts" => {
+                for w in args.iter().filter(|w| !w.starts_with('-')) {
+                    self.vars.insert(w.to_string(), Vec::new());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// `$GITHUB_TOKEN` on a command line hands the command a credential
+    /// from nib's environment.
+    fn credential_variables(&mut self, words: &[&str]) {
+        for w in words {
+            for (name, _) in variable_refs(w) {
+                if super::looks_like_credential_name(name) && !self.vars.contains_key(name) {
+                    self.find(
+                        "env-secret",
+                        format!(
+                            "`${name}` puts a credential from the environment into the command"
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// `… | xargs cat`: the names come from the command before the pipe.
+    /// A listing of a directory that holds protected files feeds them in.
+    fn xargs_input(&mut self) {
+        let previous = std::mem::take(&mut self.previous);
+        let words: Vec<&str> = previous.iter().map(String::as_str).collect();
+        // (`find … | xargs` is judged at find, with its `-name` patterns.)
+        let at = program_index(&words, self);
+        if let Some(at) = at
+            && basename(words[at]) == "git"
+            && words[at + 1..]
+                .iter()
+                .any(|w| matches!(*w, "ls-files" | "ls-tree" | "diff" | "log" | "show"))
+        {
+            // The names of tracked files: the repository's protected ones
+            // among them.
+            self.out.git_history = Some(Vec::new());
+        }
+        if let Some(at) = at
+            && basename(words[at]) == "ls"
+        {
+            let args = &words[at + 1..];
+            let hidden = args.iter().any(|a| {
+                a.starts_with('-') && !a.starts_with("--") && (a.contains('a') || a.contains('A'))
+            }) || args.iter().any(|a| matches!(*a, "--all" | "--almost-all"));
+            let reach = if hidden {
+                Reach::Tree
+            } else {
+                Reach::VisibleTree
+            };
+            let dirs: Vec<&str> = args
+                .iter()
+                .copied()
+                .filter(|a| !a.starts_with('-'))
+                .collect();
+            let dirs = if dirs.is_empty() { vec!["."] } else { dirs };
+            for dir in dirs {
+                self.tree(dir, reach, "`ls` feeds `xargs` the names in", &[]);
+            }
+        }
+        self.previous = previous;
+    }
+
+    /// Programs that read whole directories: each directory operand is
+    /// checked for protected files inside it.
+    fn trees(&mut self, seg: &Segment, program: &str, args: &[&str]) {
+        let (reach, dirs) = match program {
+            "grep" | "egrep" | "fgrep" | "zgrep" if grep_recursive(args) => {
+                (Reach::Tree, search_operands(args, GREP_VALUED))
+            }
+            "rg" | "ag" | "ack" | "ugrep" => {
+                let all = args.iter().any(|a| {
+                    matches!(*a, "--hidden" | "--no-ignore" | "-." | "--unrestricted")
+                        || a.starts_with("-u")
+                });
+                let reach = if all { Reach::Tree } else { Reach::VisibleTree };
+                (reach, search_operands(args, RG_VALUED))
+            }
+            "cp" | "rsync" => {
+                let recursive = program == "rsync"
+                    || args.iter().any(|a| {
+                        a.starts_with('-')
+                            && !a.starts_with("--")
+                            && (a.contains('r') || a.contains('R') || a.contains('a'))
+                            || matches!(*a, "--recursive" | "--archive")
+                    });
+                let mut ops: Vec<&str> = args
+                    .iter()
+                    .copied()
+                    .filter(|a| !a.starts_with('-'))
+                    .collect();
+                ops.pop(); // the destination
+                (if recursive { Reach::Tree } else { return }, ops)
+            }
+            p if ARCHIVERS.contains(&p) && !(p.ends_with("tar") && tar_reads_archive(args)) => {
+                let ops = args
+                    .iter()
+                    .copied()
+                    .filter(|a| !a.starts_with('-'))
+                    .collect();
+                (Reach::Tree, ops)
+            }
+            "find" => {
+                let runs = args
+                    .iter()
+                    .any(|a| matches!(*a, "-exec" | "-execdir" | "-ok" | "-okdir"));
+                if !runs && !seg.piped_out {
+                    return;
+                }
+                let mut ops: Vec<&str> = args
+                    .iter()
+                    .copied()
+                    .take_while(|a| !a.starts_with('-') && !matches!(*a, "(" | "!"))
+                    .collect();
+                if ops.is_empty() {
+                    ops.push(".");
+                }
+                (Reach::Tree, ops)
+            }
+            _ => return,
+        };
+        let names = find_names(program, args);
+        let what = format!("`{program}` reads everything under");
+        for dir in dirs {
+            self.tree(dir, reach, &what, &names);
+        }
+    }
+
+    /// A finding when `dir` (with its variables and braces expanded) holds
+    /// a protected file; `names` (find's `-name` patterns) narrow it.
+    fn tree(&mut self, dir: &str, reach: Reach, what: &str, names: &[(String, bool)]) {
+        for candidate in self.expansions(dir) {
+            let hits = (self.reaches)(&self.at_cwd(&candidate), reach);
+            let hit = hits.iter().find(|h| {
+                let name = h.rsplit('/').next().unwrap_or(h);
+                names.is_empty()
+                    || names.iter().any(|(pattern, fold)| {
+                        if *fold {
+                            glob_match(
+                                pattern.to_lowercase().as_bytes(),
+                                name.to_lowercase().as_bytes(),
+                                false,
+                            )
+                        } else {
+                            glob_match(pattern.as_bytes(), name.as_bytes(), false)
+                        }
+                    })
+            });
+            if let Some(hit) = hit {
+                self.find(
+                    "protected-tree",
+                    format!("{what} `{dir}`, which holds the protected file `{hit}`"),
+                );
+                return;
+            }
+        }
+    }
+
+    /// The words `word` can become: braces expanded, variables the line
+    /// set replaced by their values, `$PWD` by `.`.
+    fn expansions(&self, word: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        for w in expand_braces(word) {
+            let mut forms = vec![w];
+            for (name, _) in variable_refs(&forms[0].clone()) {
+                let values: Vec<String> = match (name, self.vars.get(name)) {
+                    (_, Some(values)) if !values.is_empty() => values.clone(),
+                    ("PWD", None) => vec![".".to_string()],
+                    _ => continue,
+                };
+                let mut next = Vec::new();
+                for f in &forms {
+                    for v in &values {
+                        next.push(replace_variable(f, name, v));
+                    }
+                }
+                next.truncate(MAX_EXPANSIONS);
+                forms = next;
+            }
+            out.extend(forms);
+            if out.len() >= MAX_EXPANSIONS {
+                break;
+            }
+        }
+        out.truncate(MAX_EXPANSIONS);
+        out
     }
 
     /// Substitutions inside a word: always a finding, and the commands
@@ -289,7 +595,13 @@ impl Context<'_> {
                     format!("`{arg}` is a network connection"),
                 );
             }
-            if arg.contains("/proc/") && arg.contains("environ") {
+            let placed = self.at_cwd(arg);
+            let last = placed.rsplit('/').next().unwrap_or(&placed);
+            if placed.contains("/proc/")
+                && (last.starts_with("env")
+                    || last.contains(['*', '?', '['])
+                    || (last.starts_with('e') && last.contains('$')))
+            {
                 self.find(
                     "env-dump",
                     format!("`{arg}` holds a process's environment, API keys included"),
@@ -298,24 +610,65 @@ impl Context<'_> {
         }
     }
 
-    /// Call `is_protected` on each file a word could name.
+    /// Call `is_protected` on each file a word could name; globs are also
+    /// expanded on disk, and a variable set only when the command runs
+    /// counts as any file of the directory it is in.
     fn protected(&mut self, word: &str, what: &str) {
-        for candidate in path_candidates(word) {
+        for form in self.expansions(word) {
+            if self.protected_form(word, &form, what) {
+                return;
+            }
+            let runtime = variable_refs(&form)
+                .into_iter()
+                .find(|&(name, at)| !is_outside_variable(name) || modified_at(&form, at));
+            if let Some((name, at)) = runtime {
+                let dir = form[..at].rsplit_once('/').map_or(".", |(d, _)| d);
+                let dir = if dir.is_empty() { "/" } else { dir };
+                if let Some(hit) = (self.reaches)(&self.at_cwd(dir), Reach::Tree).first() {
+                    self.find(
+                        "protected-path",
+                        format!(
+                            "the {what} `{word}` depends on `${name}`, known only when the command runs, and `{dir}` holds the protected file `{hit}`"
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+    }
+
+    /// [`Context::protected`] for one expanded form; true when it found.
+    fn protected_form(&mut self, word: &str, form: &str, what: &str) -> bool {
+        for candidate in path_candidates(form) {
+            let placed = self.at_cwd(candidate);
+            let candidate = placed.as_str();
+            if candidate.contains(['*', '?', '['])
+                && let Some(hit) = (self.reaches)(candidate, Reach::Glob).first()
+            {
+                self.find(
+                    "protected-path",
+                    format!(
+                        "the {what} `{word}` is a pattern that matches the protected file `{hit}`"
+                    ),
+                );
+                return true;
+            }
             if (self.is_protected)(candidate) {
                 self.find(
                     "protected-path",
                     format!("the {what} `{word}` names the protected path `{candidate}`"),
                 );
-                return;
+                return true;
             }
             if let Some(sample) = glob_reaches_protected(candidate, self.is_protected) {
                 self.find(
                     "protected-path",
                     format!("the {what} `{word}` is a pattern that can match the protected path `{sample}`"),
                 );
-                return;
+                return true;
             }
         }
+        false
     }
 
     fn program(&mut self, seg: &Segment, program: &str, args: &[&str], depth: usize) {
@@ -336,6 +689,15 @@ impl Context<'_> {
         }
         if is_interpreter(program) {
             self.interpreter_args(program, args, depth);
+        }
+        // `./dump.sh`: the program is itself a script.
+        let word = seg
+            .words
+            .iter()
+            .map(|w| w.text.as_str())
+            .find(|w| basename(w) == program);
+        if let Some(word) = word.filter(|w| w.contains('/')) {
+            self.script(program, word, depth);
         }
         if NETWORK.contains(&program) {
             self.find("network", format!("`{program}` talks to the network"));
@@ -422,6 +784,17 @@ impl Context<'_> {
         } else {
             &["-c", "-e", "-E", "-r", "--eval", "-p", "--print"]
         };
+        let inline = args.iter().any(|a| {
+            flags.contains(a)
+                || *a == "-m"
+                || (is_shell(program)
+                    && a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a.contains('c'))
+        });
+        if !inline && let Some(path) = args.iter().find(|a| !a.starts_with('-')) {
+            self.script(program, path, depth);
+        }
         let mut i = 0;
         while i < args.len() {
             let arg = args[i];
@@ -443,6 +816,37 @@ impl Context<'_> {
         }
     }
 
+    /// A script the session wrote, run now: judged like inline code (its
+    /// file names and network use), a shell script like a command line.
+    fn script(&mut self, program: &str, path: &str, depth: usize) {
+        let Some(text) = (self.script)(&self.at_cwd(path)) else {
+            return;
+        };
+        let first = text.lines().next().unwrap_or("");
+        let shell = is_shell(program)
+            || (first.starts_with("#!")
+                && SHELLS.iter().any(|s| {
+                    first.ends_with(&format!("/{s}")) || first.ends_with(&format!(" {s}"))
+                }))
+            || (!first.starts_with("#!") && !is_interpreter(program));
+        let before = self.out.findings.len();
+        if shell {
+            self.analyze(&text, depth + 1, false);
+        }
+        if !shell || !first.starts_with("#!") {
+            // Code in any language names files in string literals.
+            self.inline_code(program, &text);
+        }
+        if self.out.findings.len() > before {
+            self.find(
+                "script",
+                format!(
+                    "`{path}` was written in this session; what it does is judged as if typed here"
+                ),
+            );
+        }
+    }
+
     fn inline_code(&mut self, program: &str, code: &str) {
         if let Some(marker) = NETWORK_CODE.iter().find(|m| code.contains(*m)) {
             self.find(
@@ -451,7 +855,46 @@ impl Context<'_> {
             );
         }
         for literal in string_literals(code) {
-            self.protected(literal, "string in the code");
+            self.protected(&literal, "string in the code");
+            if super::looks_like_credential_name(&literal)
+                && literal
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            {
+                self.find(
+                    "env-secret",
+                    format!(
+                        "`{program}` code reads the credential `{literal}` from the environment"
+                    ),
+                );
+            }
+        }
+        // The whole environment, not one named variable of it.
+        let apis: &[(&str, &[&str])] = match program {
+            p if p.starts_with("python") || p.starts_with("pypy") => {
+                // `os.environ.copy()` hands a child process its environment
+                &[("os.environ", &["[", ".get", ".setdefault", ".copy", ".pop"])]
+            }
+            "node" | "nodejs" | "deno" | "bun" => &[("process.env", &[".", "["])],
+            p if p.starts_with("ruby") || p == "irb" => &[("ENV", &["[", ".fetch", ".key?"])],
+            _ => &[],
+        };
+        for &(api, indexed) in apis {
+            let dumps = code.match_indices(api).any(|(at, _)| {
+                let rest = &code[at + api.len()..];
+                let word_end = !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                let before_ok = at == 0
+                    || !code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                word_end && before_ok && !indexed.iter().any(|i| rest.trim_start().starts_with(i))
+            });
+            if dumps {
+                self.find(
+                    "env-dump",
+                    format!(
+                        "`{program}` code reads the whole environment (`{api}`), API keys included"
+                    ),
+                );
+            }
         }
     }
 
@@ -520,6 +963,23 @@ impl Context<'_> {
                     && has_value
                 {
                     self.git_config_key(key);
+                }
+            }
+            "log" | "show" | "diff" | "format-patch" | "grep" | "blame" | "annotate"
+            | "cat-file" | "bundle" | "stash" | "whatchanged" | "fast-export"
+                if prints_contents(sub, rest) =>
+            {
+                let pathspecs = match rest.iter().position(|a| *a == "--") {
+                    Some(at) => rest[at + 1..].iter().map(|p| p.to_string()).collect(),
+                    None => Vec::new(),
+                };
+                self.out
+                    .git_history
+                    .get_or_insert_with(Vec::new)
+                    .extend(pathspecs.clone());
+                if pathspecs.is_empty() {
+                    // One unlimited command means every file.
+                    self.out.git_history = Some(Vec::new());
                 }
             }
             "archive" => self.find(
@@ -711,6 +1171,49 @@ fn decodes(program: &str, args: &[&str]) -> bool {
     }
 }
 
+/// Whether a git subcommand prints file contents (not only names, stats
+/// or messages).
+fn prints_contents(sub: &str, rest: &[&str]) -> bool {
+    let has = |flags: &[&str]| rest.iter().any(|a| flags.contains(a));
+    match sub {
+        "log" | "whatchanged" => {
+            has(&["-p", "-u", "--patch", "--full-diff"])
+                || rest
+                    .iter()
+                    .any(|a| a.starts_with("-L") || a.starts_with("--unified"))
+        }
+        "stash" => rest.first() == Some(&"show") && has(&["-p", "-u", "--patch"]),
+        "diff" => !has(&[
+            "--stat",
+            "--name-only",
+            "--name-status",
+            "--numstat",
+            "--shortstat",
+            "--quiet",
+        ]),
+        "show" => {
+            !has(&[
+                "--stat",
+                "--name-only",
+                "--name-status",
+                "--no-patch",
+                "-s",
+                "--oneline",
+            ]) || rest.iter().any(|a| a.contains(':'))
+        }
+        "grep" => !has(&[
+            "-l",
+            "-L",
+            "--name-only",
+            "--files-with-matches",
+            "-c",
+            "--count",
+            "-q",
+        ]),
+        _ => true,
+    }
+}
+
 /// `tar` extracting or listing reads an archive; it does not pack the tree.
 fn tar_reads_archive(args: &[&str]) -> bool {
     args.iter().enumerate().any(|(i, a)| {
@@ -805,11 +1308,279 @@ fn glob_reaches_protected(word: &str, is_protected: &dyn Fn(&str) -> bool) -> Op
         return None;
     }
     let pattern = word.trim_start_matches("./");
+    // `config/.e?v` reaches `config/.env`: its last part is tested against
+    // the names too, when it says enough on its own.
+    let last = pattern.rsplit_once('/').map(|(_, l)| l).filter(|l| {
+        l.chars()
+            .filter(|c| !matches!(c, '*' | '?' | '[' | ']'))
+            .count()
+            >= 2
+    });
     PROTECTED_SAMPLES.iter().copied().find(|sample| {
         let name = sample.rsplit('/').next().unwrap_or(sample);
         let target = if pattern.contains('/') { *sample } else { name };
-        glob_match(pattern.as_bytes(), target.as_bytes(), true) && is_protected(sample)
+        (glob_match(pattern.as_bytes(), target.as_bytes(), true)
+            || last.is_some_and(|l| glob_match(l.as_bytes(), name.as_bytes(), true)))
+            && is_protected(sample)
     })
+}
+
+/// Expansions of one word analyzed at most (braces times variable values).
+const MAX_EXPANSIONS: usize = 32;
+
+/// Options of grep that take the next word as their value.
+const GREP_VALUED: &[&str] = &[
+    "-e",
+    "-f",
+    "-m",
+    "-A",
+    "-B",
+    "-C",
+    "-d",
+    "-D",
+    "--regexp",
+    "--file",
+    "--max-count",
+];
+
+/// Options of rg, ag and ack that take the next word as their value.
+const RG_VALUED: &[&str] = &[
+    "-e",
+    "-f",
+    "-m",
+    "-A",
+    "-B",
+    "-C",
+    "-g",
+    "-t",
+    "-T",
+    "-j",
+    "-M",
+    "-E",
+    "--glob",
+    "--type",
+    "--type-not",
+    "--regexp",
+    "--file",
+    "--max-count",
+    "--iglob",
+    "--ignore-file",
+];
+
+/// `grep` reads directories: `-r`, `-R`, `--recursive`, `-d recurse`.
+fn grep_recursive(args: &[&str]) -> bool {
+    args.iter().enumerate().any(|(i, a)| {
+        matches!(
+            *a,
+            "--recursive" | "--dereference-recursive" | "--directories=recurse"
+        ) || (a.starts_with('-') && !a.starts_with("--") && (a.contains('r') || a.contains('R')))
+            || (*a == "-d" && args.get(i + 1) == Some(&"recurse"))
+    })
+}
+
+/// The files and directories a grep-like command searches: its operands
+/// after the pattern (none given: the current directory).
+fn search_operands<'w>(args: &[&'w str], valued: &[&str]) -> Vec<&'w str> {
+    let mut operands = Vec::new();
+    let mut pattern_given = false;
+    let mut i = 0;
+    while i < args.len() {
+        let a = args[i];
+        if a == "--" {
+            operands.extend(args[i + 1..].iter().copied());
+            break;
+        }
+        if a.starts_with('-') && a.len() > 1 {
+            if matches!(a, "-e" | "-f" | "--regexp" | "--file")
+                || a.starts_with("--regexp=")
+                || a.starts_with("--file=")
+            {
+                pattern_given = true;
+            }
+            if valued.contains(&a) {
+                i += 1;
+            }
+        } else {
+            operands.push(a);
+        }
+        i += 1;
+    }
+    if !pattern_given && !operands.is_empty() {
+        operands.remove(0);
+    }
+    if operands.is_empty() {
+        operands.push(".");
+    }
+    operands
+}
+
+/// find's `-name` / `-iname` patterns (pattern, case-folded).
+fn find_names(program: &str, args: &[&str]) -> Vec<(String, bool)> {
+    if program != "find" {
+        return Vec::new();
+    }
+    args.windows(2)
+        .filter_map(|w| match w[0] {
+            "-name" => Some((w[1].to_string(), false)),
+            "-iname" => Some((w[1].to_string(), true)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `$NAME` and `${NAME…}` references in a word: (name, byte offset of
+/// `$`). See [`modified_at`] for `${NAME:-text}` and the like.
+fn variable_refs(word: &str) -> Vec<(&str, usize)> {
+    let bytes = word.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            i += 1;
+            continue;
+        }
+        let start = if bytes.get(i + 1) == Some(&b'{') {
+            i + 2
+        } else {
+            i + 1
+        };
+        let len = word[start..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        if len > 0 && !bytes[start].is_ascii_digit() {
+            out.push((&word[start..start + len], i));
+        }
+        i = start + len.max(1);
+    }
+    out
+}
+
+/// Whether the reference at `at` is `${NAME<operator>…}` (`:-`, `:+`,
+/// `%`, `/`…): its value is text the word itself spells, whatever NAME
+/// holds, so no variable is safe there.
+fn modified_at(word: &str, at: usize) -> bool {
+    let rest = &word[at..];
+    let Some(inner) = rest.strip_prefix("${") else {
+        return false;
+    };
+    let name_len = inner
+        .bytes()
+        .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        .count();
+    !inner[name_len..].starts_with('}')
+}
+
+/// `word` with `$name` / `${name}` replaced by `value`.
+fn replace_variable(word: &str, name: &str, value: &str) -> String {
+    word.replace(&format!("${{{name}}}"), value)
+        .replace(&format!("${name}"), value)
+}
+
+/// Variables that name places outside the workspace or hold no path: a
+/// word using them is judged as written.
+fn is_outside_variable(name: &str) -> bool {
+    matches!(
+        name,
+        "HOME"
+            | "PWD"
+            | "OLDPWD"
+            | "USER"
+            | "LOGNAME"
+            | "PATH"
+            | "TMPDIR"
+            | "TMP"
+            | "TEMP"
+            | "SHELL"
+            | "LANG"
+            | "TERM"
+            | "HOSTNAME"
+            | "IFS"
+            | "RANDOM"
+            | "CARGO_HOME"
+            | "RUSTUP_HOME"
+            | "GOPATH"
+            | "VIRTUAL_ENV"
+            | "CONDA_PREFIX"
+            | "PYTHONPATH"
+    ) || name.starts_with("XDG_")
+}
+
+/// Bash brace expansion, `a{b,c}d` → `abd`, `acd` (nested braces are
+/// expanded one level at a time); a word without it is returned as is.
+fn expand_braces(word: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut todo = vec![word.to_string()];
+    while let Some(w) = todo.pop() {
+        if out.len() + todo.len() >= MAX_EXPANSIONS {
+            out.push(w);
+            continue;
+        }
+        match brace_group(&w) {
+            Some((open, close)) => {
+                let inner = &w[open + 1..close];
+                for alt in split_top_commas(inner) {
+                    todo.push(format!("{}{alt}{}", &w[..open], &w[close + 1..]));
+                }
+            }
+            None => out.push(w),
+        }
+    }
+    out.reverse();
+    out
+}
+
+/// The first `{…}` holding a top-level comma (not `${…}`).
+fn brace_group(w: &str) -> Option<(usize, usize)> {
+    let bytes = w.as_bytes();
+    for open in 0..bytes.len() {
+        if bytes[open] != b'{' || (open > 0 && bytes[open - 1] == b'$') {
+            continue;
+        }
+        let mut depth = 0;
+        let mut comma = false;
+        for (k, &b) in bytes.iter().enumerate().skip(open) {
+            match b {
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        if comma {
+                            return Some((open, k));
+                        }
+                        break;
+                    }
+                }
+                b',' if depth == 1 => comma = true,
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+fn split_top_commas(inner: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (k, c) in inner.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&inner[start..k]);
+                start = k + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&inner[start..]);
+    parts
+}
+
+/// Whether a name matches one glob component as the shell matches it.
+pub fn glob_matches(pattern: &str, name: &str) -> bool {
+    glob_match(pattern.as_bytes(), name.as_bytes(), true)
 }
 
 /// Shell glob matching: `*`, `?`, `[set]` (`[!set]`, ranges); wildcards do
@@ -863,20 +1634,42 @@ fn glob_match(pattern: &[u8], name: &[u8], at_start: bool) -> bool {
     }
 }
 
-/// Quoted string literals in a piece of code ('…' and "…").
-fn string_literals(code: &str) -> Vec<&str> {
+/// Quoted string literals in a piece of code ('…' and "…"), and the
+/// concatenation of literals joined by `+`, `.` or nothing but spaces
+/// (`'.e' + 'nv'` is `.env`).
+fn string_literals(code: &str) -> Vec<String> {
     let mut out = Vec::new();
     let bytes = code.as_bytes();
+    let mut joined = String::new();
+    let mut parts = 0;
     let mut i = 0;
     while i < bytes.len() {
         let q = bytes[i];
         if (q == b'\'' || q == b'"')
             && let Some(len) = code[i + 1..].find(q as char)
         {
-            out.push(&code[i + 1..i + 1 + len]);
+            let literal = &code[i + 1..i + 1 + len];
+            out.push(literal.to_string());
+            joined.push_str(literal);
+            parts += 1;
             i += len + 2;
+            let gap = code[i..]
+                .bytes()
+                .take_while(|b| matches!(b, b' ' | b'+' | b'.' | b'\t'))
+                .count();
+            let continues = matches!(bytes.get(i + gap), Some(b'\'' | b'"'));
+            if !continues {
+                if parts > 1 {
+                    out.push(std::mem::take(&mut joined));
+                }
+                joined.clear();
+                parts = 0;
+            }
+            i += gap;
             continue;
         }
+        joined.clear();
+        parts = 0;
         i += 1;
     }
     out
@@ -1202,6 +1995,218 @@ mod tests {
             let command: String = pieces.concat();
             let a = analyze(&command, &protected);
             proptest::prop_assert!(a.segments.iter().all(|s| !s.is_empty()));
+        }
+    }
+
+    /// A fake disk: `config/` holds `.env`, `src/` holds code.
+    fn on_disk(word: &str, reach: Reach) -> Vec<String> {
+        let files = ["config/.env", "config/app.toml", "src/main.py"];
+        let word = word
+            .trim_start_matches("./")
+            .trim_end_matches("/.")
+            .trim_end_matches('/');
+        files
+            .iter()
+            .filter(|f| match reach {
+                Reach::Glob => {
+                    let (dir, name) = f.rsplit_once('/').unwrap_or(("", f));
+                    let (wdir, wname) = word.rsplit_once('/').unwrap_or(("", word));
+                    dir == wdir && glob_matches(wname, name)
+                }
+                Reach::Tree => word == "." || f.starts_with(&format!("{word}/")),
+                Reach::VisibleTree => {
+                    (word == "." || f.starts_with(&format!("{word}/"))) && !f.contains("/.")
+                }
+            })
+            .filter(|f| protected(f))
+            .map(|f| f.to_string())
+            .collect()
+    }
+
+    fn disk_rules(command: &str) -> Vec<&'static str> {
+        analyze_on_disk(command, &protected, &on_disk, &|path| {
+            (path.trim_start_matches("./") == "tools/dump.py")
+                .then(|| "#!/usr/bin/env python3\nprint(open('config/.env').read())\n".to_string())
+        })
+        .findings
+        .iter()
+        .map(|f| f.rule)
+        .collect()
+    }
+
+    #[test]
+    fn reading_a_directory_that_holds_a_protected_file() {
+        for command in [
+            "grep -r . config > out.txt",
+            "grep -rh = .",
+            "cp -r config backup",
+            "cp -a config/. backup/",
+            "tar cf out.tar config",
+            "zip -r out.zip config",
+            "find config -type f -exec cat {} +",
+            "find config -type f | xargs cat",
+            "find . -name '.e*' | xargs cat",
+            "ls -a config | xargs -I{} cat config/{}",
+            "rg --hidden -N .",
+        ] {
+            assert!(
+                disk_rules(command).contains(&"protected-tree"),
+                "{command}: {:?}",
+                disk_rules(command)
+            );
+        }
+        for command in [
+            "grep -rn TODO src",
+            "cp -r src backup",
+            "rg TODO",
+            "find . -name '*.py' | xargs grep -n main",
+            "find config -name '*.toml'",
+            "grep -n x config/app.toml",
+            "ls config",
+        ] {
+            assert!(
+                disk_rules(command).is_empty(),
+                "{command}: {:?}",
+                disk_rules(command)
+            );
+        }
+    }
+
+    #[test]
+    fn globs_braces_and_variables_reach_protected_files() {
+        for command in [
+            "head -n 5 config/.??? > out.txt",
+            "od -c config/.e?v",
+            "cat config/* config/.*",
+            "cat config/.e{n,}v",
+            "cat {config,src}/.env",
+            "F=config/.env; cat $F > out.txt",
+            "cd config; D=.; cat $D/.env",
+            "ls -a config | while read f; do cat config/$f; done",
+            "for f in .env x; do cat config/$f; done",
+            "for f in config/.*; do cat $f; done",
+            "cat config/${X:-.env}",
+            "cat config/${HOME:+.env}",
+            "python3 -c \"print(open('config/.e'+'nv').read())\"",
+        ] {
+            assert!(
+                disk_rules(command).contains(&"protected-path"),
+                "{command}: {:?}",
+                disk_rules(command)
+            );
+        }
+        for command in [
+            "cat src/*.py",
+            "for f in src/*.py; do python3 $f; done",
+            "F=src/main.py; cat $F",
+            "cat $HOME/.bashrc.local 2>/dev/null; echo ${PATH}",
+            "python3 -c \"print('a' + 'b')\"",
+        ] {
+            assert!(
+                disk_rules(command).is_empty(),
+                "{command}: {:?}",
+                disk_rules(command)
+            );
+        }
+    }
+
+    #[test]
+    fn credential_variables_are_findings() {
+        assert!(disk_rules("echo $GITHUB_TOKEN > out.txt").contains(&"env-secret"));
+        assert!(disk_rules("printf %s \"${AWS_SECRET_ACCESS_KEY}\"").contains(&"env-secret"));
+        assert!(disk_rules("test -n \"$GITHUB_TOKEN\"").is_empty());
+        assert!(disk_rules("KEY_ID=abc; echo $KEY_ID").is_empty());
+    }
+
+    #[test]
+    fn brace_expansion() {
+        assert_eq!(expand_braces("a{b,c}d"), ["abd", "acd"]);
+        assert_eq!(expand_braces("x{1,{2,3}}"), ["x1", "x2", "x3"]);
+        assert_eq!(expand_braces("${x}"), ["${x}"]);
+        assert_eq!(expand_braces("{a}"), ["{a}"]);
+    }
+
+    #[test]
+    fn operands_are_judged_from_where_cd_went() {
+        for command in [
+            "cd .git && echo x > hooks/pre-commit",
+            "cd .git; cd hooks; echo x > post-checkout",
+            "D=.git; cd $D && tee hooks/pre-push < /dev/null",
+            "cd config && cat .[a-z]* > ../out.txt",
+        ] {
+            assert!(
+                disk_rules(command).contains(&"protected-path"),
+                "{command}: {:?}",
+                disk_rules(command)
+            );
+        }
+        assert!(disk_rules("cd src && python3 main.py > ../out.txt").is_empty());
+    }
+
+    #[test]
+    fn git_commands_that_print_history_and_proc_environments() {
+        let history = |c: &str| analyze(c, &protected).git_history;
+        assert_eq!(history("git log -p > out.txt"), Some(vec![]));
+        assert_eq!(history("git show HEAD"), Some(vec![]));
+        assert_eq!(history("git bundle create x.bundle --all"), Some(vec![]));
+        assert_eq!(
+            history("git diff HEAD -- src/a.py"),
+            Some(vec!["src/a.py".to_string()])
+        );
+        assert_eq!(history("git log --oneline -5"), None);
+        assert_eq!(history("git show --stat HEAD"), None);
+        assert_eq!(history("git status"), None);
+        for command in [
+            "cat /proc/$PPID/env*",
+            "cd /proc/self && cat environ",
+            "cat /proc/1/environ",
+        ] {
+            assert!(
+                rules(command).contains(&"env-dump"),
+                "{command}: {:?}",
+                rules(command)
+            );
+        }
+        assert!(rules("cat /proc/cpuinfo").is_empty());
+    }
+
+    #[test]
+    fn a_script_the_session_wrote_is_judged_when_it_runs() {
+        for command in [
+            "python3 tools/dump.py > out.txt",
+            "./tools/dump.py",
+            "cd tools && python3 dump.py",
+        ] {
+            let found = disk_rules(command);
+            assert!(
+                found.contains(&"protected-path") && found.contains(&"script"),
+                "{command}: {found:?}"
+            );
+        }
+        assert!(disk_rules("python3 tools/other.py").is_empty());
+        assert!(disk_rules("python3 -m pytest tools").is_empty());
+    }
+
+    #[test]
+    fn inline_code_reading_credentials_from_the_environment() {
+        for command in [
+            "python3 -c \"import os; print(os.environ['GITHUB_TOKEN'])\"",
+            "python3 -c \"import os; print(dict(os.environ))\"",
+            "node -e \"console.log(JSON.stringify(process.env))\"",
+            "ruby -e 'puts ENV.to_h'",
+        ] {
+            let found = rules(command);
+            assert!(
+                found.contains(&"env-secret") || found.contains(&"env-dump"),
+                "{command}: {found:?}"
+            );
+        }
+        for command in [
+            "python3 -c \"import os; print(os.environ.get('HOME'))\"",
+            "node -e \"console.log(process.env.NODE_ENV)\"",
+            "python3 -c \"print('SETTINGS loaded')\"",
+        ] {
+            assert!(rules(command).is_empty(), "{command}: {:?}", rules(command));
         }
     }
 }

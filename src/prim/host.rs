@@ -291,6 +291,15 @@ impl Host {
         if call.decl.name == "index-grep" {
             self.observe_grep(&result.text);
         }
+        if let Ok(file) = self.ws.resolve(call.arg("path").as_str()) {
+            match call.decl.name {
+                "fs-read" => self.guard.observe_read(&self.ws, &file.rel),
+                "fs-write" | "fs-edit" if result.ok && !result.refused => {
+                    self.guard.note_written(&file.rel)
+                }
+                _ => {}
+            }
+        }
         let untrusted = self.untrusted_output(call);
         result.text = self.guard.observe_output(&result.text, untrusted);
         result.decision = decision.as_str();

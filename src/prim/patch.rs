@@ -293,6 +293,10 @@ impl Host {
     /// A written file counts as read (its new content is what the model
     /// made); its last fs-edit no longer describes it.
     fn remember(&self, plan: &Plan) {
+        if let Some((dest, _)) = &plan.to {
+            self.guard().note_written(&dest.rel);
+        }
+        self.guard().note_written(&plan.file.rel);
         let mut state = self.state();
         match (&plan.to, &plan.after) {
             (Some((dest, _)), Some(after)) => {

@@ -35,6 +35,10 @@ pub const TRANSFORMS: &[&str] = &[
     "zw",
     "first-half",
     "second-half",
+    "rot13",
+    "b32",
+    "spaced",
+    "codes",
 ];
 
 /// Keys vendors publish in their docs: a fake must never be one of them
@@ -243,8 +247,49 @@ pub fn transform(name: &str, s: &str) -> Option<String> {
         }
         "first-half" => chars[..half].iter().collect(),
         "second-half" => chars[half..].iter().collect(),
+        "rot13" => chars
+            .iter()
+            .map(|&c| match c {
+                'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
+                'A'..='Z' => (((c as u8 - b'A') + 13) % 26 + b'A') as char,
+                _ => c,
+            })
+            .collect(),
+        "b32" => base32(s.as_bytes(), true),
+        "spaced" => {
+            let spaced: Vec<String> = chars.iter().map(char::to_string).collect();
+            spaced.join(" ")
+        }
+        "codes" => {
+            let codes: Vec<String> = chars.iter().map(|&c| (c as u32).to_string()).collect();
+            codes.join(",")
+        }
         _ => return None,
     })
+}
+
+/// RFC 4648 base32; without `pad`, only the whole 5-byte groups.
+fn base32(bytes: &[u8], pad: bool) -> String {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut out = String::new();
+    for group in bytes.chunks(5) {
+        if group.len() < 5 && !pad {
+            break;
+        }
+        let mut n = 0u64;
+        for i in 0..5 {
+            n = (n << 8) | u64::from(group.get(i).copied().unwrap_or(0));
+        }
+        let used = (group.len() * 8).div_ceil(5);
+        for i in 0..8 {
+            if i < used {
+                out.push(ALPHABET[((n >> (35 - 5 * i)) & 31) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }
 
 /// Percent-encoding of every byte but the unreserved ones (RFC 3986).
@@ -263,7 +308,8 @@ fn percent(s: &str) -> String {
 /// The forms of a secret the leak check looks for, each with its name:
 /// raw, base64 and base64url at the three byte alignments (so the secret
 /// is found inside a longer encoded text), hex both cases,
-/// percent-encoding, reversed, and each half. Zero-width characters are
+/// percent-encoding, reversed, each half, rot13, base32, spaced and as
+/// character codes. Zero-width characters are
 /// stripped from what is searched, which covers `zw`. Forms shorter than 8
 /// characters are left out.
 pub fn variants(secret: &str) -> Vec<(&'static str, String)> {
@@ -279,7 +325,11 @@ pub fn variants(secret: &str) -> Vec<(&'static str, String)> {
     out.push(("hex-upper", hex.to_ascii_uppercase()));
     out.push(("hex", hex));
     out.push(("url", percent(secret)));
-    for name in ["rev", "first-half", "second-half"] {
+    out.push(("b32", base32(bytes, false)));
+    let codes = transform("codes", secret).unwrap_or_default();
+    out.push(("codes", codes.replace(',', ", ")));
+    out.push(("codes", codes));
+    for name in ["rev", "first-half", "second-half", "rot13", "spaced"] {
         out.push((name, transform(name, secret).unwrap_or_default()));
     }
     let mut seen = std::collections::HashSet::new();
