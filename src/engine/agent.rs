@@ -541,7 +541,7 @@ impl Shared {
             }
             let _ = self.log.emit(
                 "confirm",
-                json!({"step": step, "call": index, "kind": c.kind, "answer": if c.approved { "yes" } else { "no" }, "by": "policy"}),
+                json!({"step": step, "call": index, "kind": c.kind, "answer": if c.approved { "yes" } else { "no" }, "by": if self.host.is_unattended() { "policy" } else { "user" }}),
             );
         }
         let mut fields = json!({

@@ -177,6 +177,8 @@ pub struct Host {
     /// Once set, a running command stops (a client's Esc, a run's
     /// deadline); the session's runs share it (`run_task`).
     cancel: Arc<AtomicBool>,
+    /// Confirms are answered by a policy (`Host::unattended`).
+    unattended: bool,
 }
 
 impl Host {
@@ -193,6 +195,7 @@ impl Host {
             confirm: Box::new(move |req| confirm(req).into()),
             guard: Guard::default(),
             cancel: Arc::default(),
+            unattended: false,
         }
     }
 
@@ -223,9 +226,16 @@ impl Host {
     /// A host for runs nobody watches: Write confirms are answered by
     /// `approve_writes`, and every Security confirm is refused.
     pub fn unattended(ws: Workspace, approve_writes: bool) -> Host {
-        Host::new(ws, move |req| {
+        let mut host = Host::new(ws, move |req| {
             req.kind == ConfirmKind::Write && approve_writes
-        })
+        });
+        host.unattended = true;
+        host
+    }
+
+    /// Whether a policy, not a person, answers this host's confirms.
+    pub fn is_unattended(&self) -> bool {
+        self.unattended
     }
 
     pub fn workspace(&self) -> &Workspace {
