@@ -927,3 +927,22 @@ fn tmux_no_alt_screen_keeps_the_full_screen_diff_inline() {
     tmux.run(&["send-keys", "-t", "t", "C-c"]);
     tmux.wait_for("nib demo: the project is still in");
 }
+
+/// Without a terminal the client says so, and where to go, before it sets
+/// anything up.
+#[test]
+fn without_a_terminal_the_client_points_to_exec() {
+    for args in [&["demo"][..], &[][..]] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_nib"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run nib");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("needs a terminal") && err.contains("nib exec"),
+            "{err}"
+        );
+    }
+}

@@ -124,6 +124,7 @@ pub fn agent_config(server: &ScriptedServer) -> AgentConfig {
 }
 
 pub fn run(args: DemoArgs) -> Result<ExitCode, UsageError> {
+    super::require_terminal("nib demo")?;
     crate::engine::init_process();
     let seed = SystemTime::now()
         .duration_since(UNIX_EPOCH)

@@ -91,6 +91,7 @@ pub struct ClientOptions {
 }
 
 pub fn run(args: TuiArgs) -> Result<ExitCode, UsageError> {
+    require_terminal("nib")?;
     crate::engine::init_process();
     let config = UserConfig::load()?;
     let ws = workspace(args.root.clone())?;
@@ -125,6 +126,19 @@ pub fn run(args: TuiArgs) -> Result<ExitCode, UsageError> {
         resume,
     };
     run_client(ws, cfg, config.approvals, opts)
+}
+
+/// The client reads keys from stdin and draws on stdout: both must be a
+/// terminal. Said before anything is set up, with where to go instead.
+pub(crate) fn require_terminal(what: &str) -> Result<(), UsageError> {
+    use std::io::IsTerminal;
+    if std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+        return Ok(());
+    }
+    Err(UsageError(format!(
+        "{what} is the terminal client and needs a terminal (stdin and stdout are not one); \
+         to run a task without one, use `nib exec` (see `nib exec --help`)"
+    )))
 }
 
 /// `.nib/sessions/<id>/events.jsonl`, or the newest session's for "".
