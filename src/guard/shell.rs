@@ -20,10 +20,9 @@
 
 use std::fmt;
 
-mod lex;
-
 mod code;
 mod expand;
+mod lex;
 mod operands;
 mod programs;
 mod rules;
