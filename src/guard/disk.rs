@@ -1,0 +1,217 @@
+//! The on-disk questions the shell analysis asks, answered from the
+//! workspace: which protected files a glob expands to or a directory read
+//! recursively holds, whether a word names a protected path (a directory
+//! that is one, a hard link to one), and the text of a script this session
+//! wrote. Read-only; kept apart so the shell analysis stays pure over
+//! strings and every walk of the tree is bounded in one place.
+
+use std::collections::HashSet;
+
+use super::paths::{PathRules, PathVerdict};
+use super::shell;
+use crate::files::Workspace;
+
+/// Whether a shell word names a protected path: the file itself, a
+/// protected directory as a whole (`.git`, `.ssh`), a denied path, or a
+/// hard link to a protected file.
+pub(super) fn names_protected(ws: &Workspace, rules: &PathRules, word: &str) -> bool {
+    let word = word.trim_matches(|c| c == '"' || c == '\'');
+    match ws.resolve(word) {
+        Ok(r) => {
+            rules.is_protected(&r.rel)
+                // a protected directory (`.git`, `.ssh`) as a whole
+                || (r.real.is_dir() && rules.is_protected(&format!("{}/x", r.rel)))
+                || matches!(rules.verdict(&r.rel), PathVerdict::Denied(_))
+                || hard_link_alias(ws, rules, &r.rel).is_some()
+        }
+        Err(_) => rules.is_protected(word),
+    }
+}
+
+/// The text of the script a word names, when this session wrote it (and
+/// it is not too long to read back): a command that runs it is judged as
+/// if its code were typed there.
+pub(super) fn session_script(
+    ws: &Workspace,
+    written: &HashSet<String>,
+    word: &str,
+) -> Option<String> {
+    let rel = ws.resolve(word).ok()?.rel;
+    if !written.contains(&rel) {
+        return None;
+    }
+    current_text(ws, &rel).filter(|t| t.len() <= MAX_SCRIPT)
+}
+
+/// The current text of a workspace file, if it is a readable text file.
+pub(super) fn current_text(ws: &Workspace, rel: &str) -> Option<String> {
+    let resolved = ws.resolve(rel).ok()?;
+    let bytes = std::fs::read(&resolved.real).ok()?;
+    String::from_utf8(bytes).ok()
+}
+
+/// The protected file (outside `.git/`) that `rel` shares its inode with,
+/// when `rel` is a hard link: reading it reads that file, and writing it
+/// (a new file replaces the link) leaves an unprotected copy behind.
+#[cfg(unix)]
+pub(super) fn hard_link_alias(ws: &Workspace, rules: &PathRules, rel: &str) -> Option<String> {
+    use std::os::unix::fs::MetadataExt;
+    let resolved = ws.resolve(rel).ok()?;
+    let meta = std::fs::metadata(&resolved.real).ok()?;
+    if !meta.is_file() || meta.nlink() < 2 {
+        return None;
+    }
+    let walk = ignore::WalkBuilder::new(ws.root())
+        .standard_filters(false)
+        .follow_links(false)
+        .filter_entry(|e| e.file_name() != ".git")
+        .build();
+    for entry in walk.take(MAX_WALKED).flatten() {
+        let Ok(other) = entry.path().strip_prefix(ws.root()) else {
+            continue;
+        };
+        let other = other.to_string_lossy().replace('\\', "/");
+        if other == resolved.rel || !rules.is_protected(&other) {
+            continue;
+        }
+        if let Ok(m) = entry.metadata()
+            && m.is_file()
+            && m.ino() == meta.ino()
+            && m.dev() == meta.dev()
+        {
+            return Some(other);
+        }
+    }
+    None
+}
+
+#[cfg(not(unix))]
+pub(super) fn hard_link_alias(_: &Workspace, _: &PathRules, _: &str) -> Option<String> {
+    None
+}
+
+/// Scripts longer than this are not read back when they run.
+const MAX_SCRIPT: usize = 256 * 1024;
+
+/// Files at most walked to answer one `reaches` question: a huge tree
+/// counts as holding a protected file (fail closed).
+const MAX_WALKED: usize = 20_000;
+
+/// The protected files (outside `.git/`, whose contents are git's) a
+/// shell word reaches on disk: what a glob expands to, or what lies under
+/// a directory read recursively. Words outside the workspace reach
+/// nothing here: the path rules judge them.
+pub(super) fn protected_reached(
+    ws: &Workspace,
+    rules: &PathRules,
+    word: &str,
+    reach: shell::Reach,
+) -> Vec<String> {
+    let secret_bearing = |rel: &str| {
+        let folded = rel.to_lowercase();
+        folded != ".git" && !folded.starts_with(".git/") && rules.is_protected(rel)
+    };
+    match reach {
+        shell::Reach::Glob => {
+            let mut found = Vec::new();
+            glob_on_disk(ws, word, &mut found);
+            found.retain(|rel| secret_bearing(rel));
+            found
+        }
+        shell::Reach::Tree | shell::Reach::VisibleTree if word.contains(['*', '?', '[']) => {
+            // `cp -r conf* backup`: every directory the glob names.
+            let mut roots = Vec::new();
+            glob_on_disk(ws, word, &mut roots);
+            let mut found = Vec::new();
+            for root in roots.iter().take(64) {
+                found.extend(protected_reached(ws, rules, root, reach));
+                if !found.is_empty() {
+                    break;
+                }
+            }
+            found
+        }
+        shell::Reach::Tree | shell::Reach::VisibleTree => {
+            let Ok(dir) = ws.resolve(word) else {
+                return Vec::new();
+            };
+            if !dir.real.is_dir() {
+                return Vec::new();
+            }
+            let visible = reach == shell::Reach::VisibleTree;
+            let walk = ignore::WalkBuilder::new(&dir.real)
+                .standard_filters(visible)
+                .require_git(false)
+                .follow_links(false)
+                .build();
+            let mut found = Vec::new();
+            for (n, entry) in walk.enumerate() {
+                if n > MAX_WALKED {
+                    found.push(format!("{} (more than {MAX_WALKED} files)", dir.rel));
+                    break;
+                }
+                let Ok(entry) = entry else { continue };
+                let Ok(rel) = entry.path().strip_prefix(ws.root()) else {
+                    continue;
+                };
+                let rel = rel.to_string_lossy().replace('\\', "/");
+                if rel.to_lowercase().starts_with(".git/") || rel.eq_ignore_ascii_case(".git") {
+                    continue;
+                }
+                if secret_bearing(&rel) {
+                    found.push(rel);
+                    if found.len() >= 8 {
+                        break;
+                    }
+                }
+            }
+            found
+        }
+    }
+}
+
+/// Expand a relative glob against the workspace, as the shell would from
+/// its root: `*` and `?` skip a leading dot unless the pattern has one.
+fn glob_on_disk(ws: &Workspace, pattern: &str, out: &mut Vec<String>) {
+    let pattern = pattern.trim_start_matches("./");
+    if pattern.starts_with('/') || pattern.starts_with('~') || pattern.contains('$') {
+        return;
+    }
+    let mut prefixes = vec![String::new()];
+    for part in pattern.split('/').filter(|p| !p.is_empty() && *p != ".") {
+        let mut next = Vec::new();
+        for prefix in &prefixes {
+            if !part.contains(['*', '?', '[']) {
+                next.push(format!("{prefix}{part}/"));
+                continue;
+            }
+            let dir = if prefix.is_empty() {
+                "."
+            } else {
+                prefix.trim_end_matches('/')
+            };
+            let Ok(resolved) = ws.resolve(dir) else {
+                continue;
+            };
+            let Ok(entries) = std::fs::read_dir(&resolved.real) else {
+                continue;
+            };
+            for entry in entries.flatten().take(MAX_WALKED) {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if shell::glob_matches(part, &name) {
+                    next.push(format!("{prefix}{name}/"));
+                }
+            }
+        }
+        next.truncate(MAX_WALKED);
+        prefixes = next;
+    }
+    for p in prefixes {
+        let rel = p.trim_end_matches('/');
+        if let Ok(r) = ws.resolve(rel)
+            && r.exists
+        {
+            out.push(r.rel);
+        }
+    }
+}

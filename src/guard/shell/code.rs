@@ -1,0 +1,172 @@
+//! Code a command runs that is not a command line: inline code
+//! (`python -c`, `node -e`, a here-document fed to an interpreter) and
+//! scripts this session wrote. Judged for the files its string literals
+//! name, network use and environment reads; shell code goes back through
+//! the command analysis.
+
+use super::Context;
+use super::programs::{NETWORK_CODE, SHELLS, is_interpreter, is_shell};
+
+/// Quoted string literals in a piece of code ('…' and "…"), and the
+/// concatenation of literals joined by `+`, `.` or nothing but spaces
+/// (`'.e' + 'nv'` is `.env`).
+pub(super) fn string_literals(code: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    let mut joined = String::new();
+    let mut parts = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let q = bytes[i];
+        if (q == b'\'' || q == b'"')
+            && let Some(len) = code[i + 1..].find(q as char)
+        {
+            let literal = &code[i + 1..i + 1 + len];
+            out.push(literal.to_string());
+            joined.push_str(literal);
+            parts += 1;
+            i += len + 2;
+            let gap = code[i..]
+                .bytes()
+                .take_while(|b| matches!(b, b' ' | b'+' | b'.' | b'\t'))
+                .count();
+            let continues = matches!(bytes.get(i + gap), Some(b'\'' | b'"'));
+            if !continues {
+                if parts > 1 {
+                    out.push(std::mem::take(&mut joined));
+                }
+                joined.clear();
+                parts = 0;
+            }
+            i += gap;
+            continue;
+        }
+        joined.clear();
+        parts = 0;
+        i += 1;
+    }
+    out
+}
+
+impl Context<'_> {
+    /// `sh -c`, `python -c`, `node -e`: the code is in an argument.
+    pub(super) fn interpreter_args(&mut self, program: &str, args: &[&str], depth: usize) {
+        let flags: &[&str] = if is_shell(program) {
+            &["-c"]
+        } else {
+            &["-c", "-e", "-E", "-r", "--eval", "-p", "--print"]
+        };
+        let inline = args.iter().any(|a| {
+            flags.contains(a)
+                || *a == "-m"
+                || (is_shell(program)
+                    && a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a.contains('c'))
+        });
+        if !inline && let Some(path) = args.iter().find(|a| !a.starts_with('-')) {
+            self.script(program, path, depth);
+        }
+        let mut i = 0;
+        while i < args.len() {
+            let arg = args[i];
+            let bundled_c = is_shell(program)
+                && arg.starts_with('-')
+                && !arg.starts_with("--")
+                && arg.contains('c');
+            if (flags.contains(&arg) || bundled_c)
+                && let Some(code) = args.get(i + 1)
+            {
+                if is_shell(program) {
+                    self.analyze(code, depth + 1, false);
+                } else {
+                    self.inline_code(program, code);
+                }
+                i += 1;
+            }
+            i += 1;
+        }
+    }
+
+    /// A script the session wrote, run now: judged like inline code (its
+    /// file names and network use), a shell script like a command line.
+    pub(super) fn script(&mut self, program: &str, path: &str, depth: usize) {
+        let Some(text) = (self.script)(&self.at_cwd(path)) else {
+            return;
+        };
+        let first = text.lines().next().unwrap_or("");
+        let shell = is_shell(program)
+            || (first.starts_with("#!")
+                && SHELLS.iter().any(|s| {
+                    first.ends_with(&format!("/{s}")) || first.ends_with(&format!(" {s}"))
+                }))
+            || (!first.starts_with("#!") && !is_interpreter(program));
+        let before = self.out.findings.len();
+        if shell {
+            self.analyze(&text, depth + 1, false);
+        }
+        if !shell || !first.starts_with("#!") {
+            // Code in any language names files in string literals.
+            self.inline_code(program, &text);
+        }
+        if self.out.findings.len() > before {
+            self.find(
+                "script",
+                format!(
+                    "`{path}` was written in this session; what it does is judged as if typed here"
+                ),
+            );
+        }
+    }
+
+    pub(super) fn inline_code(&mut self, program: &str, code: &str) {
+        if let Some(marker) = NETWORK_CODE.iter().find(|m| code.contains(*m)) {
+            self.find(
+                "network",
+                format!("`{program}` code that uses `{marker}` can talk to the network"),
+            );
+        }
+        for literal in string_literals(code) {
+            self.protected(&literal, "string in the code");
+            if crate::guard::looks_like_credential_name(&literal)
+                && literal
+                    .chars()
+                    .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+            {
+                self.find(
+                    "env-secret",
+                    format!(
+                        "`{program}` code reads the credential `{literal}` from the environment"
+                    ),
+                );
+            }
+        }
+        // The whole environment, not one named variable of it.
+        let apis: &[(&str, &[&str])] = match program {
+            p if p.starts_with("python") || p.starts_with("pypy") => {
+                // `os.environ.copy()` hands a child process its environment
+                &[("os.environ", &["[", ".get", ".setdefault", ".copy", ".pop"])]
+            }
+            "node" | "nodejs" | "deno" | "bun" => &[("process.env", &[".", "["])],
+            p if p.starts_with("ruby") || p == "irb" => &[("ENV", &["[", ".fetch", ".key?"])],
+            _ => &[],
+        };
+        for &(api, indexed) in apis {
+            let dumps = code.match_indices(api).any(|(at, _)| {
+                let rest = &code[at + api.len()..];
+                let word_end = !rest.starts_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                let before_ok = at == 0
+                    || !code[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_');
+                word_end && before_ok && !indexed.iter().any(|i| rest.trim_start().starts_with(i))
+            });
+            if dumps {
+                self.find(
+                    "env-dump",
+                    format!(
+                        "`{program}` code reads the whole environment (`{api}`), API keys included"
+                    ),
+                );
+            }
+        }
+    }
+}
