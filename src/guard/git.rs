@@ -48,13 +48,9 @@ pub(super) fn history_protected(
     )
     // not a repository, or no commits: nothing in history
     .ok()?;
-    let index = Command::new("git")
-        .args(["ls-files", "--cached"])
-        .current_dir(ws.root())
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
-        .unwrap_or_default();
+    // Through the same read-only runner: a repository's configured
+    // fsmonitor must not run for the guard's own questions.
+    let index = git(ws, &["ls-files", "--cached"]).unwrap_or_default();
     names
         .lines()
         .chain(index.lines())
