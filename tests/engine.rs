@@ -34,5 +34,7 @@ mod runaway;
 mod sandbox;
 #[path = "engine/support.rs"]
 mod support;
+#[path = "engine/system_prompt.rs"]
+mod system_prompt;
 #[path = "engine/text_edits.rs"]
 mod text_edits;
