@@ -559,7 +559,7 @@ impl Shared {
             "ok": r.ok,
             "refused": r.refused,
             "kind": r.kind,
-            "summary": r.text.lines().next().unwrap_or_default(),
+            "summary": summary(name, &r.text),
             // A failure's hint (the lines after the first), for clients.
             "hint": if r.ok { String::new() } else { r.text.lines().skip(1).take(6).collect::<Vec<_>>().join("\n") },
             "diff_size": r.diff.lines().count(),
@@ -586,6 +586,30 @@ impl Shared {
                 .emit("write", json!({"path": path, "version": null}));
         }
     }
+}
+
+/// A result in one line, for the log and the clients' cards: the first
+/// line, except for a command, whose last lines say how it ended (its exit
+/// code, and the last thing it printed, such as a test runner's verdict).
+fn summary(name: &str, text: &str) -> String {
+    let lines = text
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("note:"));
+    if name == "shell" {
+        let mut rev = lines.rev();
+        if let Some(last) = rev
+            .next()
+            .filter(|l| l.starts_with("exit code") || l.starts_with("killed by"))
+        {
+            return match rev.next() {
+                Some(before) => format!("{before} ({last})"),
+                None => last.to_string(),
+            };
+        }
+        return text.lines().next().unwrap_or_default().to_string();
+    }
+    text.lines().next().unwrap_or_default().to_string()
 }
 
 fn failed_parse(message: String) -> ToolResult {
@@ -686,4 +710,23 @@ fn to_messages(value: &Value) -> Result<Vec<Message>, String> {
             )),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::summary;
+
+    #[test]
+    fn a_command_is_summed_up_by_how_it_ended() {
+        let unittest = "....\n----------------------------------------------------------------------\nRan 4 tests in 0.001s\n\nOK\nexit code: 0\n";
+        assert_eq!(summary("shell", unittest), "OK (exit code: 0)");
+        let noted = "hi\nexit code: 0\nnote: this command had network access\n";
+        assert_eq!(summary("shell", noted), "hi (exit code: 0)");
+        assert_eq!(summary("shell", "exit code: 3\n"), "exit code: 3");
+        assert_eq!(
+            summary("shell", "the command timed out after 1 s"),
+            "the command timed out after 1 s"
+        );
+        assert_eq!(summary("fs-read", "1\tfirst\n2\tsecond\n"), "1\tfirst");
+    }
 }
