@@ -32,6 +32,20 @@ struct Fixture {
 }
 
 impl Fixture {
+    /// calc.py with its bug, the task "fix add" submitted, and the model's
+    /// one fs-edit waiting at its confirm; `answer` is the model's reply
+    /// after the edit's result.
+    fn at_fix_add_confirm(answer: &str, arm: Duration) -> Fixture {
+        let mut f = Fixture::new(
+            json!([edit_reply("calc.py", "a - b", "a + b"), answer]),
+            &[("calc.py", CALC)],
+            arm,
+        );
+        f.app.submit("fix add", Instant::now());
+        f.until_confirm();
+        f
+    }
+
     fn new(replies: Value, files: &[(&str, &str)], arm: Duration) -> Fixture {
         nib::engine::init_process();
         let dir = tempfile::tempdir().expect("temp dir");
@@ -375,13 +389,7 @@ const CALC: &str = "def add(a, b):\n    return a - b\n";
 
 #[test]
 fn approve_writes_the_file() {
-    let mut f = Fixture::new(
-        json!([edit_reply("calc.py", "a - b", "a + b"), "fixed"]),
-        &[("calc.py", CALC)],
-        Duration::ZERO,
-    );
-    f.app.submit("fix add", Instant::now());
-    f.until_confirm();
+    let mut f = Fixture::at_fix_add_confirm("fixed", Duration::ZERO);
     let screen = f.screen(80, 24);
     assert!(screen.contains("fs-edit calc.py (+1 -1)"), "{screen}");
     f.key(KeyCode::Char('y'));
@@ -395,13 +403,7 @@ fn approve_writes_the_file() {
 
 #[test]
 fn reject_with_a_reason_tells_the_model() {
-    let mut f = Fixture::new(
-        json!([edit_reply("calc.py", "a - b", "a + b"), "ok, I will not"]),
-        &[("calc.py", CALC)],
-        Duration::ZERO,
-    );
-    f.app.submit("fix add", Instant::now());
-    f.until_confirm();
+    let mut f = Fixture::at_fix_add_confirm("ok, I will not", Duration::ZERO);
     f.key(KeyCode::Char('n'));
     f.typed("keep the subtraction, fix the test");
     f.key(KeyCode::Enter);
@@ -470,13 +472,7 @@ fn a_standing_approval_is_saved_with_its_scope_and_answers_the_next_write() {
 
 #[test]
 fn edit_before_approve_writes_the_users_text_and_tells_the_model() {
-    let mut f = Fixture::new(
-        json!([edit_reply("calc.py", "a - b", "a + b"), "thanks"]),
-        &[("calc.py", CALC)],
-        Duration::ZERO,
-    );
-    f.app.submit("fix add", Instant::now());
-    f.until_confirm();
+    let mut f = Fixture::at_fix_add_confirm("thanks", Duration::ZERO);
     let Action::Edit(path) = f.key(KeyCode::Char('e')) else {
         panic!("e did not ask for the editor");
     };
@@ -498,13 +494,7 @@ fn edit_before_approve_writes_the_users_text_and_tells_the_model() {
 
 #[test]
 fn an_edit_is_not_written_over_a_file_changed_while_the_confirm_was_open() {
-    let mut f = Fixture::new(
-        json!([edit_reply("calc.py", "a - b", "a + b"), "ok"]),
-        &[("calc.py", CALC)],
-        Duration::ZERO,
-    );
-    f.app.submit("fix add", Instant::now());
-    f.until_confirm();
+    let mut f = Fixture::at_fix_add_confirm("ok", Duration::ZERO);
     std::fs::write(f.path("calc.py"), "changed by hand\n").expect("write");
     let Action::Edit(path) = f.key(KeyCode::Char('e')) else {
         panic!("e did not ask for the editor");
@@ -565,13 +555,7 @@ fn esc_interrupts_a_streaming_reply_and_the_session_goes_on() {
 
 #[test]
 fn keys_are_ignored_right_after_a_confirm_appears() {
-    let mut f = Fixture::new(
-        json!([edit_reply("calc.py", "a - b", "a + b"), "fixed"]),
-        &[("calc.py", CALC)],
-        Duration::from_millis(300),
-    );
-    f.app.submit("fix add", Instant::now());
-    f.until_confirm();
+    let mut f = Fixture::at_fix_add_confirm("fixed", Duration::from_millis(300));
     let shown = f.app.confirm.as_ref().map(|c| c.shown_at).expect("shown");
     // A stray `y` inside the window does nothing.
     f.app.handle_key(
@@ -591,13 +575,7 @@ fn keys_are_ignored_right_after_a_confirm_appears() {
 
 #[test]
 fn slash_undo_restores_the_last_write() {
-    let mut f = Fixture::new(
-        json!([edit_reply("calc.py", "a - b", "a + b"), "fixed"]),
-        &[("calc.py", CALC)],
-        Duration::ZERO,
-    );
-    f.app.submit("fix add", Instant::now());
-    f.until_confirm();
+    let mut f = Fixture::at_fix_add_confirm("fixed", Duration::ZERO);
     f.key(KeyCode::Char('y'));
     f.until_idle();
     assert_ne!(f.read("calc.py"), CALC);
