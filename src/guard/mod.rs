@@ -301,9 +301,19 @@ impl Guard {
             return Decision::Deny { reasons: deny };
         }
         if writes {
-            let existing = target
-                .as_deref()
-                .and_then(|rel| disk::current_text(ws, rel));
+            // The file is read only if a finding asks whether its secret is
+            // already there: most writes hold no secret at all.
+            let existing: std::cell::OnceCell<Option<String>> = std::cell::OnceCell::new();
+            let existing_holds = |secret: &str| {
+                existing
+                    .get_or_init(|| {
+                        target
+                            .as_deref()
+                            .and_then(|rel| disk::current_text(ws, rel))
+                    })
+                    .as_deref()
+                    .is_some_and(|t| t.contains(secret))
+            };
             let mut known = self.known();
             for field in &view {
                 if !matches!(field.role, Role::Payload | Role::Command | Role::Url)
@@ -313,12 +323,10 @@ impl Guard {
                 }
                 // A secret an edit keeps in place (in its own old text, or
                 // already in the file it writes) is not going anywhere.
-                let kept_in: Vec<&str> =
-                    sinks::same_edit_old(call, field.item.as_ref().map(|(i, _)| *i))
-                        .into_iter()
-                        .chain(existing.as_deref())
-                        .collect();
-                let kept = |secret: &str| kept_in.iter().any(|t| t.contains(secret));
+                let own_old = sinks::same_edit_old(call, field.item.as_ref().map(|(i, _)| *i));
+                let kept = |secret: &str| {
+                    own_old.is_some_and(|t| t.contains(secret)) || existing_holds(secret)
+                };
                 sinks::scan_value(
                     &mut known,
                     field.label(),
