@@ -71,14 +71,10 @@ pub fn guard_policy(user: &UserConfig, root: &Path) -> Result<GuardPolicy, Usage
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => GuardConfig::default(),
         Err(e) => return Err(UsageError(format!("cannot read {}: {e}", path.display()))),
     };
-    let protected: Vec<String> = mine
-        .protected
-        .iter()
-        .chain(&theirs.protected)
-        .cloned()
-        .collect();
     Ok(GuardPolicy {
-        paths: PathRules::new(&protected).map_err(UsageError)?,
+        // Separate matchers: the workspace's patterns can add protection,
+        // never exempt a path the built-in list or the user protects.
+        paths: PathRules::layered(&mine.protected, &theirs.protected).map_err(UsageError)?,
         // Each side can only turn redaction on and the network off.
         redact: mine.redact.unwrap_or(true) || theirs.redact == Some(true),
         shell_network: mine.shell_network.unwrap_or(false) && theirs.shell_network != Some(false),

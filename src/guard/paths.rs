@@ -71,36 +71,74 @@ pub enum PathVerdict {
     Denied(String),
 }
 
-/// The protected-path matcher: the built-in list and the user's additions.
+/// The protected-path matchers, one per source, so that no source's
+/// negation (`!.env*`) can take away what another protects: a path is
+/// protected when any of them protects it.
+///
+/// - `builtin`: [`PROTECTED`], which nothing removes from;
+/// - `user`: the user's `[guard] protected`; a `!pattern` there only
+///   exempts paths from the user's own patterns;
+/// - `project`: the workspace's `.nib/config.toml`, which comes from
+///   whoever wrote the repository: it may only add, so its negations are
+///   dropped (and reported in `warnings`).
 #[derive(Debug, Clone)]
 pub struct PathRules {
-    protected: Gitignore,
+    builtin: Gitignore,
+    user: Gitignore,
+    project: Gitignore,
+    /// What was dropped from the project's patterns, for the user to see.
+    warnings: Vec<String>,
 }
 
 impl Default for PathRules {
     fn default() -> PathRules {
-        PathRules::new(&[]).unwrap_or_else(|_| PathRules {
-            protected: Gitignore::empty(),
-        })
+        let builtin = matcher(PROTECTED.iter().copied()).unwrap_or_else(|_| Gitignore::empty());
+        PathRules {
+            builtin,
+            user: Gitignore::empty(),
+            project: Gitignore::empty(),
+            warnings: Vec::new(),
+        }
     }
 }
 
 impl PathRules {
-    /// The built-in protected list plus `extra` (gitignore patterns).
+    /// The built-in protected list plus the user's own `extra` patterns
+    /// (gitignore syntax).
     pub fn new(extra: &[String]) -> Result<PathRules, String> {
-        let mut b = GitignoreBuilder::new("");
-        b.case_insensitive(true)
-            .map_err(|e| format!("protected paths: {e}"))?;
-        for pat in PROTECTED
+        PathRules::layered(extra, &[])
+    }
+
+    /// The built-in list, the user's patterns and a workspace's patterns,
+    /// each in its own matcher. A workspace pattern starting with `!` would
+    /// un-protect a path: it is dropped, with a warning.
+    pub fn layered(user: &[String], project: &[String]) -> Result<PathRules, String> {
+        let mut warnings = Vec::new();
+        let project: Vec<&str> = project
             .iter()
-            .copied()
-            .chain(extra.iter().map(String::as_str))
-        {
-            b.add_line(None, pat)
-                .map_err(|e| format!("protected path pattern {pat:?}: {e}"))?;
-        }
-        let protected = b.build().map_err(|e| format!("protected paths: {e}"))?;
-        Ok(PathRules { protected })
+            .map(|p| p.trim())
+            .filter(|p| {
+                let negated = p.starts_with('!');
+                if negated {
+                    warnings.push(format!(
+                        "ignored the workspace's protected pattern `{p}`: a workspace's \
+                         .nib/config.toml may only add protected paths, never exempt one"
+                    ));
+                }
+                !negated
+            })
+            .collect();
+        Ok(PathRules {
+            builtin: matcher(PROTECTED.iter().copied())?,
+            user: matcher(user.iter().map(String::as_str))?,
+            project: matcher(project.into_iter())?,
+            warnings,
+        })
+    }
+
+    /// What was dropped from the workspace's patterns, and why.
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
     }
 
     /// The path rules for writing `rel`, a resolved workspace-relative
@@ -122,9 +160,9 @@ impl PathRules {
         if rel.is_empty() {
             return false;
         }
-        self.protected
-            .matched_path_or_any_parents(rel, false)
-            .is_ignore()
+        [&self.builtin, &self.user, &self.project]
+            .iter()
+            .any(|m| m.matched_path_or_any_parents(rel, false).is_ignore())
     }
 
     /// What a change to a `.gitignore` does to protected files: a new
@@ -201,6 +239,18 @@ fn samples() -> &'static [&'static str] {
     })
 }
 
+/// One case-insensitive gitignore matcher over `patterns`.
+fn matcher<'a>(patterns: impl Iterator<Item = &'a str>) -> Result<Gitignore, String> {
+    let mut b = GitignoreBuilder::new("");
+    b.case_insensitive(true)
+        .map_err(|e| format!("protected paths: {e}"))?;
+    for pat in patterns {
+        b.add_line(None, pat)
+            .map_err(|e| format!("protected path pattern {pat:?}: {e}"))?;
+    }
+    b.build().map_err(|e| format!("protected paths: {e}"))
+}
+
 fn under(rel: &str, dir: &str) -> bool {
     rel == dir
         || rel
@@ -250,6 +300,35 @@ mod tests {
         assert!(r.is_protected("deploy/prod.yaml"));
         assert!(r.is_protected("vault/a/b.txt"));
         assert!(!r.is_protected("src/deploy.yaml"));
+    }
+
+    #[test]
+    fn no_negation_takes_away_built_in_protection() {
+        // A cloned repository's .nib/config.toml: negations are dropped.
+        let project: Vec<String> = ["!.env*", "!.github/workflows/", "!*.pem", "secrets/"]
+            .map(String::from)
+            .to_vec();
+        let r = PathRules::layered(&[], &project).unwrap();
+        for path in [
+            ".env",
+            ".env.production",
+            ".github/workflows/ci.yml",
+            "a.pem",
+        ] {
+            assert!(r.is_protected(path), "{path}");
+        }
+        assert!(r.is_protected("secrets/db.txt"), "additions still count");
+        assert_eq!(r.warnings().len(), 3);
+        assert!(r.warnings()[0].contains("`!.env*`"), "{:?}", r.warnings());
+        // The user's own negation exempts only from the user's patterns.
+        let user: Vec<String> = ["deploy/", "!deploy/README.md", "!.env"]
+            .map(String::from)
+            .to_vec();
+        let r = PathRules::layered(&user, &[]).unwrap();
+        assert!(r.is_protected("deploy/prod.yaml"));
+        assert!(!r.is_protected("deploy/README.md"));
+        assert!(r.is_protected(".env"), "the built-in list stays whole");
+        assert!(r.warnings().is_empty());
     }
 
     #[test]

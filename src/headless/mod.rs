@@ -135,6 +135,9 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     }
     log.subscribe(progress);
     let policy = crate::cli::config::guard_policy(&config, ws.root())?;
+    for warning in policy.paths.warnings() {
+        eprintln!("nib exec: warning: {warning}");
+    }
     let host = Arc::new(Host::unattended(ws, args.approve == Approve::Writes).with_policy(policy));
     let cfg = AgentConfig {
         model,
