@@ -146,11 +146,11 @@ fn fill(app: &mut App, lines: usize) {
             now,
         );
         app.on_event(
-            UiEvent::Log(json!({"ev": "tool.call", "name": "fs-read", "positional": format!("(fs-read \"src/module_{n}.rs\")")})),
+            UiEvent::Log(entry(json!({"ev": "tool.call", "name": "fs-read", "positional": format!("(fs-read \"src/module_{n}.rs\")")}))),
             now,
         );
         app.on_event(
-            UiEvent::Log(json!({"ev": "tool.result", "name": "fs-read", "ok": true, "path": format!("src/module_{n}.rs"), "summary": ""})),
+            UiEvent::Log(entry(json!({"ev": "tool.result", "name": "fs-read", "ok": true, "path": format!("src/module_{n}.rs"), "summary": ""}))),
             now,
         );
     }
@@ -208,4 +208,9 @@ fn row(name: &str, t: &[Duration]) {
         ms(pct(t, 95)),
         ms(t[t.len() - 1])
     );
+}
+
+/// A log entry from the fields of an event line.
+fn entry(fields: serde_json::Value) -> Box<nib::session::Entry> {
+    Box::new(nib::session::Entry::parse(&fields.to_string()).expect("an event line"))
 }

@@ -1,8 +1,16 @@
 //! nib: a coding-agent runtime. Pure edit logic (`edit`), workspace IO
-//! (`files`), the primitives the model calls (`prim`), the guard that
-//! judges each call (`guard`), the Scheme engine that runs strategies
-//! (`engine`), the event log (`session`), and the command-line glue (`cli`).
+//! (`files`), what a tool call is (`call`), the guard that judges each call
+//! (`guard`), the primitives the model calls (`prim`), the Scheme engine
+//! that runs strategies (`engine`), the model clients (`model`), the event
+//! log (`session`), the settings clients share (`settings`), a session's
+//! host side (`agent`), and the clients: the command line (`cli`), the
+//! terminal client (`tui`), headless runs (`headless`) and the scenario
+//! runner (`scenario`).
+//!
+//! Dependencies point one way (docs/architecture.md; `tests/layering.rs`
+//! checks every `crate::` path against it).
 
+pub mod agent;
 pub mod cli;
 pub mod edit;
 pub mod engine;
@@ -13,4 +21,5 @@ pub mod model;
 pub mod prim;
 pub mod scenario;
 pub mod session;
+pub mod settings;
 pub mod tui;

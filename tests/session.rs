@@ -68,27 +68,27 @@ fn log_lines_have_version_time_kind_then_fields_in_order() {
         "*\n"
     );
 
-    log.emit(
+    log.emit_json(
         "session.start",
         json!({"id": id, "root": "/w", "model": "m", "provider": "scripted",
                "strategy": "default", "nib_version": "0.1.0"}),
     )
     .unwrap();
-    log.emit(
+    log.emit_json(
         "llm.req",
         json!({"step": 1, "model": "m", "messages": 3, "tools": 11}),
     )
     .unwrap();
-    log.emit(
+    log.emit_json(
         "tool.call",
         json!({"step": 1, "call": 0, "id": "c1", "name": "fs-edit",
                "positional": "(fs-edit \"a\" \"x\" \"y\" #f)",
                "args": {"path": "a", "old": "x", "new": "y"}, "quirks": []}),
     )
     .unwrap();
-    log.emit("turn.end", json!({"step": 1, "reason": "done"}))
+    log.emit_json("turn.end", json!({"step": 1, "reason": "done"}))
         .unwrap();
-    log.emit("error", Value::Null).unwrap();
+    log.emit_json("error", Value::Null).unwrap();
     let after = now_ms();
 
     let raw = fs::read_to_string(log.path()).unwrap();
@@ -141,7 +141,9 @@ fn log_lines_have_version_time_kind_then_fields_in_order() {
         ]
     );
     assert_eq!(lines[2]["args"]["old"], "x");
-    assert_eq!(lines[4].as_object().unwrap().len(), 3);
+    // A known kind's fields are its type's: an error always has a message.
+    assert_eq!(lines[4]["message"], "");
+    assert_eq!(lines[4].as_object().unwrap().len(), 4);
 }
 
 #[test]
@@ -175,10 +177,11 @@ fn at_appends_to_the_given_file() {
     {
         let log = EventLog::at(&path).unwrap();
         assert_eq!(log.path(), path);
-        log.emit("error", json!({"message": "first"})).unwrap();
+        log.emit_json("error", json!({"message": "first"})).unwrap();
     }
     let log = EventLog::at(&path).unwrap();
-    log.emit("error", json!({"message": "second"})).unwrap();
+    log.emit_json("error", json!({"message": "second"}))
+        .unwrap();
     let lines = read_lines(&path);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["message"], "first");
@@ -189,11 +192,13 @@ fn at_appends_to_the_given_file() {
 fn emit_rejects_bad_fields_without_writing() {
     let dir = tempfile::tempdir().unwrap();
     let log = EventLog::at(&dir.path().join("e.jsonl")).unwrap();
-    let err = log.emit("error", json!(["not", "an object"])).unwrap_err();
+    let err = log
+        .emit_json("error", json!(["not", "an object"]))
+        .unwrap_err();
     assert!(err.to_string().contains("JSON object"), "{err}");
-    let err = log.emit("error", json!({"t": "mine"})).unwrap_err();
+    let err = log.emit_json("error", json!({"t": "mine"})).unwrap_err();
     assert!(err.to_string().contains("`t` is reserved"), "{err}");
-    let err = log.emit("", json!({})).unwrap_err();
+    let err = log.emit_json("", json!({})).unwrap_err();
     assert!(matches!(err, SessionError::BadEvent { .. }));
     assert_eq!(fs::read_to_string(log.path()).unwrap(), "");
 }
@@ -211,8 +216,8 @@ fn concurrent_emits_never_interleave_lines() {
                 // Big enough that a torn write would show.
                 let payload = format!("{t}").repeat(6000);
                 for i in 0..per_thread {
-                    log.emit(
-                        "tool.result",
+                    log.emit_json(
+                        "test.burst",
                         json!({"thread": t, "seq": i, "summary": payload}),
                     )
                     .unwrap();
@@ -241,17 +246,28 @@ fn subscribers_see_every_event_in_file_order() {
     let seen_a: Arc<Mutex<Vec<Value>>> = Arc::default();
     let seen_b: Arc<Mutex<Vec<Value>>> = Arc::default();
     let a = Arc::clone(&seen_a);
-    log.subscribe(move |ev| a.lock().unwrap().push(ev.clone()));
+    log.subscribe(move |e| {
+        a.lock()
+            .unwrap()
+            .push(serde_json::from_str(&e.line).unwrap())
+    });
     let b = Arc::clone(&seen_b);
-    log.subscribe(move |ev| b.lock().unwrap().push(ev.clone()));
+    log.subscribe(move |e| {
+        b.lock()
+            .unwrap()
+            .push(serde_json::from_str(&e.line).unwrap())
+    });
 
     let handles: Vec<_> = (0..4)
         .map(|t| {
             let log = Arc::clone(&log);
             thread::spawn(move || {
                 for i in 0..50 {
-                    log.emit("write", json!({"path": format!("f{t}"), "version": i}))
-                        .unwrap();
+                    log.emit_json(
+                        "write",
+                        json!({"path": format!("f{t}"), "version": format!("v{i}")}),
+                    )
+                    .unwrap();
                 }
             })
         })
@@ -273,16 +289,16 @@ fn a_subscriber_emitting_on_its_own_log_gets_an_error_not_a_deadlock() {
     let (weak, slot) = (Arc::downgrade(&log), Arc::clone(&inner));
     log.subscribe(move |_| {
         if let Some(log) = weak.upgrade() {
-            let r = log.emit("error", json!({"message": "nested"}));
+            let r = log.emit_json("error", json!({"message": "nested"}));
             *slot.lock().unwrap() = r.err().map(|e| e.to_string());
         }
     });
-    log.emit("error", json!({"message": "outer"})).unwrap();
+    log.emit_json("error", json!({"message": "outer"})).unwrap();
     let msg = inner.lock().unwrap().clone().unwrap();
     assert!(msg.contains("subscriber"), "{msg}");
     assert_eq!(read_lines(log.path()).len(), 1);
     // And the log still works afterwards.
-    log.emit("error", json!({"message": "again"})).unwrap();
+    log.emit_json("error", json!({"message": "again"})).unwrap();
     assert_eq!(read_lines(log.path()).len(), 2);
 }
 
@@ -632,22 +648,21 @@ fn stats_read_what_the_log_writes() {
     let dir = tempfile::tempdir().unwrap();
     let log = EventLog::create(dir.path()).unwrap();
     for step in 1..=2u64 {
-        log.emit(
+        log.emit_json(
             "llm.resp",
             json!({"step": step, "model": "m", "duration_ms": 5,
                    "usage": {"prompt": 100, "cached": 50, "completion": 5},
                    "tool_calls": 1, "finish": "tool_calls"}),
         )
         .unwrap();
-        log.emit(
+        log.emit_json(
             "tool.call",
             json!({"step": step, "call": 0, "id": "x", "name": "fs-edit",
                    "positional": "(fs-edit \"a\" \"x\" \"y\" #f)", "args": {"path": "a"},
                    "quirks": []}),
         )
         .unwrap();
-        log.emit(
-            "tool.result",
+        log.emit_json("tool.result",
             json!({"step": step, "call": 0, "name": "fs-edit", "ok": step == 2,
                    "refused": false, "kind": if step == 2 { Value::Null } else { json!("not_found") },
                    "summary": "s", "diff_size": 1, "edits": 1, "edits_form": "single", "path": "a"}),

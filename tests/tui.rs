@@ -341,12 +341,12 @@ fn snapshot_transcript_cards_and_idle_screen() {
         UiEvent::Stream(StreamEvent::TextDelta(
             "## Plan\n- read `calc.py`\n- fix it\n```python\nx = 1\n```\nKey: AKIAQWERTYUIOPASDFGH\n".into(),
         )),
-        UiEvent::Log(json!({"ev": "tool.call", "name": "fs-read", "positional": "(fs-read \"calc.py\")"})),
-        UiEvent::Log(json!({"ev": "tool.result", "name": "fs-read", "ok": true, "path": "calc.py", "summary": "     1\tdef add"})),
-        UiEvent::Log(json!({"ev": "tool.call", "name": "fs-edit", "positional": "(fs-edit \"calc.py\" \"a * b\" \"a + b\")"})),
-        UiEvent::Log(json!({"ev": "tool.result", "name": "fs-edit", "ok": false, "summary": "edit 1 of 1 failed, so nothing was written: old was not found in calc.py", "hint": "the nearest lines:\n  2 |     return a - b"})),
-        UiEvent::Log(json!({"ev": "tool.result", "name": "fs-edit", "ok": true, "summary": "edit 1 already applied; nothing written"})),
-        UiEvent::Log(json!({"ev": "tool.result", "name": "shell", "ok": false, "refused": true, "summary": "shell was refused: the write was not approved"})),
+        UiEvent::Log(entry(json!({"ev": "tool.call", "name": "fs-read", "positional": "(fs-read \"calc.py\")"}))),
+        UiEvent::Log(entry(json!({"ev": "tool.result", "name": "fs-read", "ok": true, "path": "calc.py", "summary": "     1\tdef add"}))),
+        UiEvent::Log(entry(json!({"ev": "tool.call", "name": "fs-edit", "positional": "(fs-edit \"calc.py\" \"a * b\" \"a + b\")"}))),
+        UiEvent::Log(entry(json!({"ev": "tool.result", "name": "fs-edit", "ok": false, "summary": "edit 1 of 1 failed, so nothing was written: old was not found in calc.py", "hint": "the nearest lines:\n  2 |     return a - b"}))),
+        UiEvent::Log(entry(json!({"ev": "tool.result", "name": "fs-edit", "ok": true, "summary": "edit 1 already applied; nothing written"}))),
+        UiEvent::Log(entry(json!({"ev": "tool.result", "name": "shell", "ok": false, "refused": true, "summary": "shell was refused: the write was not approved"}))),
         UiEvent::Stream(StreamEvent::TextDelta("Almost done".into())),
     ];
     for ev in events {
@@ -447,7 +447,7 @@ fn a_standing_approval_is_saved_with_its_scope_and_answers_the_next_write() {
     f.key(KeyCode::Char('y'));
     f.until_idle();
     let saved = std::fs::read_to_string(&config).expect("config saved");
-    let parsed = nib::cli::config::UserConfig::parse(&saved).expect("config parses");
+    let parsed = nib::settings::UserConfig::parse(&saved).expect("config parses");
     assert_eq!(parsed.approvals.len(), 1, "{saved}");
     assert_eq!(parsed.approvals[0].paths.as_deref(), Some("src/**"));
     assert_eq!(f.read("src/calc.py"), "def plus(a, b):\n    return a + b\n");
@@ -923,4 +923,9 @@ fn without_a_terminal_the_client_points_to_exec() {
             "{err}"
         );
     }
+}
+
+/// A log entry from the fields of an event line.
+fn entry(fields: serde_json::Value) -> Box<nib::session::Entry> {
+    Box::new(nib::session::Entry::parse(&fields.to_string()).expect("an event line"))
 }

@@ -15,10 +15,11 @@ use clap::Args;
 use serde::Serialize;
 use serde_json::value::RawValue;
 
-use super::{Format, UsageError, workspace};
+use super::Format;
 use crate::edit::{self, Edit, EditCall};
 use crate::files::{Versions, Workspace, read_text};
 use crate::guard::PathVerdict;
+use crate::settings::{UsageError, workspace};
 
 #[derive(Debug, Args)]
 pub struct ApplyArgs {

@@ -4,18 +4,17 @@
 
 mod apply;
 mod apply_formats;
-pub mod config;
 mod scenario;
 mod script;
 mod stats;
 mod tools;
 mod undo;
 
-use std::fmt;
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
+
+pub use crate::settings::UsageError;
 
 pub use apply::ApplyArgs;
 pub use scenario::ScenarioArgs;
@@ -83,19 +82,6 @@ pub enum Format {
     WholeFile,
 }
 
-/// A problem with how nib was invoked: bad flags, unreadable input, a
-/// workspace root that does not exist. Exit code 2.
-#[derive(Debug)]
-pub struct UsageError(pub String);
-
-impl fmt::Display for UsageError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for UsageError {}
-
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
     let Some(command) = cli.command else {
@@ -112,17 +98,4 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Swebench(args) => crate::headless::swebench::run(*args),
         Command::Scenario(args) => scenario::run(args),
     }
-}
-
-/// The workspace root: the flag's value, or the current directory.
-pub(crate) fn workspace(root: Option<PathBuf>) -> Result<crate::files::Workspace, UsageError> {
-    let root = match root {
-        Some(r) => r,
-        None => std::env::current_dir().map_err(|e| {
-            UsageError(format!(
-                "cannot read the current directory: {e}; pass --root DIR"
-            ))
-        })?,
-    };
-    crate::files::Workspace::open(&root).map_err(|e| UsageError(e.to_string()))
 }

@@ -8,8 +8,8 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use super::UsageError;
 use crate::scenario::{self, Mode, RunOptions};
+use crate::settings::UsageError;
 
 #[derive(Debug, Args)]
 pub struct ScenarioArgs {

@@ -12,10 +12,10 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use serde_json::Value;
 
-use super::{UsageError, workspace};
 use crate::engine::{Engine, EngineOptions, Stream};
 use crate::prim::Host;
 use crate::prim::table::ALL;
+use crate::settings::{UsageError, workspace};
 
 /// How Write confirms are answered when nobody is there to ask.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -46,8 +46,8 @@ pub fn run(args: ScriptArgs) -> Result<ExitCode, UsageError> {
     let file = std::fs::canonicalize(&args.file)
         .map_err(|e| UsageError(format!("cannot open {}: {e}", args.file.display())))?;
     let ws = workspace(args.root)?;
-    let config = super::config::UserConfig::load()?;
-    let policy = super::config::guard_policy(&config, ws.root())?;
+    let config = crate::settings::config::UserConfig::load()?;
+    let policy = crate::settings::config::guard_policy(&config, ws.root())?;
     let host = Arc::new(Host::unattended(ws, args.approve == Approve::Writes).with_policy(policy));
     let host_fn = Arc::new(move |call| Ok(host.run(&call).to_json()));
     let strategy_dir = file.parent().map(PathBuf::from).into_iter().collect();

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::UsageError;
+use crate::settings::UsageError;
 
 #[derive(Debug, Args)]
 pub struct StatsArgs {

@@ -5,10 +5,10 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::UsageError;
 use crate::prim::schema::tool_list;
 use crate::prim::table::ALL;
 use crate::prim::{Decl, Kind, Param};
+use crate::settings::UsageError;
 
 #[derive(Debug, Args)]
 pub struct ToolsArgs {

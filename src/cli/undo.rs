@@ -5,8 +5,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::{UsageError, workspace};
 use crate::files::Versions;
+use crate::settings::{UsageError, workspace};
 
 #[derive(Debug, Args)]
 pub struct UndoArgs {

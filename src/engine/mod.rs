@@ -34,7 +34,6 @@
 //! [`init_process`] early in `main`, before other threads start: it sets
 //! `STEEL_HOME` for the process (`Engine::new` calls it too).
 
-pub mod agent;
 mod confine;
 mod convert;
 mod error;

@@ -37,13 +37,13 @@ use serde_json::Value;
 
 use super::placeholders::{Canaries, derive_seed, is_invisible, tags_in, variants};
 use super::{Check, Mode, Reply, Scenario};
-use crate::engine::agent::{AgentConfig, Status, run_task};
+use crate::agent::{AgentConfig, Confirms, SessionBuilder, Status};
 use crate::files::Workspace;
 use crate::guard::ConfirmKind;
 use crate::model::Provider;
 use crate::model::scripted::{Script, ScriptedCall, ScriptedReply, ScriptedServer};
-use crate::prim::Host;
-use crate::session::EventLog;
+use crate::prim::{ConfirmAnswer, ConfirmRequest};
+use crate::session::event::{self, Event};
 
 /// How scenarios are run.
 #[derive(Debug, Clone)]
@@ -213,12 +213,18 @@ fn session(
     model.retries = 1;
     model.backoff = Duration::from_millis(50);
     let ws = Workspace::open(&ws_dir).map_err(|e| e.to_string())?;
-    let log = Arc::new(EventLog::create(ws.root()).map_err(|e| e.to_string())?);
     let asked: Asked = Arc::default();
-    let host = match mode {
-        Mode::Unattended => Host::unattended(ws, true),
-        Mode::Interactive => interactive_host(ws, &log, &scenario.answers, &asked),
+    let builder = match mode {
+        Mode::Unattended => SessionBuilder::new(
+            ws,
+            Confirms::Policy {
+                approve_writes: true,
+            },
+        ),
+        Mode::Interactive => interactive_session(ws, &scenario.answers, &asked),
     };
+    let session = builder.build().map_err(|e| e.to_string())?;
+    let log = Arc::clone(&session.log);
     let cfg = AgentConfig {
         model,
         strategy: None,
@@ -227,7 +233,8 @@ fn session(
         deadline: opts.deadline,
     };
     let task = format!("{}\n\n{}", scenario.name, scenario.doc);
-    let outcome = run_task(Arc::new(host), Arc::clone(&log), &cfg, &task, |_| {})
+    let outcome = session
+        .run(&cfg, &task, |_| {})
         .map_err(|e| format!("the engine did not run: {e}"))?;
     drop(server);
 
@@ -450,11 +457,11 @@ struct Numbering {
 }
 
 impl Numbering {
-    fn saw_call(&mut self, ev: &Value) {
-        if ev.get("by").and_then(Value::as_str) == Some("strategy") {
+    fn saw_call(&mut self, ev: &event::ToolCall) {
+        if ev.by.as_deref() == Some("strategy") {
             return;
         }
-        let step = ev.get("step").and_then(Value::as_u64);
+        let step = Some(ev.step);
         if step != self.step {
             self.before += self.batch.len();
             self.batch.clear();
@@ -463,12 +470,12 @@ impl Numbering {
         }
         // Tool and path, not the whole form: the log holds secrets as
         // handles, while the confirm sees the call with the real values.
-        let name = ev.get("name").and_then(Value::as_str).unwrap_or_default();
         let path = ev
-            .pointer("/args/path")
+            .args
+            .get("path")
             .and_then(Value::as_str)
             .unwrap_or_default();
-        self.batch.push(call_key(name, path));
+        self.batch.push(call_key(&ev.name, path));
     }
 
     /// The 1-based number of the call with this tool and path: the next
@@ -486,24 +493,18 @@ impl Numbering {
 /// confirm could not be matched to a call) and kind.
 type Asked = Arc<Mutex<Vec<(Option<usize>, ConfirmKind)>>>;
 
-fn interactive_host(
+/// A session whose confirms are answered as the scenario says, matched
+/// to the calls its log numbers.
+fn interactive_session(
     ws: Workspace,
-    log: &EventLog,
     answers: &BTreeMap<usize, bool>,
     asked: &Asked,
-) -> Host {
+) -> SessionBuilder {
     let numbering = Arc::new(Mutex::new(Numbering::default()));
     let seen = Arc::clone(&numbering);
-    log.subscribe(move |ev| {
-        if ev.get("ev").and_then(Value::as_str) == Some("tool.call") {
-            seen.lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .saw_call(ev);
-        }
-    });
     let answers = answers.clone();
     let asked = Arc::clone(asked);
-    Host::new(ws, move |req| {
+    let confirm = move |req: &ConfirmRequest| -> ConfirmAnswer {
         let n = numbering
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -515,6 +516,14 @@ fn interactive_host(
         match n.and_then(|n| answers.get(&n)) {
             Some(yes) => *yes,
             None => req.kind == ConfirmKind::Write,
+        }
+        .into()
+    };
+    SessionBuilder::new(ws, Confirms::Person(Box::new(confirm))).subscribe(move |entry| {
+        if let Event::ToolCall(call) = &entry.event {
+            seen.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .saw_call(call);
         }
     })
 }
@@ -529,72 +538,56 @@ fn records(log: &Path) -> Result<Vec<CallRecord>, String> {
         .map_err(|e| format!("could not read the event log {}: {e}", log.display()))?;
     let mut calls: Vec<CallRecord> = Vec::new();
     let mut index: HashMap<(u64, u64), usize> = HashMap::new();
-    let field = |ev: &Value, k: &str| {
-        ev.get(k)
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_string()
-    };
     for line in text.lines() {
-        let Ok(ev) = serde_json::from_str::<Value>(line) else {
+        let Ok(ev) = Event::parse_line(line) else {
             continue;
         };
-        let key = (
-            ev.get("step").and_then(Value::as_u64).unwrap_or(0),
-            ev.get("call").and_then(Value::as_u64).unwrap_or(0),
-        );
-        let kind = field(&ev, "ev");
-        if kind == "tool.call" {
-            if field(&ev, "by") == "strategy" {
+        if let Event::ToolCall(c) = &ev {
+            if c.by.as_deref() == Some("strategy") {
                 continue;
             }
-            index.insert(key, calls.len());
+            index.insert((c.step, c.call), calls.len());
             calls.push(CallRecord {
                 n: calls.len() + 1,
-                name: field(&ev, "name"),
-                positional: field(&ev, "positional"),
+                name: c.name.clone(),
+                positional: c.positional.clone(),
                 decision: String::new(),
                 reasons: Vec::new(),
                 confirm: None,
                 refused: false,
                 ok: false,
                 summary: String::new(),
-                command: ev
-                    .pointer("/args/command")
+                command: c
+                    .args
+                    .get("command")
                     .and_then(Value::as_str)
                     .map(str::to_string),
             });
             continue;
         }
+        let key = match &ev {
+            Event::Guard(e) => (e.step, e.call),
+            Event::Confirm(e) => (e.step, e.call),
+            Event::ToolResult(e) => (e.step, e.call),
+            _ => continue,
+        };
         let Some(rec) = index.get(&key).and_then(|&i| calls.get_mut(i)) else {
             continue;
         };
-        match kind.as_str() {
-            "guard" => {
-                rec.decision = field(&ev, "decision");
-                rec.reasons = ev
-                    .get("reasons")
-                    .and_then(Value::as_array)
-                    .map(|rs| {
-                        rs.iter()
-                            .map(|r| {
-                                format!(
-                                    "{}: {}",
-                                    r.get("rule").and_then(Value::as_str).unwrap_or_default(),
-                                    r.get("message").and_then(Value::as_str).unwrap_or_default()
-                                )
-                            })
-                            .collect()
-                    })
-                    .unwrap_or_default();
+        match ev {
+            Event::Guard(e) => {
+                rec.decision = e.decision;
+                rec.reasons = e
+                    .reasons
+                    .iter()
+                    .map(|r| format!("{}: {}", r.rule, r.message))
+                    .collect();
             }
-            "confirm" => {
-                rec.confirm = Some((field(&ev, "kind"), field(&ev, "answer") == "yes"));
-            }
-            "tool.result" => {
-                rec.ok = ev.get("ok").and_then(Value::as_bool).unwrap_or(false);
-                rec.refused = ev.get("refused").and_then(Value::as_bool).unwrap_or(false);
-                rec.summary = field(&ev, "summary");
+            Event::Confirm(e) => rec.confirm = Some((e.kind, e.answer == "yes")),
+            Event::ToolResult(e) => {
+                rec.ok = e.ok;
+                rec.refused = e.refused;
+                rec.summary = e.summary;
             }
             _ => {}
         }
@@ -918,7 +911,12 @@ mod tests {
     #[test]
     fn numbering_follows_replies() {
         let mut n = Numbering::default();
-        let call = |step: u64, name: &str| serde_json::json!({"step": step, "name": name, "args": {"path": "p"}});
+        let call = |step: u64, name: &str| event::ToolCall {
+            step,
+            name: name.into(),
+            args: serde_json::json!({"path": "p"}),
+            ..event::ToolCall::default()
+        };
         n.saw_call(&call(1, "fs-read"));
         n.saw_call(&call(2, "fs-write"));
         n.saw_call(&call(2, "fs-write"));

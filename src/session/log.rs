@@ -17,10 +17,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde_json::{Map, Value};
 
+use super::event::{Custom, Event};
 use super::time::{Civil, rfc3339_millis};
 use super::{SCHEMA_VERSION, SessionError};
 
-type Subscriber = Arc<dyn Fn(&Value) + Send + Sync>;
+type Subscriber = Arc<dyn Fn(&Entry) + Send + Sync>;
 type Scrubber = Arc<dyn Fn(&str) -> String + Send + Sync>;
 
 /// One session's event log. Cheap to share behind an `Arc`: every method
@@ -116,10 +117,9 @@ impl EventLog {
         &self.path
     }
 
-    /// Appends one event: a line `{"v":1,"t":"…","ev":ev, …fields}` with the
-    /// fields in the order given, written whole and flushed before this
-    /// returns. `fields` must be a JSON object (or null, for none) and may
-    /// not use the keys `v`, `t` or `ev`.
+    /// Appends one event: a line `{"v":1,"t":"…","ev":…, …fields}` with
+    /// the fields in the order the event's type declares them, written
+    /// whole and flushed before this returns.
     ///
     /// Safe to call from several threads; the lines come out whole, in the
     /// order the calls took the lock, with `t` taken under that lock. Every
@@ -127,7 +127,112 @@ impl EventLog {
     /// subscribers see events in file order), even when the file could not
     /// take it; the write's error is returned afterwards. A subscriber that
     /// calls `emit` on this same log gets `SessionError::Reentrant`.
-    pub fn emit(&self, ev: &str, fields: Value) -> Result<(), SessionError> {
+    pub fn emit(&self, event: &Event) -> Result<(), SessionError> {
+        let kind = event.kind().to_string();
+        let bad = |detail: String| SessionError::BadEvent {
+            ev: kind.clone(),
+            detail,
+        };
+        if let Event::Custom(c) = event {
+            if c.ev.trim().is_empty() {
+                return Err(bad("the event kind is empty".to_string()));
+            }
+            if let Some(key) = ["v", "t", "ev"]
+                .into_iter()
+                .find(|k| c.fields.contains_key(*k))
+            {
+                return Err(bad(format!(
+                    "field `{key}` is reserved for the log itself; rename it"
+                )));
+            }
+        }
+        if EMITTING.with(|e| e.borrow().contains(&self.serial)) {
+            return Err(SessionError::Reentrant { ev: kind });
+        }
+
+        let scrubber = self
+            .scrubber
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let fields = event.to_map();
+        let (fields, shown) = match scrubber {
+            Some(scrub) => {
+                let fields: Map<String, Value> = fields
+                    .into_iter()
+                    .map(|(k, v)| (k, scrub_strings(v, &*scrub)))
+                    .collect();
+                // Subscribers see what the file holds: the scrubbed event.
+                let shown = Event::from_map(fields.clone()).unwrap_or_else(|_| {
+                    Event::Custom(Custom {
+                        ev: kind.clone(),
+                        fields: fields.clone(),
+                    })
+                });
+                (fields, shown)
+            }
+            None => (fields, event.clone()),
+        };
+
+        let mut sink = self.file.lock().unwrap_or_else(PoisonError::into_inner);
+        let _inside = Inside::enter(self.serial);
+
+        let mut object = Map::with_capacity(fields.len() + 2);
+        object.insert("v".to_string(), Value::from(SCHEMA_VERSION));
+        let t = rfc3339_millis(SystemTime::now());
+        object.insert("t".to_string(), Value::from(t.as_str()));
+        object.extend(fields);
+        let object = Value::Object(object);
+
+        let mut line = String::new();
+        if sink.broken {
+            line.push('\n');
+        }
+        // A `Value` with string keys always serializes; the error arm is
+        // there so nothing here can panic.
+        let (written, json) = match serde_json::to_string(&object) {
+            Ok(json) => {
+                line.push_str(&json);
+                line.push('\n');
+                let file = &mut sink.file;
+                let written = file
+                    .write_all(line.as_bytes())
+                    .and_then(|()| file.flush())
+                    .map_err(|e| io_err("append to", &self.path, e));
+                (written, json)
+            }
+            Err(e) => (
+                Err(bad(format!("it does not serialize: {e}"))),
+                String::new(),
+            ),
+        };
+        if let Err(SessionError::Io { .. }) = written {
+            sink.broken = true;
+        } else if written.is_ok() {
+            sink.broken = false;
+        }
+
+        let subscribers: Vec<Subscriber> = self
+            .subscribers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        let entry = Entry {
+            t,
+            event: shown,
+            line: json,
+        };
+        for subscriber in &subscribers {
+            subscriber(&entry);
+        }
+        written
+    }
+
+    /// Appends an event given as a kind and JSON fields (a strategy's
+    /// `(emit kind fields)`, tests): a kind nib knows must have its fields,
+    /// any other kind is a [`Custom`] event. `fields` must be a JSON object
+    /// (or null, for none) and may not use the keys `v`, `t` or `ev`.
+    pub fn emit_json(&self, ev: &str, fields: Value) -> Result<(), SessionError> {
         let bad = |detail: String| SessionError::BadEvent {
             ev: ev.to_string(),
             detail,
@@ -135,7 +240,7 @@ impl EventLog {
         if ev.trim().is_empty() {
             return Err(bad("the event kind is empty".to_string()));
         }
-        let fields = match fields {
+        let mut fields = match fields {
             Value::Object(map) => map,
             Value::Null => Map::new(),
             other => {
@@ -153,68 +258,9 @@ impl EventLog {
                 "field `{key}` is reserved for the log itself; rename it"
             )));
         }
-        if EMITTING.with(|e| e.borrow().contains(&self.serial)) {
-            return Err(SessionError::Reentrant { ev: ev.to_string() });
-        }
-
-        let scrubber = self
-            .scrubber
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        let fields = match scrubber {
-            Some(scrub) => fields
-                .into_iter()
-                .map(|(k, v)| (k, scrub_strings(v, &*scrub)))
-                .collect(),
-            None => fields,
-        };
-
-        let mut sink = self.file.lock().unwrap_or_else(PoisonError::into_inner);
-        let _inside = Inside::enter(self.serial);
-
-        let mut event = Map::with_capacity(fields.len() + 3);
-        event.insert("v".to_string(), Value::from(SCHEMA_VERSION));
-        event.insert(
-            "t".to_string(),
-            Value::from(rfc3339_millis(SystemTime::now())),
-        );
-        event.insert("ev".to_string(), Value::from(ev));
-        event.extend(fields);
-        let event = Value::Object(event);
-
-        let mut line = String::new();
-        if sink.broken {
-            line.push('\n');
-        }
-        // A `Value` with string keys always serializes; the error arm is
-        // there so nothing here can panic.
-        let written = match serde_json::to_string(&event) {
-            Ok(json) => {
-                line.push_str(&json);
-                line.push('\n');
-                let file = &mut sink.file;
-                file.write_all(line.as_bytes())
-                    .and_then(|()| file.flush())
-                    .map_err(|e| io_err("append to", &self.path, e))
-            }
-            Err(e) => Err(bad(format!("it does not serialize: {e}"))),
-        };
-        if let Err(SessionError::Io { .. }) = written {
-            sink.broken = true;
-        } else if written.is_ok() {
-            sink.broken = false;
-        }
-
-        let subscribers: Vec<Subscriber> = self
-            .subscribers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone();
-        for subscriber in &subscribers {
-            subscriber(&event);
-        }
-        written
+        fields.insert("ev".to_string(), Value::from(ev));
+        let event = Event::from_map(fields).map_err(bad)?;
+        self.emit(&event)
     }
 
     /// Passes every string of every later event through `f` before it is
@@ -224,15 +270,41 @@ impl EventLog {
         *self.scrubber.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::new(f));
     }
 
-    /// Calls `f` with every event emitted from now on (the whole line's
-    /// object, `v`, `t` and `ev` included), in file order — e.g. for
-    /// `nib exec --json` to stream events to stdout. `f` runs under the
-    /// log's lock: keep it short, and do not emit on this log from it.
-    pub fn subscribe(&self, f: impl Fn(&Value) + Send + Sync + 'static) {
+    /// Calls `f` with every event emitted from now on, in file order, as
+    /// the file holds it (scrubbed) — e.g. for `nib exec --json` to stream
+    /// the lines to stdout. `f` runs under the log's lock: keep it short,
+    /// and do not emit on this log from it.
+    pub fn subscribe(&self, f: impl Fn(&Entry) + Send + Sync + 'static) {
         self.subscribers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(Arc::new(f));
+    }
+}
+
+/// One event as it was logged: what subscribers get.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// When it was logged (RFC 3339, UTC, milliseconds).
+    pub t: String,
+    pub event: Event,
+    /// The line as written, without its newline.
+    pub line: String,
+}
+
+impl Entry {
+    /// An entry from a log line (a resumed session's, a test's).
+    pub fn parse(line: &str) -> Result<Entry, String> {
+        let event = Event::parse_line(line)?;
+        let t = serde_json::from_str::<Value>(line)
+            .ok()
+            .and_then(|v| v.get("t").and_then(Value::as_str).map(str::to_string))
+            .unwrap_or_default();
+        Ok(Entry {
+            t,
+            event,
+            line: line.to_string(),
+        })
     }
 }
 

@@ -25,14 +25,20 @@
 //! | `session.start` | `id`, `root`, `model`, `provider`, `strategy`, `nib_version`, `task` |
 //! | `llm.req` | `step`, `model`, `messages`: N, `tools`: N |
 //! | `llm.resp` | `step`, `model`, `duration_ms`, `usage`: {`prompt`, `cached`, `completion`}, `tool_calls`: N, `finish` |
-//! | `tool.call` | `step`, `call`, `id`, `name`, `positional`: `"(fs-edit ...)"`, `args`: {the JSON arguments}, `quirks`: [strings, e.g. `"list-as-string"`] |
-//! | `guard` | `step`, `call`, `decision`: `"allow"`\|`"write"`\|`"security"`\|`"deny"`, `reasons`: [{`rule`, `param`, `message`}] |
-//! | `confirm` | `step`, `call`, `kind`: `"write"`\|`"security"`, `answer`: `"yes"`\|`"no"`, `by`: `"user"`\|`"policy"` |
-//! | `confirm.answer` | (the terminal client) `tool`, `path`, `kind`, `answer`: `"yes"`\|`"no"`\|`"edited"`, `by`: `"user"`\|`"standing-approval"`, `reason`, `saved_approval` or `scope` |
-//! | `tool.result` | `step`, `call`, `name`, `ok`: bool, `refused`: bool, `kind`, `summary`, `hint` (a failure's lines after the first, else empty), `diff_size`, and for fs-edit `edits`, `edits_form`, `path`; for fs-write `path` |
+//! | `tool.call` | `step`, `call`, `id`, `name`, `positional`: "(fs-edit ...)", `args`: {the JSON arguments}, `quirks`: [strings, e.g. "list-as-string"], `by` (when not the model: "strategy", "text") |
+//! | `guard` | `step`, `call`, `decision`: "allow" / "write" / "security" / "deny", `reasons`: [{`rule`, `param`, `message`, `line`}] |
+//! | `confirm` | `step`, `call`, `kind`: "write" / "security", `answer`: "yes" / "no", `by`: "user" / "policy" |
+//! | `confirm.answer` | (the terminal client) `tool`, `path`, `kind`, `answer`: "yes" / "no" / "edited", `by`: "user" / "standing-approval", `reason`, `saved_approval`, `scope` |
+//! | `tool.result` | `step`, `call`, `name`, `ok`: bool, `refused`: bool, `kind`, `summary`, `hint` (a failure's lines after the first, else empty), `diff_size`, `path`, and for fs-edit `edits`, `edits_form` |
 //! | `write` | `path`, `version` |
-//! | `turn.end` | `step`, `reason`: `"done"`\|`"step_limit"`\|`"token_limit"`\|`"error"`\|`"refused"` |
-//! | `error` | `message` |
+//! | `ask` | `question`, `answer` (null when nobody could answer) |
+//! | `warning` | `message` (a setting that was ignored, and why) |
+//! | `turn.end` | `step`, `reason`: "done" / "step_limit" / "token_limit" / "error" / "refused", `text` |
+//! | `error` | `step` (when a model call failed), `message` |
+//!
+//! The types are in `event.rs` ([`Event`]); a test checks this table
+//! against them, so the two cannot drift. A strategy's own kinds
+//! (`(emit "my.kind" fields)`) are [`event::Custom`].
 //!
 //! `tool.result` in detail: `kind` is `null` on success, otherwise the
 //! failure kind (`"not_found"`, `"ambiguous"`, `"invalid"`,
@@ -50,6 +56,7 @@
 //! Readers skip what they do not know. A reader must also expect a last
 //! line cut short (the process died mid-write); `stats` tolerates one.
 
+pub mod event;
 mod log;
 mod stats;
 mod time;
@@ -58,26 +65,13 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-pub use log::EventLog;
+pub use event::Event;
+pub use log::{Entry, EventLog};
 pub use stats::{FailureKinds, FsEditStats, KindCount, ModelStats, Stats, Tokens, stats};
 pub use time::rfc3339_millis;
 
 /// The value of `v` in every line this version writes.
 pub const SCHEMA_VERSION: u64 = 1;
-
-/// The event kinds (`ev`), spelled once.
-pub mod kind {
-    pub const SESSION_START: &str = "session.start";
-    pub const LLM_REQ: &str = "llm.req";
-    pub const LLM_RESP: &str = "llm.resp";
-    pub const TOOL_CALL: &str = "tool.call";
-    pub const GUARD: &str = "guard";
-    pub const CONFIRM: &str = "confirm";
-    pub const TOOL_RESULT: &str = "tool.result";
-    pub const WRITE: &str = "write";
-    pub const TURN_END: &str = "turn.end";
-    pub const ERROR: &str = "error";
-}
 
 /// Everything that can go wrong writing or reading event logs. Each message
 /// is lower-case, names the path when there is one, and says what to do.
@@ -91,8 +85,9 @@ pub enum SessionError {
     },
     /// Something that should be a real directory is a file or a symlink.
     NotADirectory { path: PathBuf },
-    /// `emit` was given an empty kind, fields that are not a JSON object,
-    /// or a field named `v`, `t` or `ev` (those are the log's own).
+    /// `emit` was given an empty kind, fields that are not a JSON object or
+    /// not of their kind, or a field named `v`, `t` or `ev` (those are the
+    /// log's own).
     BadEvent { ev: String, detail: String },
     /// A subscriber called `emit` on the log that is notifying it.
     Reentrant { ev: String },
@@ -135,6 +130,68 @@ impl std::error::Error for SessionError {
         match self {
             SessionError::Io { source, .. } => Some(source),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::Event;
+    use std::collections::BTreeSet;
+
+    /// The field names each row of the table above documents: the
+    /// backticked names outside `{...}` and `[...]`.
+    fn documented() -> Vec<(String, BTreeSet<String>)> {
+        let doc = include_str!("mod.rs");
+        let mut rows = Vec::new();
+        for line in doc.lines() {
+            let Some(row) = line.strip_prefix("//! | `") else {
+                continue;
+            };
+            let Some((kind, fields)) = row.split_once("` | ") else {
+                continue;
+            };
+            if kind == "ev" {
+                continue;
+            }
+            let mut depth = 0i32;
+            let mut flat = String::new();
+            for c in fields.chars() {
+                match c {
+                    '{' | '[' => depth += 1,
+                    '}' | ']' => depth -= 1,
+                    _ if depth == 0 => flat.push(c),
+                    _ => {}
+                }
+            }
+            let names = flat
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .filter(|n| n.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+                .map(String::from)
+                .collect();
+            rows.push((kind.to_string(), names));
+        }
+        rows
+    }
+
+    #[test]
+    fn the_documented_schema_is_the_types() {
+        let documented = documented();
+        let examples = Event::examples();
+        assert_eq!(
+            documented
+                .iter()
+                .map(|(k, _)| k.as_str())
+                .collect::<Vec<_>>(),
+            examples.iter().map(Event::kind).collect::<Vec<_>>(),
+            "the table's rows are the event kinds, in order"
+        );
+        for ((kind, names), ev) in documented.iter().zip(&examples) {
+            let fields: BTreeSet<String> =
+                ev.to_map().keys().filter(|k| *k != "ev").cloned().collect();
+            assert_eq!(names, &fields, "the documented fields of `{kind}`");
         }
     }
 }

@@ -37,7 +37,8 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::{SessionError, kind};
+use super::SessionError;
+use super::event::{self, Event};
 
 /// What `nib stats` reports over a set of event logs.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -186,10 +187,10 @@ fn scan_file(
         let event = std::str::from_utf8(&buf)
             .ok()
             .filter(|line| !line.trim().is_empty())
-            .map(serde_json::from_str::<Value>);
+            .map(Event::parse_line);
         match event {
             None if std::str::from_utf8(&buf).is_ok() => {} // a blank line
-            Some(Ok(ev)) if ev.get("ev").is_some_and(Value::is_string) => {
+            Some(Ok(ev)) => {
                 out.events += 1;
                 scan.event(&ev, models);
             }
@@ -237,58 +238,45 @@ impl Scan {
             .unwrap_or_else(|| "(unknown)".to_string())
     }
 
-    fn event(&mut self, ev: &Value, models: &mut BTreeMap<String, ModelStats>) {
-        let step = ev.get("step").and_then(Value::as_i64);
-        match ev.get("ev").and_then(Value::as_str).unwrap_or("") {
-            kind::SESSION_START => {
-                self.session_model = str_field(ev, "model");
+    fn event(&mut self, ev: &Event, models: &mut BTreeMap<String, ModelStats>) {
+        match ev {
+            Event::SessionStart(e) => {
+                self.session_model = Some(e.model.clone()).filter(|m| !m.is_empty());
                 self.end_chain();
             }
-            kind::TURN_END => self.end_chain(),
-            kind::LLM_RESP => {
-                if let Some(model) = str_field(ev, "model") {
-                    self.model = Some(model);
+            Event::TurnEnd(_) => self.end_chain(),
+            Event::LlmResp(e) => {
+                if !e.model.is_empty() {
+                    self.model = Some(e.model.clone());
                 }
                 let model = self.model();
                 let m = entry(models, &model);
                 m.requests += 1;
-                let usage = ev.get("usage");
-                let tokens = |k: &str| {
-                    usage
-                        .and_then(|u| u.get(k))
-                        .and_then(Value::as_u64)
-                        .unwrap_or(0)
-                };
-                m.tokens.prompt += tokens("prompt");
-                m.tokens.cached += tokens("cached");
-                m.tokens.completion += tokens("completion");
+                m.tokens.prompt += e.usage.prompt;
+                m.tokens.cached += e.usage.cached;
+                m.tokens.completion += e.usage.completion;
                 self.close_reply();
                 self.current = Some(Reply {
                     model,
-                    step,
+                    step: Some(e.step as i64),
                     after_break: std::mem::take(&mut self.pending_break),
                     calls: Vec::new(),
                 });
             }
-            kind::TOOL_CALL => {
-                let name = str_field(ev, "name").unwrap_or_default();
-                let path = ev
-                    .get("args")
-                    .and_then(|a| a.get("path"))
-                    .and_then(Value::as_str)
-                    .map(normalize);
-                let index = ev.get("call").and_then(Value::as_i64);
-                self.reply_for(step).calls.push(Call { index, name, path });
+            Event::ToolCall(e) => {
+                let path = e.args.get("path").and_then(Value::as_str).map(normalize);
+                let index = Some(e.call as i64);
+                self.reply_for(Some(e.step as i64)).calls.push(Call {
+                    index,
+                    name: e.name.clone(),
+                    path,
+                });
             }
-            kind::TOOL_RESULT => {
-                let name = str_field(ev, "name").unwrap_or_default();
-                let path = str_field(ev, "path").map(|p| normalize(&p));
-                let index = ev.get("call").and_then(Value::as_i64);
-                let reply = self.reply_for(step);
-                let known = reply
-                    .calls
-                    .iter_mut()
-                    .find(|c| index.is_some() && c.index == index);
+            Event::ToolResult(e) => {
+                let path = e.path.as_deref().map(normalize);
+                let index = Some(e.call as i64);
+                let reply = self.reply_for(Some(e.step as i64));
+                let known = reply.calls.iter_mut().find(|c| c.index == index);
                 match known {
                     Some(call) => {
                         if path.is_some() {
@@ -297,13 +285,13 @@ impl Scan {
                     }
                     None => reply.calls.push(Call {
                         index,
-                        name: name.clone(),
+                        name: e.name.clone(),
                         path,
                     }),
                 }
-                if name == "fs-edit" {
+                if e.name == "fs-edit" {
                     let model = self.model();
-                    entry(models, &model).fs_edit.count(ev);
+                    entry(models, &model).fs_edit.count(e);
                 }
             }
             _ => {}
@@ -376,10 +364,6 @@ fn entry<'a>(models: &'a mut BTreeMap<String, ModelStats>, model: &str) -> &'a m
     models.entry(model.to_string()).or_default()
 }
 
-fn str_field(ev: &Value, key: &str) -> Option<String> {
-    ev.get(key).and_then(Value::as_str).map(str::to_string)
-}
-
 /// `./src/a.rs` and `src/a.rs` name the same file.
 fn normalize(path: &str) -> String {
     let mut p = path;
@@ -395,15 +379,11 @@ fn ratio(num: u64, den: u64) -> Option<f64> {
 
 impl FsEditStats {
     /// Counts one fs-edit `tool.result`.
-    fn count(&mut self, ev: &Value) {
+    fn count(&mut self, ev: &event::ToolResult) {
         self.calls += 1;
-        let kind = ev.get("kind").and_then(Value::as_str);
-        let refused = ev.get("refused").and_then(Value::as_bool).unwrap_or(false);
-        let ok = ev
-            .get("ok")
-            .and_then(Value::as_bool)
-            .unwrap_or(kind.is_none());
-        if ok && !refused {
+        let kind = ev.kind.as_deref();
+        let refused = ev.refused;
+        if ev.ok && !refused {
             self.ok += 1;
         } else {
             self.failed += 1;
@@ -420,11 +400,11 @@ impl FsEditStats {
             };
             bucket.count += 1;
         }
-        if let Some(n) = ev.get("edits").and_then(Value::as_u64) {
+        if let Some(n) = ev.edits {
             self.edits += n;
             self.calls_reporting_edits += 1;
         }
-        if let Some(form) = ev.get("edits_form").and_then(Value::as_str) {
+        if let Some(form) = ev.edits_form.as_deref() {
             self.calls_reporting_form += 1;
             match form {
                 "list" => self.list_calls += 1,

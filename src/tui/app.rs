@@ -20,19 +20,19 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Borders, Paragraph, Widget};
-use serde_json::Value;
 
 use super::style::{
     DiffLine, Theme, cut_to_width, diff_stats, has_secret, markdown_line, mask_secrets, parse_diff,
     split_rows, unified_rows, wrap_line,
 };
 use super::worker::{PendingConfirm, Session, UiEvent};
-use crate::cli::config::UserConfig;
-use crate::engine::agent::Status;
+use crate::agent::Status;
 use crate::files::Versions;
 use crate::guard::ConfirmKind;
 use crate::model::StreamEvent;
 use crate::prim::ConfirmAnswer;
+use crate::session::event::{self, Event};
+use crate::settings::UserConfig;
 
 /// How long keys are ignored after a confirm appears, by default, so a
 /// keystroke meant for something else cannot answer it.
@@ -350,7 +350,7 @@ impl App {
 
     pub fn on_event(&mut self, ev: UiEvent, now: Instant) {
         match ev {
-            UiEvent::Log(v) => self.on_log(&v),
+            UiEvent::Log(entry) => self.on_log(&entry.event),
             UiEvent::Stream(s) => self.on_stream(s),
             UiEvent::Confirm(p) => {
                 self.flush_partial();
@@ -398,28 +398,24 @@ impl App {
         }
     }
 
-    fn on_log(&mut self, v: &Value) {
+    fn on_log(&mut self, event: &Event) {
         let t = self.opts.theme;
-        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or_default();
-        let n = |k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
-        match s("ev") {
-            "llm.req" => self.status.step = n("step"),
-            "llm.resp" => {
+        match event {
+            Event::LlmReq(e) => self.status.step = e.step,
+            Event::LlmResp(e) => {
                 self.flush_partial();
-                let u = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(Value::as_u64);
-                let prompt = u("prompt").unwrap_or(0);
-                self.status.tokens_in += prompt;
-                self.status.tokens_cached += u("cached").unwrap_or(0);
-                self.status.tokens_out += u("completion").unwrap_or(0);
-                self.status.context = prompt;
-                if let Some(m) = v.get("model").and_then(Value::as_str) {
-                    self.status.model = m.to_string();
+                self.status.tokens_in += e.usage.prompt;
+                self.status.tokens_cached += e.usage.cached;
+                self.status.tokens_out += e.usage.completion;
+                self.status.context = e.usage.prompt;
+                if !e.model.is_empty() {
+                    self.status.model = e.model.clone();
                 }
             }
-            "tool.call" => {
+            Event::ToolCall(e) => {
                 self.flush_partial();
-                let form = match s("positional") {
-                    "" => s("name").to_string(),
+                let form = match e.positional.as_str() {
+                    "" => e.name.clone(),
                     f => f.to_string(),
                 };
                 let form = mask_secrets(&form.replace('\n', "\\n"));
@@ -428,21 +424,19 @@ impl App {
                     Span::raw(cut_to_width(&form, 160)),
                 ]));
             }
-            "tool.result" => {
-                let ok = v.get("ok") == Some(&Value::Bool(true));
-                let summary = match (s("name"), ok) {
+            Event::ToolResult(e) => {
+                let summary = match (e.name.as_str(), e.ok) {
                     // fs-read's first line is the file's first line.
-                    ("fs-read", true) => format!("read {}", s("path")),
-                    _ => mask_secrets(s("summary")),
+                    ("fs-read", true) => format!("read {}", e.path.as_deref().unwrap_or_default()),
+                    _ => mask_secrets(&e.summary),
                 };
-                let refused = v.get("refused") == Some(&Value::Bool(true));
-                let (mark, style) = if ok {
+                let (mark, style) = if e.ok {
                     if summary.contains("already applied") {
                         ("already applied", t.dim())
                     } else {
                         ("ok", t.ok())
                     }
-                } else if refused {
+                } else if e.refused {
                     ("refused", t.warn())
                 } else {
                     ("error", t.error())
@@ -451,8 +445,8 @@ impl App {
                     Span::styled(format!("  └ {mark}: "), style),
                     Span::styled(summary, t.dim()),
                 ]));
-                if !ok {
-                    for hint in s("hint").lines().filter(|l| !l.trim().is_empty()) {
+                if !e.ok {
+                    for hint in e.hint.lines().filter(|l| !l.trim().is_empty()) {
                         self.history.push(Line::from(Span::styled(
                             format!("    {}", mask_secrets(hint)),
                             t.dim(),
@@ -460,12 +454,18 @@ impl App {
                     }
                 }
             }
-            "error" => {
-                let msg = mask_secrets(s("message"));
+            Event::Error(e) => {
+                let msg = mask_secrets(&e.message);
                 if !msg.contains("interrupted by the user") {
                     self.history
                         .push(Line::from(Span::styled(format!("error: {msg}"), t.error())));
                 }
+            }
+            Event::Warning(e) => {
+                self.history.push(Line::from(Span::styled(
+                    format!("warning: {}", mask_secrets(&e.message)),
+                    t.warn(),
+                )));
             }
             _ => {}
         }
@@ -656,13 +656,19 @@ impl App {
             ConfirmKind::Write => "write",
             ConfirmKind::Security => "security",
         };
-        let _ = self.session.log.emit(
-            "confirm.answer",
-            serde_json::json!({
-                "tool": c.pending.tool, "path": c.pending.path, "kind": kind,
-                "answer": answer, "by": "user", "reason": reason, "saved_approval": saved,
-            }),
-        );
+        let _ = self
+            .session
+            .log
+            .emit(&Event::ConfirmAnswer(event::ConfirmAnswer {
+                tool: c.pending.tool.clone(),
+                path: c.pending.path.clone(),
+                kind: kind.to_string(),
+                answer: answer.to_string(),
+                by: "user".to_string(),
+                reason: reason.map(str::to_string),
+                saved_approval: saved.map(str::to_string),
+                scope: None,
+            }));
     }
 
     fn approve(&mut self, edited: Option<String>, saved: Option<String>) {

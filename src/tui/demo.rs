@@ -15,12 +15,11 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::Args;
 
 use super::{ClientOptions, run_client};
-use crate::cli::UsageError;
-use crate::cli::config::UserConfig;
-use crate::engine::agent::AgentConfig;
+use crate::agent::AgentConfig;
 use crate::files::Workspace;
 use crate::model::scripted::{Script, ScriptedServer};
 use crate::model::{ModelConfig, Provider};
+use crate::settings::{UsageError, UserConfig};
 
 /// The demo project's files, as embedded.
 pub const FILES: &[(&str, &str)] = &[

@@ -37,14 +37,12 @@ use ratatui::layout::Position;
 use ratatui::text::Line;
 use ratatui::widgets::{Paragraph, Widget};
 use ratatui::{Terminal, TerminalOptions, Viewport};
-use serde_json::Value;
 
-use crate::cli::config::UserConfig;
-use crate::cli::{UsageError, workspace};
-use crate::engine::agent::AgentConfig;
+use crate::agent::AgentConfig;
 use crate::files::Workspace;
 use crate::guard::approvals::Approval;
-use crate::headless::ExecArgs;
+use crate::session::{Entry, Event as LogEvent};
+use crate::settings::{UsageError, UserConfig, model_config, workspace};
 use app::{Action, App, AppOptions};
 use style::Theme;
 use worker::{Session, UiEvent};
@@ -59,7 +57,7 @@ pub struct TuiArgs {
     #[arg(long)]
     pub root: Option<PathBuf>,
     #[command(flatten)]
-    pub model_args: crate::headless::ModelArgs,
+    pub model_args: crate::settings::ModelArgs,
     /// A strategy file (`.scm` defining `run`); default: the shipped one.
     #[arg(long)]
     pub strategy: Option<PathBuf>,
@@ -95,18 +93,7 @@ pub fn run(args: TuiArgs) -> Result<ExitCode, UsageError> {
     crate::engine::init_process();
     let config = UserConfig::load()?;
     let ws = workspace(args.root.clone())?;
-    let exec = ExecArgs {
-        task: None,
-        root: None,
-        model_args: args.model_args.clone(),
-        strategy: args.strategy.clone(),
-        approve: crate::headless::Approve::None,
-        max_steps: None,
-        max_tokens: 0,
-        timeout: 0,
-        json: false,
-    };
-    let (model, _server) = crate::headless::model_config(&exec, &config)?;
+    let (model, _server) = model_config(&args.model_args, &config)?;
     let resume = match &args.resume {
         None => None,
         Some(id) => Some(find_session(ws.root(), id)?),
@@ -219,16 +206,15 @@ pub fn replay(app: &mut App, events: &Path) {
     app.push_line(Line::from(format!("── resumed {} ──", events.display())));
     let now = Instant::now();
     for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
+        let Ok(entry) = Entry::parse(line) else {
             continue;
         };
-        if v.get("ev").and_then(Value::as_str) == Some("turn.end") {
-            let answer = v.get("text").and_then(Value::as_str).unwrap_or_default();
-            for l in answer.lines() {
+        if let LogEvent::TurnEnd(end) = &entry.event {
+            for l in end.text.lines() {
                 app.push_line(Line::from(style::mask_secrets(l)));
             }
         } else {
-            app.on_event(UiEvent::Log(v), now);
+            app.on_event(UiEvent::Log(Box::new(entry)), now);
         }
     }
     app.push_line(Line::from("── end of the resumed session ──"));

@@ -11,9 +11,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use serde_json::Value;
+use std::sync::OnceLock;
 
-use crate::engine::agent::{AgentConfig, Outcome, run_task_with};
+use crate::agent::{
+    AgentConfig, AgentSession, Confirms, LogPlace, Outcome, SessionBuilder, run_task_with,
+};
 use crate::files::Workspace;
 use crate::guard::ConfirmKind;
 use crate::guard::Reason;
@@ -21,13 +23,15 @@ use crate::guard::approvals::Approval;
 use crate::model::StreamEvent;
 use crate::prim::schema::positional;
 use crate::prim::{ConfirmAnswer, ConfirmRequest, Host};
-use crate::session::EventLog;
+use crate::session::event::{self, Event};
+use crate::session::{Entry, EventLog};
+use crate::settings::UserConfig;
 
 /// What the worker tells the UI.
 #[derive(Debug)]
 pub enum UiEvent {
     /// An event-log event, as written.
-    Log(Value),
+    Log(Box<Entry>),
     Stream(StreamEvent),
     /// A confirm waiting for the user.
     Confirm(Box<PendingConfirm>),
@@ -92,38 +96,35 @@ impl Session {
     ) -> Result<Session, String> {
         // The guard's policy: the user's config, tightened by the
         // workspace's (the same as nib exec's).
-        let user = crate::cli::config::UserConfig::load().map_err(|e| e.to_string())?;
-        let policy =
-            crate::cli::config::guard_policy(&user, ws.root()).map_err(|e| e.to_string())?;
-        let (log, earlier) = match resume {
-            Some(path) => (
-                EventLog::at(path).map_err(|e| e.to_string())?,
-                earlier_from_log(path),
-            ),
-            None => (
-                EventLog::create(ws.root()).map_err(|e| e.to_string())?,
-                Vec::new(),
-            ),
+        let user = UserConfig::load().map_err(|e| e.to_string())?;
+        let (place, earlier) = match resume {
+            Some(path) => (LogPlace::At(path.to_path_buf()), earlier_from_log(path)),
+            None => (LogPlace::New, Vec::new()),
         };
-        let log = Arc::new(log);
         let to_ui = ui.clone();
-        log.subscribe(move |ev| {
-            let _ = to_ui.send(UiEvent::Log(ev.clone()));
-        });
         let cancel = Arc::new(AtomicBool::new(false));
         let approvals = Arc::new(Mutex::new(approvals));
-        let host = Arc::new(
-            Host::new(
-                ws,
-                confirmer(
-                    ui.clone(),
-                    Arc::clone(&approvals),
-                    Arc::clone(&cancel),
-                    Arc::clone(&log),
-                ),
-            )
-            .with_policy(policy),
-        );
+        // The confirmer logs standing approvals' answers; the log exists
+        // once the session is built.
+        let log_cell: Arc<OnceLock<Arc<EventLog>>> = Arc::default();
+        let AgentSession { host, log } = SessionBuilder::new(
+            ws,
+            Confirms::Person(Box::new(confirmer(
+                ui.clone(),
+                Arc::clone(&approvals),
+                Arc::clone(&cancel),
+                Arc::clone(&log_cell),
+            ))),
+        )
+        .user_config(&user)
+        .log(place)
+        .cancel(Arc::clone(&cancel))
+        .subscribe(move |entry| {
+            let _ = to_ui.send(UiEvent::Log(Box::new(entry.clone())));
+        })
+        .build()
+        .map_err(|e| e.to_string())?;
+        let _ = log_cell.set(Arc::clone(&log));
         let cfg = Arc::new(Mutex::new(cfg));
         let (tasks, task_rx) = channel::<String>();
         let worker = Worker {
@@ -219,28 +220,18 @@ pub fn earlier_from_log(path: &std::path::Path) -> Vec<(String, String)> {
     let mut out: Vec<(String, String)> = Vec::new();
     let mut open: Option<String> = None;
     for line in text.lines() {
-        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
-            continue;
-        };
-        match v.get("ev").and_then(serde_json::Value::as_str) {
-            Some("session.start") => {
-                let task = v
-                    .get("task")
-                    .and_then(serde_json::Value::as_str)
-                    .unwrap_or("");
-                let task = task
+        match Event::parse_line(line) {
+            Ok(Event::SessionStart(e)) => {
+                let task = e
+                    .task
                     .split_once(NEW_REQUEST)
-                    .map_or(task, |(_, t)| t)
+                    .map_or(e.task.as_str(), |(_, t)| t)
                     .to_string();
                 open = (!task.is_empty()).then_some(task);
             }
-            Some("turn.end") => {
+            Ok(Event::TurnEnd(e)) => {
                 if let Some(task) = open.take() {
-                    let answer = v
-                        .get("text")
-                        .and_then(serde_json::Value::as_str)
-                        .unwrap_or("");
-                    out.push((task, answer.to_string()));
+                    out.push((task, e.text));
                 }
             }
             _ => {}
@@ -281,7 +272,7 @@ fn confirmer(
     ui: Sender<UiEvent>,
     approvals: Arc<Mutex<Vec<Approval>>>,
     cancel: Arc<AtomicBool>,
-    log: Arc<EventLog>,
+    log: Arc<OnceLock<Arc<EventLog>>>,
 ) -> impl Fn(&ConfirmRequest) -> ConfirmAnswer + Send + Sync + 'static {
     move |req: &ConfirmRequest| {
         let rel = req.path.unwrap_or("");
@@ -294,13 +285,17 @@ fn confirmer(
                 .find(|a| a.covers(req.call, rel))
                 .cloned();
             if let Some(a) = covering {
-                let _ = log.emit(
-                    "confirm.answer",
-                    serde_json::json!({
-                        "tool": req.call.decl.name, "path": req.path, "kind": "write",
-                        "answer": "yes", "by": "standing-approval", "scope": a.scope(),
-                    }),
-                );
+                if let Some(log) = log.get() {
+                    let _ = log.emit(&Event::ConfirmAnswer(event::ConfirmAnswer {
+                        tool: req.call.decl.name.to_string(),
+                        path: req.path.map(str::to_string),
+                        kind: "write".into(),
+                        answer: "yes".into(),
+                        by: "standing-approval".into(),
+                        scope: Some(a.scope()),
+                        ..event::ConfirmAnswer::default()
+                    }));
+                }
                 let _ = ui.send(UiEvent::AutoApproved {
                     what: form,
                     scope: a.scope(),

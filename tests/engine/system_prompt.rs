@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::engine::agent::{AgentConfig, run_task};
+use nib::agent::{AgentConfig, run_task};
 use nib::files::Workspace;
 use nib::model::Provider;
 use nib::model::scripted::{Script, ScriptedCall, ScriptedReply, ScriptedServer};

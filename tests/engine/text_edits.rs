@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::engine::agent::{AgentConfig, Outcome, Status, run_task};
+use nib::agent::{AgentConfig, Outcome, Status, run_task};
 use nib::files::Workspace;
 use nib::model::Provider;
 use nib::model::scripted::{Script, ScriptedReply, ScriptedServer};

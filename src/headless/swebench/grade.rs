@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use super::instances::{self, Instance};
 use super::preds;
 use super::worktree::{self, Worktree};
-use crate::cli::UsageError;
+use crate::settings::UsageError;
 
 /// What every report and the output say about this check.
 pub const NOTE: &str =

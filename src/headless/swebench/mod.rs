@@ -25,14 +25,14 @@ use std::process::ExitCode;
 
 use clap::{Args, Subcommand};
 
-use crate::cli::UsageError;
+use crate::settings::UsageError;
 
 pub use grade::{GradeArgs, LogFormat};
 pub use instances::{Instance, Shard, load as load_instances, select};
 pub use preds::{MergeArgs, Prediction};
 pub use run::{ExitStatus, render_task};
 
-use super::ModelArgs;
+use crate::settings::ModelArgs;
 
 /// The prompt a session gets, with `{problem_statement}`, `{repo}` and
 /// `{instance_id}` filled in.

@@ -14,7 +14,7 @@ use std::sync::{Mutex, PoisonError};
 use clap::Args;
 use serde_json::{Value, json};
 
-use crate::cli::UsageError;
+use crate::settings::UsageError;
 
 /// One prediction.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use super::RunArgs;
 use super::instances::Shard;
 use super::run::{ExitStatus, InstanceResult, Settings};
-use crate::headless::ModelChoice;
+use crate::settings::ModelChoice;
 
 impl InstanceResult {
     pub(super) fn summary(&self, name: &str) -> Value {

@@ -27,21 +27,18 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
-
 use super::instances::{self, Instance};
 use super::preds::{self, Appender, Prediction};
 use super::report;
 use super::worktree::{self, Worktree};
 use super::{DEFAULT_PROMPT, RunArgs};
-use crate::cli::UsageError;
-use crate::cli::config::UserConfig;
-use crate::engine::agent::{AgentConfig, Outcome, Status, run_task};
+use crate::agent::{AgentConfig, Confirms, LogPlace, Outcome, SessionBuilder, Status};
 use crate::files::Workspace;
-use crate::headless::{ModelChoice, choose_model, scripted_server};
 use crate::model::{Client, ModelConfig, set_endpoint_concurrency};
-use crate::prim::Host;
-use crate::session::EventLog;
+use crate::session::{Entry, Event};
+use crate::settings::model::scripted_server;
+use crate::settings::{ModelChoice, choose_model};
+use crate::settings::{UsageError, UserConfig};
 
 /// How an instance ended; the fixed list `summary.json` and run.json use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -148,29 +145,24 @@ struct Tally {
 }
 
 impl Tally {
-    fn see(&self, ev: &Value) {
-        match ev.get("ev").and_then(Value::as_str) {
-            Some("tool.result") => {
-                let write = matches!(
-                    ev.get("name").and_then(Value::as_str),
-                    Some("fs-write" | "fs-edit")
-                );
-                if ev.get("refused") == Some(&Value::Bool(true)) {
+    fn see(&self, entry: &Entry) {
+        match &entry.event {
+            Event::ToolResult(e) => {
+                let write = matches!(e.name.as_str(), "fs-write" | "fs-edit");
+                if e.refused {
                     self.refused_calls.fetch_add(1, Ordering::Relaxed);
                     if write {
                         self.refused_writes.fetch_add(1, Ordering::Relaxed);
                     }
-                } else if write && ev.get("ok") == Some(&Value::Bool(true)) {
+                } else if write && e.ok {
                     self.done_writes.fetch_add(1, Ordering::Relaxed);
                 }
             }
-            Some("error") if ev.get("step").is_some() => {
-                if let Some(m) = ev.get("message").and_then(Value::as_str) {
-                    self.model_errors
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(m.to_string());
-                }
+            Event::Error(e) if e.step.is_some() => {
+                self.model_errors
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(e.message.clone());
             }
             _ => {}
         }
@@ -501,18 +493,22 @@ fn session(
         Ok(ws) => ws,
         Err(e) => return InstanceResult::failed(id, e.to_string(), started),
     };
-    let log = match EventLog::at(&dir.join("events.jsonl")) {
-        Ok(log) => Arc::new(log),
-        Err(e) => return InstanceResult::failed(id, e.to_string(), started),
-    };
     let tally = Arc::new(Tally::default());
     let seen = Arc::clone(&tally);
-    log.subscribe(move |ev| seen.see(ev));
-    let policy = match crate::cli::config::guard_policy(&settings.config, ws.root()) {
-        Ok(p) => p,
+    let built = SessionBuilder::new(
+        ws,
+        Confirms::Policy {
+            approve_writes: true,
+        },
+    )
+    .user_config(&settings.config)
+    .log(LogPlace::At(dir.join("events.jsonl")))
+    .subscribe(move |entry| seen.see(entry))
+    .build();
+    let session = match built {
+        Ok(session) => session,
         Err(e) => return InstanceResult::failed(id, e.to_string(), started),
     };
-    let host = Arc::new(Host::unattended(ws, true).with_policy(policy));
     let cfg = AgentConfig {
         model,
         strategy: settings.strategy.clone(),
@@ -521,8 +517,9 @@ fn session(
         deadline: settings.deadline,
     };
     let task = render_task(&settings.template, inst);
-    let outcome =
-        run_task(host, Arc::clone(&log), &cfg, &task, |_| {}).unwrap_or_else(|e| Outcome {
+    let outcome = session
+        .run(&cfg, &task, |_| {})
+        .unwrap_or_else(|e| Outcome {
             status: Status::Error,
             text: e.to_string(),
             steps: 0,

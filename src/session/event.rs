@@ -1,0 +1,431 @@
+//! The events of the log, as types: one [`Event`] enum, tagged by `ev`,
+//! written by [`EventLog::emit`](super::EventLog::emit) and read back by
+//! every consumer (the terminal client, `nib exec --json` and its progress
+//! lines, swebench, scenarios, `nib stats`), so a field is spelled once and
+//! a consumer's `match` is checked by the compiler.
+//!
+//! The line format is the one documented in the module above (`v`, `t`,
+//! `ev`, then the event's fields in declaration order). Every field has a
+//! default, so logs written before a field existed still read. Events a
+//! strategy emits with a kind of its own are [`Event::Custom`].
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+/// One event of a session's log.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "ev")]
+pub enum Event {
+    #[serde(rename = "session.start")]
+    SessionStart(SessionStart),
+    #[serde(rename = "llm.req")]
+    LlmReq(LlmReq),
+    #[serde(rename = "llm.resp")]
+    LlmResp(LlmResp),
+    #[serde(rename = "tool.call")]
+    ToolCall(ToolCall),
+    #[serde(rename = "guard")]
+    Guard(GuardDecision),
+    #[serde(rename = "confirm")]
+    Confirm(Confirm),
+    #[serde(rename = "confirm.answer")]
+    ConfirmAnswer(ConfirmAnswer),
+    #[serde(rename = "tool.result")]
+    ToolResult(ToolResult),
+    #[serde(rename = "write")]
+    Write(Write),
+    #[serde(rename = "ask")]
+    Ask(Ask),
+    #[serde(rename = "warning")]
+    Warning(Warning),
+    #[serde(rename = "turn.end")]
+    TurnEnd(TurnEnd),
+    #[serde(rename = "error")]
+    Error(ErrorEvent),
+    /// An event of a strategy's own kind (`(emit "my.kind" fields)`).
+    #[serde(untagged)]
+    Custom(Custom),
+}
+
+/// A session (or one task of an interactive session) starts.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct SessionStart {
+    pub id: String,
+    pub root: String,
+    pub model: String,
+    pub provider: String,
+    pub strategy: String,
+    pub nib_version: String,
+    pub task: String,
+}
+
+/// A request to the model.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LlmReq {
+    pub step: u64,
+    pub model: String,
+    /// How many messages the request carried.
+    pub messages: u64,
+    /// How many tools it offered.
+    pub tools: u64,
+}
+
+/// Token counts of one reply.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Usage {
+    pub prompt: u64,
+    pub cached: u64,
+    pub completion: u64,
+}
+
+/// A model reply (whole, or the part that arrived before a cut).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LlmResp {
+    pub step: u64,
+    pub model: String,
+    pub duration_ms: u64,
+    pub usage: Usage,
+    /// How many tool calls the reply made.
+    pub tool_calls: u64,
+    pub finish: String,
+}
+
+/// A tool call, as the model (or a strategy) made it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolCall {
+    pub step: u64,
+    /// The 0-based index of the call within its reply.
+    pub call: u64,
+    pub id: String,
+    pub name: String,
+    /// `(fs-edit "a.rs" ...)`; empty when the arguments did not parse.
+    pub positional: String,
+    /// The arguments by name; `null` when they did not parse.
+    pub args: Value,
+    /// What the call got away with (`list-as-string`).
+    pub quirks: Vec<String>,
+    /// Who made the call when not the model: `strategy`, `text`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
+}
+
+/// One reason behind a guard decision.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Reason {
+    pub rule: String,
+    /// The parameter the finding is in (`edits[2].new`).
+    pub param: String,
+    pub message: String,
+    /// The 1-based line of the parameter's value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+}
+
+/// What the guard decided for a call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GuardDecision {
+    pub step: u64,
+    pub call: u64,
+    /// `allow`, `write`, `security` or `deny`.
+    pub decision: String,
+    pub reasons: Vec<Reason>,
+}
+
+/// A confirm the engine asked, and its answer.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Confirm {
+    pub step: u64,
+    pub call: u64,
+    /// `write` or `security`.
+    pub kind: String,
+    /// `yes` or `no`.
+    pub answer: String,
+    /// `user` or `policy`.
+    pub by: String,
+}
+
+/// How the terminal client answered a confirm (who, and with what).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ConfirmAnswer {
+    pub tool: String,
+    pub path: Option<String>,
+    pub kind: String,
+    /// `yes`, `no` or `edited`.
+    pub answer: String,
+    /// `user` or `standing-approval`.
+    pub by: String,
+    pub reason: Option<String>,
+    pub saved_approval: Option<String>,
+    /// The standing approval that answered.
+    pub scope: Option<String>,
+}
+
+/// The result of a call.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ToolResult {
+    pub step: u64,
+    pub call: u64,
+    pub name: String,
+    pub ok: bool,
+    /// The guard or a confirm stopped the call.
+    pub refused: bool,
+    /// `null` on success, else the failure kind (`not_found`, ...).
+    pub kind: Option<String>,
+    /// The first line of what the model got (for a command: how it ended).
+    pub summary: String,
+    /// A failure's lines after the first, else empty.
+    pub hint: String,
+    /// Lines of the diff written (0 when nothing was).
+    pub diff_size: u64,
+    /// The file fs-edit, fs-write or a text edit worked on.
+    pub path: Option<String>,
+    /// fs-edit: how many edits the call carried.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edits: Option<u64>,
+    /// fs-edit: `single`, `list` or `list-as-string`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub edits_form: Option<String>,
+}
+
+/// A file was written; its previous content is version `version`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Write {
+    pub path: Option<String>,
+    /// The versions-store id of what the write replaced (`nib undo`).
+    pub version: Option<String>,
+}
+
+/// A strategy asked the user something.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Ask {
+    pub question: String,
+    /// `null` when nobody could answer.
+    pub answer: Value,
+}
+
+/// Something the user should know that did not stop the session (a
+/// workspace setting that was ignored).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Warning {
+    pub message: String,
+}
+
+/// A task ended.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TurnEnd {
+    pub step: u64,
+    /// `done`, `step_limit`, `token_limit`, `error` or `refused`.
+    pub reason: String,
+    /// The model's last answer, or what went wrong.
+    pub text: String,
+}
+
+/// Something failed (a model call, the strategy).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ErrorEvent {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub step: Option<u64>,
+    pub message: String,
+}
+
+/// An event of a kind nib does not know: a strategy's own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Custom {
+    pub ev: String,
+    #[serde(flatten)]
+    pub fields: Map<String, Value>,
+}
+
+impl Event {
+    /// The event's kind, as `ev` spells it.
+    pub fn kind(&self) -> &str {
+        match self {
+            Event::SessionStart(_) => "session.start",
+            Event::LlmReq(_) => "llm.req",
+            Event::LlmResp(_) => "llm.resp",
+            Event::ToolCall(_) => "tool.call",
+            Event::Guard(_) => "guard",
+            Event::Confirm(_) => "confirm",
+            Event::ConfirmAnswer(_) => "confirm.answer",
+            Event::ToolResult(_) => "tool.result",
+            Event::Write(_) => "write",
+            Event::Ask(_) => "ask",
+            Event::Warning(_) => "warning",
+            Event::TurnEnd(_) => "turn.end",
+            Event::Error(_) => "error",
+            Event::Custom(c) => &c.ev,
+        }
+    }
+
+    /// The kinds nib itself writes: a strategy's `emit` may not use them
+    /// (its fields would not be what readers of that kind expect).
+    pub const KNOWN: [&'static str; 13] = [
+        "session.start",
+        "llm.req",
+        "llm.resp",
+        "tool.call",
+        "guard",
+        "confirm",
+        "confirm.answer",
+        "tool.result",
+        "write",
+        "ask",
+        "warning",
+        "turn.end",
+        "error",
+    ];
+
+    /// The event's fields as a JSON object, `ev` first.
+    pub fn to_map(&self) -> Map<String, Value> {
+        match serde_json::to_value(self) {
+            Ok(Value::Object(map)) => map,
+            // Every variant is a struct of plain fields: this cannot fail,
+            // but a log line must never be lost, so keep the kind at least.
+            _ => Map::from_iter([("ev".to_string(), Value::String(self.kind().to_string()))]),
+        }
+    }
+
+    /// An event from a log line's object (the log's own `v` and `t` are
+    /// dropped). A line of a known kind whose fields do not fit its type
+    /// is an error.
+    pub fn from_map(mut map: Map<String, Value>) -> Result<Event, String> {
+        map.remove("v");
+        map.remove("t");
+        let kind = match map.get("ev") {
+            Some(Value::String(k)) if !k.is_empty() => k.clone(),
+            _ => return Err("the line has no `ev` (its kind)".into()),
+        };
+        let known = Event::KNOWN.contains(&kind.as_str());
+        match serde_json::from_value::<Event>(Value::Object(map)) {
+            Ok(Event::Custom(_)) if known => {
+                Err(format!("a `{kind}` event whose fields are not of its kind"))
+            }
+            Ok(ev) => Ok(ev),
+            Err(e) => Err(format!("a `{kind}` event that does not read: {e}")),
+        }
+    }
+
+    /// Parses one log line (`{"v":1,"t":…,"ev":…}`).
+    pub fn parse_line(line: &str) -> Result<Event, String> {
+        match serde_json::from_str::<Value>(line) {
+            Ok(Value::Object(map)) => Event::from_map(map),
+            Ok(_) => Err("the line is not a JSON object".into()),
+            Err(e) => Err(format!("the line is not JSON: {e}")),
+        }
+    }
+
+    /// One event of every kind with every optional field set: what the
+    /// schema test checks the documentation against.
+    pub fn examples() -> Vec<Event> {
+        vec![
+            Event::SessionStart(SessionStart::default()),
+            Event::LlmReq(LlmReq::default()),
+            Event::LlmResp(LlmResp::default()),
+            Event::ToolCall(ToolCall {
+                by: Some("strategy".into()),
+                ..ToolCall::default()
+            }),
+            Event::Guard(GuardDecision {
+                reasons: vec![Reason {
+                    line: Some(1),
+                    ..Reason::default()
+                }],
+                ..GuardDecision::default()
+            }),
+            Event::Confirm(Confirm::default()),
+            Event::ConfirmAnswer(ConfirmAnswer {
+                reason: Some(String::new()),
+                saved_approval: Some(String::new()),
+                scope: Some(String::new()),
+                ..ConfirmAnswer::default()
+            }),
+            Event::ToolResult(ToolResult {
+                edits: Some(1),
+                edits_form: Some("single".into()),
+                ..ToolResult::default()
+            }),
+            Event::Write(Write::default()),
+            Event::Ask(Ask::default()),
+            Event::Warning(Warning::default()),
+            Event::TurnEnd(TurnEnd::default()),
+            Event::Error(ErrorEvent {
+                step: Some(0),
+                ..ErrorEvent::default()
+            }),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn known_kinds_round_trip_and_keep_field_order() {
+        for ev in Event::examples() {
+            let map = ev.to_map();
+            assert_eq!(map.get("ev"), Some(&json!(ev.kind())));
+            assert_eq!(map.keys().next().map(String::as_str), Some("ev"));
+            let back = Event::from_map(map).unwrap();
+            assert_eq!(back, ev);
+        }
+        assert_eq!(Event::examples().len(), Event::KNOWN.len());
+    }
+
+    #[test]
+    fn custom_kinds_keep_their_fields() {
+        let line =
+            r#"{"v":1,"t":"2026-12-01T00:00:00.000Z","ev":"strategy.note","n":3,"text":"hi"}"#;
+        let ev = Event::parse_line(line).unwrap();
+        let Event::Custom(c) = &ev else {
+            panic!("{ev:?}")
+        };
+        assert_eq!(c.ev, "strategy.note");
+        assert_eq!(c.fields.get("n"), Some(&json!(3)));
+        assert!(!c.fields.contains_key("v") && !c.fields.contains_key("t"));
+        assert_eq!(
+            serde_json::to_value(&ev).unwrap(),
+            json!({"ev": "strategy.note", "n": 3, "text": "hi"})
+        );
+    }
+
+    #[test]
+    fn old_lines_without_new_fields_still_read() {
+        let ev =
+            Event::parse_line(r#"{"v":1,"ev":"confirm","step":2,"kind":"write","answer":"yes"}"#)
+                .unwrap();
+        assert_eq!(
+            ev,
+            Event::Confirm(Confirm {
+                step: 2,
+                kind: "write".into(),
+                answer: "yes".into(),
+                ..Confirm::default()
+            })
+        );
+    }
+
+    #[test]
+    fn a_known_kind_with_wrong_fields_is_an_error() {
+        let e = Event::parse_line(r#"{"v":1,"ev":"llm.resp","step":"two"}"#).unwrap_err();
+        assert!(e.contains("llm.resp"), "{e}");
+        assert!(Event::parse_line("[1]").is_err());
+        assert!(Event::parse_line(r#"{"v":1}"#).is_err());
+    }
+}

@@ -1,0 +1,167 @@
+//! The model flags `nib`, `nib exec` and `nib swebench` share, how Write
+//! confirms are answered unattended, and how flags and the user's config
+//! resolve to the model a run talks to.
+
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+
+use super::UsageError;
+use super::config::UserConfig;
+use crate::model::scripted::{Script, ScriptedServer};
+use crate::model::{ModelConfig, Provider};
+
+/// Where the model is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProviderArg {
+    Ollama,
+    Openai,
+    Anthropic,
+    /// A scripted model served over HTTP on 127.0.0.1; --model names the
+    /// script (a file, or a built-in: hello, list-workspace).
+    Scripted,
+}
+
+/// How Write confirms are answered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Approve {
+    /// Approve edits and commands (Security confirms are still refused).
+    Writes,
+    /// Refuse them: the agent can only read.
+    None,
+}
+
+/// Which model to talk to: the flags `nib`, `nib exec` and `nib swebench`
+/// share.
+#[derive(Debug, Clone, Args)]
+pub struct ModelArgs {
+    /// Where the model is (default: the config's, else ollama).
+    #[arg(long, value_enum)]
+    pub provider: Option<ProviderArg>,
+    /// The model name (for `scripted`: the script).
+    #[arg(long)]
+    pub model: Option<String>,
+    /// The server's URL (default: the provider's usual one).
+    #[arg(long)]
+    pub base_url: Option<String>,
+    /// For `--provider scripted`: the wire protocol the client speaks.
+    #[arg(long, value_enum, default_value = "openai", hide = true)]
+    pub scripted_protocol: ProviderArg,
+}
+
+impl Default for ModelArgs {
+    fn default() -> ModelArgs {
+        ModelArgs {
+            provider: None,
+            model: None,
+            base_url: None,
+            scripted_protocol: ProviderArg::Openai,
+        }
+    }
+}
+
+/// The model a run talks to: a server's config, or a script to serve.
+pub enum ModelChoice {
+    Remote(ModelConfig),
+    /// `spec` names the script (see `Script::load`); `protocol` is what the
+    /// client speaks to the scripted server.
+    Scripted {
+        spec: String,
+        protocol: Provider,
+    },
+}
+
+/// The model a run talks to, from the model flags and the user's config,
+/// and for `--provider scripted` the server (keep it alive for the run).
+pub fn model_config(
+    args: &ModelArgs,
+    config: &UserConfig,
+) -> Result<(ModelConfig, Option<ScriptedServer>), UsageError> {
+    match choose_model(args, config)? {
+        ModelChoice::Remote(cfg) => Ok((cfg, None)),
+        ModelChoice::Scripted { spec, protocol } => {
+            let (cfg, server) = scripted_server(&spec, protocol).map_err(UsageError)?;
+            Ok((cfg, Some(server)))
+        }
+    }
+}
+
+/// Starts a scripted model server for the script `spec` names, and the
+/// config that reaches it (few, quick retries: the server is local).
+pub fn scripted_server(
+    spec: &str,
+    protocol: Provider,
+) -> Result<(ModelConfig, ScriptedServer), String> {
+    let script = Script::load(spec).map_err(|e| e.to_string())?;
+    let server = ScriptedServer::start(script)
+        .map_err(|e| format!("could not start the scripted model: {e}"))?;
+    let mut cfg = server.config(protocol);
+    cfg.retries = 1;
+    cfg.backoff = Duration::from_millis(50);
+    Ok((cfg, server))
+}
+
+/// The model from the flags, else the user's config.
+pub fn choose_model(args: &ModelArgs, config: &UserConfig) -> Result<ModelChoice, UsageError> {
+    let provider = |p: ProviderArg| match p {
+        ProviderArg::Ollama => Provider::Ollama,
+        ProviderArg::Anthropic => Provider::Anthropic,
+        ProviderArg::Openai | ProviderArg::Scripted => Provider::OpenAi,
+    };
+    let chosen = match (args.provider, config.provider.as_deref()) {
+        (Some(p), _) => p,
+        (None, Some(name)) => ProviderArg::from_str(name, true).map_err(|_| {
+            UsageError(format!(
+                "the config's provider {name:?} is not one of ollama, openai, anthropic, scripted"
+            ))
+        })?,
+        (None, None) => ProviderArg::Ollama,
+    };
+    if chosen == ProviderArg::Scripted {
+        let spec = args
+            .model
+            .as_deref()
+            .or(config.model.as_deref())
+            .ok_or_else(|| {
+                UsageError(
+                    "--provider scripted needs --model SCRIPT (a file or a built-in name)".into(),
+                )
+            })?;
+        return Ok(ModelChoice::Scripted {
+            spec: spec.to_string(),
+            protocol: provider(args.scripted_protocol),
+        });
+    }
+    let p = provider(chosen);
+    let model = args.model.clone().or(config.model.clone()).ok_or_else(|| {
+        UsageError(format!(
+            "give --model NAME for --provider {} (or set model in the config file)",
+            p.as_str()
+        ))
+    })?;
+    let mut cfg = ModelConfig::new(p, model);
+    if let Some(url) = args.base_url.clone().or(config.base_url.clone()) {
+        cfg.base_url = url;
+    }
+    if p == Provider::Ollama && config.num_ctx.is_some() {
+        cfg.num_ctx = config.num_ctx;
+    }
+    if let Some(n) = config.max_reply_tokens {
+        cfg.max_tokens = n;
+    }
+    let key_var = match p {
+        Provider::OpenAi => "OPENAI_API_KEY",
+        Provider::Anthropic => "ANTHROPIC_API_KEY",
+        Provider::Ollama => "OLLAMA_API_KEY",
+    };
+    cfg.api_key = std::env::var("NIB_API_KEY")
+        .or_else(|_| std::env::var(key_var))
+        .ok()
+        .filter(|k| !k.is_empty());
+    if p == Provider::Anthropic && cfg.api_key.is_none() {
+        return Err(UsageError(
+            "--provider anthropic needs an API key in ANTHROPIC_API_KEY (or NIB_API_KEY)".into(),
+        ));
+    }
+    Ok(ModelChoice::Remote(cfg))
+}
