@@ -11,6 +11,7 @@
 //! checks every `crate::` path against it).
 
 pub mod agent;
+pub mod call;
 pub mod cli;
 pub mod edit;
 pub mod engine;

@@ -55,7 +55,7 @@ use steel::steel_vm::engine::Engine as SteelEngine;
 pub use error::{EngineError, ErrorKind, Location};
 pub use sandbox::{OUTPUT_CAP, Stream, init_process};
 
-use crate::prim::decl::{Call, Decl};
+use crate::call::{Call, Decl};
 use confine::{Confinement, Origin};
 use convert::{json_to_steel, steel_to_json};
 use error::{SourceNames, panic_message};

@@ -32,8 +32,8 @@ use steel::rvals::FromSteelVal;
 use super::HostFn;
 use super::convert::{alist_entry, describe, json_to_steel, steel_to_json};
 use super::error::{panic_message, steel_error};
+use crate::call::{Arg, Call, Decl, Kind, Param};
 use crate::edit::did_you_mean;
-use crate::prim::decl::{Arg, Call, Decl, Kind, Param};
 
 type SteelResult = steel::rvals::Result<SteelVal>;
 

@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 
-use crate::prim::decl::Call;
+use crate::call::Call;
 
 /// One standing approval, as `[[approvals]]` in the user's config:
 ///

@@ -6,8 +6,8 @@
 //! meet.
 
 use super::{Guard, Reason, disk, git, shell, sinks};
+use crate::call::Role;
 use crate::files::Workspace;
-use crate::prim::decl::Role;
 
 impl Guard {
     /// Findings about a shell command line: its shape, and for a commit or

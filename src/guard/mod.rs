@@ -35,9 +35,9 @@ use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
+use crate::call::guard_view;
+use crate::call::{Arg, Call, Effect, Role};
 use crate::files::Workspace;
-use crate::prim::decl::{Arg, Call, Effect, Role};
-use crate::prim::guard_view;
 
 pub use paths::{PathRules, PathVerdict};
 

@@ -6,7 +6,7 @@
 //! from `mod.rs`, which decides what to scan; this owns how.
 
 use super::{Guard, Knowledge, Reason, mask, secrets};
-use crate::prim::decl::{Call, Role};
+use crate::call::{Call, Role};
 
 /// The secret scan, the ledger (raw, encoded, pieces, split across calls),
 /// handles and untrusted destinations, on one sink value.

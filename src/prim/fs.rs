@@ -7,8 +7,8 @@
 
 use serde_json::{Map, Value};
 
-use super::decl::{Arg, Call};
 use super::host::{Host, ToolResult};
+use crate::call::{Arg, Call};
 use crate::edit::formats::whole;
 use crate::edit::{self, Diff, Edit, EditError};
 use crate::files::{FileError, Resolved, content_hash, read_text};

@@ -13,10 +13,10 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::decl::{Call, Effect};
 use super::fs::{self, Plan};
 use super::table::lookup;
 use super::{parse, tools};
+use crate::call::{Call, Effect};
 use crate::edit::Edit;
 use crate::files::{Versions, Workspace};
 use crate::guard::{ConfirmKind, Decision, Guard, GuardPolicy, Reason};

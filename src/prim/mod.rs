@@ -8,7 +8,6 @@
 //! formats (a reply's SEARCH/REPLACE blocks, diffs, V4A patches) through
 //! the same guard, every file planned before any is written.
 
-pub mod decl;
 mod fs;
 mod host;
 pub mod parse;
@@ -17,66 +16,9 @@ pub mod schema;
 pub mod table;
 pub mod tools;
 
-pub use decl::{Arg, Call, Decl, Effect, Kind, Param, Role};
+pub use crate::call::{Arg, Call, Decl, Effect, Field, Kind, Param, Role, guard_view};
 pub use host::{ConfirmAnswer, ConfirmOut, ConfirmRequest, Host, ReasonOut, ToolResult};
 pub use patch::{FileResult, TextFormat};
-
-/// One string value of a call as the guard sees it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Field<'a> {
-    pub param: &'static str,
-    /// For a list element's field: its 1-based index and field name.
-    pub item: Option<(usize, String)>,
-    pub role: Role,
-    pub value: &'a str,
-}
-
-impl Field<'_> {
-    /// "path", or "edits[2].new" for a list element's field.
-    pub fn label(&self) -> String {
-        match &self.item {
-            Some((i, name)) => format!("{}[{i}].{name}", self.param),
-            None => self.param.to_string(),
-        }
-    }
-}
-
-/// Every string value of a call with its role, list elements included, so
-/// the guard reads a secret in the third edit's `new` like any other.
-pub fn guard_view(call: &Call) -> Vec<Field<'_>> {
-    let mut out = Vec::new();
-    for (p, arg) in call.decl.params.iter().zip(&call.args) {
-        match arg {
-            Arg::Str(s) => out.push(Field {
-                param: p.name,
-                item: None,
-                role: p.role,
-                value: s,
-            }),
-            Arg::List(items) => {
-                for (i, item) in items.iter().enumerate() {
-                    for (key, value) in item {
-                        let role = p
-                            .items
-                            .iter()
-                            .find(|f| f.name == key)
-                            .map_or(Role::None, |f| f.role);
-                        if let Arg::Str(s) = value {
-                            out.push(Field {
-                                param: p.name,
-                                item: Some((i + 1, key.clone())),
-                                role,
-                                value: s,
-                            });
-                        }
-                    }
-                }
-            }
-            Arg::Int(_) | Arg::Bool(_) => {}
-        }
-    }
-    out
-}
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use super::decl::{Arg, Call, Decl, Kind, Param};
+use crate::call::{Arg, Call, Decl, Kind, Param};
 use crate::edit::{did_you_mean, first_duplicate_key, kind_of};
 
 /// A JSON call that does not fit its declaration.

@@ -33,9 +33,9 @@ use serde_json::json;
 
 pub use plan::{FileFailure, PathCheck, Plan, Tense, parse_changes, plan_all, write_all};
 
-use super::decl::Call;
 use super::host::{ConfirmOut, ConfirmRequest, Host, ReasonOut, ToolResult};
 use super::{parse, table};
+use crate::call::Call;
 use crate::files::{content_hash, read_text};
 use crate::guard::{Decision, Reason};
 

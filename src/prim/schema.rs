@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::decl::{Arg, Call, Decl, Kind, Param};
+use crate::call::{Arg, Call, Decl, Kind, Param};
 
 /// One tool as the model is given it: name, description, and a JSON schema
 /// of its parameters. Model clients wrap this in their wire format.

@@ -4,7 +4,7 @@
 //! request of a session (prompt caches depend on it), and a snapshot test
 //! pins the schema derived from this table.
 
-use super::decl::{Decl, Effect, Kind, Param, Role};
+use crate::call::{Decl, Effect, Kind, Param, Role};
 
 const fn param(
     name: &'static str,

@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::prim::decl::{Decl, Kind};
+use crate::call::{Decl, Kind};
 use crate::prim::table::{ALL, lookup};
 use sexp::{Datum, Pos, Sexp};
 

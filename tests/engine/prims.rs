@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::support::{engine, fail, run};
 use crate::engine::{Engine, EngineOptions, ErrorKind, HostFn};
-use nib::prim::decl::Arg::{self, Bool, Int, List, Str};
+use nib::call::Arg::{self, Bool, Int, List, Str};
 use nib::prim::table::ALL;
 
 fn s(x: &str) -> Arg {

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::engine::{Engine, EngineOptions, HostFn};
-use nib::prim::decl::Call;
+use nib::call::Call;
 use nib::prim::table::ALL;
 
 /// The calls a fake host received.

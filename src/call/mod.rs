@@ -1,9 +1,14 @@
-//! What a primitive is: its declaration (name, doc, parameters with kinds and
-//! roles, effect) and the values its arguments take.
+//! What a tool call is: a primitive's declaration (name, doc, parameters
+//! with kinds, roles and defaults, either/or groups, effect), the values
+//! its arguments take, a parsed [`Call`], and the guard's view of a call
+//! ([`guard_view`]).
 //!
-//! A primitive is declared once; everything else (the JSON schema the model
-//! sees, the positional Scheme form, the parser from a JSON call, the printer
-//! of a call, the guard's view of it) is derived from the declaration.
+//! A leaf: it depends on nothing else of nib's, so the guard (which judges
+//! calls) and the primitives (which run them) both build on it without
+//! depending on each other. A primitive is declared once (`prim::table`);
+//! everything else (the JSON schema the model sees, the positional Scheme
+//! form, the parser from a JSON call, the printer of a call, the guard's
+//! view of it) is derived from the declaration.
 
 /// The type of a parameter's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,4 +169,61 @@ impl Call {
             .and_then(|i| self.args.get(i))
             .unwrap_or(&NONE)
     }
+}
+
+/// One string value of a call as the guard sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field<'a> {
+    pub param: &'static str,
+    /// For a list element's field: its 1-based index and field name.
+    pub item: Option<(usize, String)>,
+    pub role: Role,
+    pub value: &'a str,
+}
+
+impl Field<'_> {
+    /// "path", or "edits[2].new" for a list element's field.
+    pub fn label(&self) -> String {
+        match &self.item {
+            Some((i, name)) => format!("{}[{i}].{name}", self.param),
+            None => self.param.to_string(),
+        }
+    }
+}
+
+/// Every string value of a call with its role, list elements included, so
+/// the guard reads a secret in the third edit's `new` like any other.
+pub fn guard_view(call: &Call) -> Vec<Field<'_>> {
+    let mut out = Vec::new();
+    for (p, arg) in call.decl.params.iter().zip(&call.args) {
+        match arg {
+            Arg::Str(s) => out.push(Field {
+                param: p.name,
+                item: None,
+                role: p.role,
+                value: s,
+            }),
+            Arg::List(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    for (key, value) in item {
+                        let role = p
+                            .items
+                            .iter()
+                            .find(|f| f.name == key)
+                            .map_or(Role::None, |f| f.role);
+                        if let Arg::Str(s) = value {
+                            out.push(Field {
+                                param: p.name,
+                                item: Some((i + 1, key.clone())),
+                                role,
+                                value: s,
+                            });
+                        }
+                    }
+                }
+            }
+            Arg::Int(_) | Arg::Bool(_) => {}
+        }
+    }
+    out
 }
