@@ -73,6 +73,35 @@ pub struct Param {
     pub doc: &'static str,
     /// For `Kind::List`: the fields of each element.
     pub items: &'static [Param],
+    /// What a left-out (or empty) optional argument means to the handler.
+    pub default: DefaultValue,
+}
+
+/// A parameter's default: what its handler uses when the call leaves the
+/// argument out (or gives the kind's empty value, which the positional
+/// form cannot tell from leaving it out).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultValue {
+    /// The kind's empty value ("" / 0 / #f / '()) is the default.
+    Empty,
+    Int(i64),
+    Str(&'static str),
+}
+
+/// Two sets of parameters of which a call gives exactly one, such as
+/// fs-edit's `old`/`new`/`replace_all` against `edits`.
+#[derive(Debug)]
+pub struct OneOf {
+    /// The first form's parameters.
+    pub first: &'static [&'static str],
+    /// Those of them the first form cannot do without.
+    pub first_required: &'static [&'static str],
+    /// The second form's parameters.
+    pub second: &'static [&'static str],
+    /// The error when a call gives both forms.
+    pub both: &'static str,
+    /// The error when a call gives neither.
+    pub neither: &'static str,
 }
 
 /// A primitive's one declaration.
@@ -82,6 +111,8 @@ pub struct Decl {
     pub doc: &'static str,
     pub params: &'static [Param],
     pub effect: Effect,
+    /// Either/or groups of parameters (see [`OneOf`]).
+    pub one_of: &'static [OneOf],
 }
 
 /// Primitives are equal by name: the name is unique in the table.
@@ -97,6 +128,34 @@ impl Decl {
     pub fn param(&self, name: &str) -> Option<&'static Param> {
         self.params.iter().find(|p| p.name == name)
     }
+}
+
+/// The position of the parameter `name` in `params`, evaluated at compile
+/// time where it is used as a constant: a misspelt name does not compile.
+pub const fn param_index(params: &[Param], name: &str) -> usize {
+    let mut i = 0;
+    while i < params.len() {
+        if str_eq(params[i].name, name) {
+            return i;
+        }
+        i += 1;
+    }
+    panic!("no parameter of that name in the declaration")
+}
+
+const fn str_eq(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
 
 /// An argument value, in positional order. A left-out optional parameter
@@ -156,10 +215,51 @@ pub struct Call {
     /// Things the call got away with that the event log counts, such as a
     /// list sent as a JSON string.
     pub quirks: Vec<&'static str>,
+    /// The parameters the caller gave, even as an empty value (an empty
+    /// `old` sent on purpose is told apart from one left out).
+    pub present: Vec<&'static str>,
 }
 
 impl Call {
-    /// The argument of a parameter, by name.
+    /// The argument at a parameter's position (see [`param_index`]).
+    pub fn at(&self, index: usize) -> &Arg {
+        static NONE: Arg = Arg::Bool(false);
+        self.args.get(index).unwrap_or(&NONE)
+    }
+
+    /// A string argument, or its parameter's default when left empty.
+    pub fn str_at(&self, index: usize) -> &str {
+        match (self.at(index).as_str(), self.default_at(index)) {
+            ("", DefaultValue::Str(d)) => d,
+            (s, _) => s,
+        }
+    }
+
+    /// An integer argument, or its parameter's default when left out (0).
+    pub fn int_at(&self, index: usize) -> i64 {
+        match (self.at(index).as_int(), self.default_at(index)) {
+            (0, DefaultValue::Int(d)) => d,
+            (n, _) => n,
+        }
+    }
+
+    pub fn bool_at(&self, index: usize) -> bool {
+        self.at(index).as_bool()
+    }
+
+    pub fn list_at(&self, index: usize) -> &[Vec<(String, Arg)>] {
+        self.at(index).as_list()
+    }
+
+    fn default_at(&self, index: usize) -> DefaultValue {
+        self.decl
+            .params
+            .get(index)
+            .map_or(DefaultValue::Empty, |p| p.default)
+    }
+
+    /// The argument of a parameter, by name (for code that handles any
+    /// primitive, such as the guard; a handler uses its typed arguments).
     pub fn arg(&self, name: &str) -> &Arg {
         static NONE: Arg = Arg::Bool(false);
         self.decl

@@ -187,7 +187,7 @@ impl<'w> ApplySession<'w> {
             Ok(text) => text,
             Err(message) => return failed(String::new(), message, Some("invalid")),
         };
-        match edit::parse_call_text(&text) {
+        match crate::prim::fs_edit_call(&text) {
             Ok(call) => self.apply(&call),
             Err(e) => failed(path_of(&text), e.to_string(), Some(e.kind.as_str())),
         }

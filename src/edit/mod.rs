@@ -23,5 +23,5 @@ pub use apply::{Applied, Hinted, Near, Outcome, apply, apply_hinted, indent_left
 pub use diff::{Diff, DiffLine, Hunk, LineKind};
 pub use error::{EditError, ErrorKind};
 pub use json::{DuplicateKey, first_duplicate_key};
-pub use request::{CallForm, Edit, EditCall, did_you_mean, kind_of, parse_call, parse_call_text};
+pub use request::{CallForm, Edit, EditCall, check_edit, did_you_mean, kind_of};
 pub use tolerant::Level;

@@ -125,11 +125,21 @@ pub(crate) fn to_call(decl: &'static Decl, args: &[SteelVal]) -> Result<Call, St
         };
         out.push(arg);
     }
-    Ok(Call {
+    let call = Call {
         decl,
         args: out,
         quirks: vec![],
-    })
+        present: decl
+            .params
+            .iter()
+            .take(args.len())
+            .map(|p| p.name)
+            .collect(),
+    };
+    // The same call-level rules as a JSON call (the declaration's
+    // either/or groups), with the same messages.
+    crate::prim::parse::check_call(&call).map_err(|m| format!("{}: {m}", decl.name))?;
+    Ok(call)
 }
 
 fn arg(p: &Param, v: &SteelVal, at: &str) -> Result<Arg, String> {

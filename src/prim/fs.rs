@@ -5,10 +5,9 @@
 //! Writes are planned first (read, compute, diff), confirmed with the diff,
 //! then committed: one write, atomically, its previous version kept.
 
-use serde_json::{Map, Value};
-
+use super::args::{FsEdit, FsRead, FsWrite};
 use super::host::{Host, ToolResult};
-use crate::call::{Arg, Call};
+use crate::call::Call;
 use crate::edit::formats::whole;
 use crate::edit::{self, Diff, Edit, EditError};
 use crate::files::{FileError, Resolved, content_hash, read_text};
@@ -142,8 +141,12 @@ impl Write {
 }
 
 pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
-    let path = call.arg("path").as_str();
-    let (offset, limit) = (call.arg("offset").as_int(), call.arg("limit").as_int());
+    let FsRead {
+        path,
+        offset,
+        limit,
+        paged,
+    } = FsRead::of(call);
     let file = match host.ws.resolve(path) {
         Ok(f) => f,
         Err(e) => return Failure::from(e).into(),
@@ -151,8 +154,7 @@ pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
     if let Ok(meta) = std::fs::metadata(&file.real)
         && meta.is_file()
         && meta.len() > WHOLE_READ_MAX
-        && offset <= 0
-        && limit <= 0
+        && !paged
     {
         let message = format!(
             "{} is {:.1} MB, more than a whole read allows (1 MB); read it in pages, \
@@ -216,8 +218,7 @@ fn numbered(rel: &str, text: &str, offset: i64, limit: i64) -> String {
 }
 
 pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, Failure> {
-    let path = call.arg("path").as_str();
-    let content = call.arg("content").as_str();
+    let FsWrite { path, content } = FsWrite::of(call);
     let file = host.ws.resolve(path)?;
     let before = if file.exists {
         let current = read_text(&file)?;
@@ -275,8 +276,8 @@ pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, Failure> {
 }
 
 pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, Failure> {
-    let edit_call = edit::parse_call(&edit_json(call))?;
-    let file = host.ws.resolve(&edit_call.path)?;
+    let edit_call = FsEdit::of(call)?;
+    let file = host.ws.resolve(edit_call.path)?;
     let current = read_text(&file)?;
     current.ensure_writable(&file.rel)?;
     let previous = host
@@ -313,45 +314,6 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, Failure> {
         summary,
         edits: Some(made),
     })))
-}
-
-/// The fs-edit call as the edit engine's JSON form: a positional call
-/// leaves absent parameters empty, so empty means absent here.
-fn edit_json(call: &Call) -> Value {
-    let mut obj = Map::new();
-    obj.insert(
-        "path".into(),
-        Value::String(call.arg("path").as_str().into()),
-    );
-    for key in ["old", "new"] {
-        let value = call.arg(key).as_str();
-        if !value.is_empty() {
-            obj.insert(key.into(), Value::String(value.into()));
-        }
-    }
-    if call.arg("replace_all").as_bool() {
-        obj.insert("replace_all".into(), Value::Bool(true));
-    }
-    let edits = call.arg("edits").as_list();
-    if !edits.is_empty() {
-        let items = edits
-            .iter()
-            .map(|item| {
-                let fields = item.iter().map(|(k, v)| {
-                    let v = match v {
-                        Arg::Str(s) => Value::String(s.clone()),
-                        Arg::Bool(b) => Value::Bool(*b),
-                        Arg::Int(n) => Value::from(*n),
-                        Arg::List(_) => Value::Null,
-                    };
-                    (k.clone(), v)
-                });
-                Value::Object(fields.collect())
-            })
-            .collect();
-        obj.insert("edits".into(), Value::Array(items));
-    }
-    Value::Object(obj)
 }
 
 pub(crate) fn commit(host: &Host, w: Write) -> ToolResult {

@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use serde::Serialize;
 use serde_json::Value;
 
+use super::args::Shell;
 use super::fs::{self, Plan};
+use super::handlers::{Handler, Output, primitive};
 use super::table::lookup;
 use super::{parse, tools};
 use crate::call::{Call, Effect};
@@ -298,19 +300,22 @@ impl Host {
             _ if call.decl.effect == Effect::ReadOnly => (self.read(call), decision),
             _ => self.change(call, decision),
         };
-        if call.decl.name == "index-grep" {
-            self.observe_grep(&result.text);
-        }
-        if let Ok(file) = self.ws.resolve(call.arg("path").as_str()) {
-            match call.decl.name {
-                "fs-read" => self.guard.observe_read(&self.ws, &file.rel),
-                "fs-write" | "fs-edit" if result.ok && !result.refused => {
-                    self.guard.note_written(&file.rel)
+        let output = primitive(call.decl).map_or(Output::Untrusted, |p| p.output);
+        match output {
+            Output::GrepLines => self.observe_grep(&result.text),
+            Output::FileRead => {
+                if let Ok(file) = self.ws.resolve(call.arg("path").as_str()) {
+                    self.guard.observe_read(&self.ws, &file.rel);
                 }
-                _ => {}
             }
+            Output::OwnWrite if result.ok && !result.refused => {
+                if let Ok(file) = self.ws.resolve(call.arg("path").as_str()) {
+                    self.guard.note_written(&file.rel);
+                }
+            }
+            Output::OwnWrite | Output::Untrusted => {}
         }
-        let untrusted = self.untrusted_output(call);
+        let untrusted = self.untrusted_output(call, output);
         result.text = self.guard.observe_output(&result.text, untrusted);
         result.decision = decision.as_str();
         result.reasons = decision.reasons().iter().map(ReasonOut::from).collect();
@@ -335,55 +340,35 @@ impl Host {
 
     /// Whether a call's output is content nib did not write: files the
     /// session did not write, command output, history.
-    fn untrusted_output(&self, call: &Call) -> bool {
-        match call.decl.name {
-            "fs-write" | "fs-edit" => false,
-            "fs-read" => match self.ws.resolve(call.arg("path").as_str()) {
+    fn untrusted_output(&self, call: &Call, output: Output) -> bool {
+        match output {
+            Output::OwnWrite => false,
+            Output::FileRead => match self.ws.resolve(call.arg("path").as_str()) {
                 Ok(r) => !self.state().written.contains(&r.rel),
                 Err(_) => true,
             },
-            _ => true,
+            Output::GrepLines | Output::Untrusted => true,
         }
     }
 
     fn read(&self, call: &Call) -> ToolResult {
-        let ws = &self.ws;
-        let text = match call.decl.name {
-            "fs-read" => return fs::read(self, call),
-            "fs-list" => tools::fs_list(ws, call.arg("path").as_str(), call.arg("depth").as_int()),
-            "fs-find" => {
-                tools::fs_find(ws, call.arg("pattern").as_str(), call.arg("path").as_str())
-            }
-            "index-grep" => tools::index_grep(
-                ws,
-                call.arg("pattern").as_str(),
-                call.arg("path").as_str(),
-                call.arg("glob").as_str(),
-            ),
-            "outline" => tools::outline(ws, call.arg("path").as_str()),
-            "git-status" => tools::git_status(ws),
-            "git-diff" => tools::git_diff(ws, call.arg("path").as_str()),
-            "git-log" => tools::git_log(ws, call.arg("n").as_int()),
-            other => Err(format!(
-                "{other} is not a read-only primitive (a bug in nib)"
+        match primitive(call.decl).map(|p| p.handler) {
+            Some(Handler::Read(run)) => run(self, call),
+            _ => ToolResult::error(format!(
+                "{} is not a read-only primitive (a bug in nib)",
+                call.decl.name
             )),
-        };
-        match text {
-            Ok(t) => ToolResult::ok(t),
-            Err(e) => ToolResult::error(e),
         }
     }
 
     /// Writes and commands: plan, judge the plan, confirm with the diff,
     /// then carry out. Returns the result and the final decision.
     fn change(&self, call: &Call, decision: Decision) -> (ToolResult, Decision) {
-        let plan = match call.decl.name {
-            "fs-write" => fs::plan_write(self, call),
-            "fs-edit" => fs::plan_edit(self, call),
-            "shell" => Ok(Plan::Exec),
-            other => Err(fs::Failure {
+        let plan = match primitive(call.decl).map(|p| p.handler) {
+            Some(Handler::Change(plan)) => plan(self, call),
+            _ => Err(fs::Failure {
                 kind: "bug",
-                message: format!("{other} has no write handler (a bug in nib)"),
+                message: format!("{} has no write handler (a bug in nib)", call.decl.name),
             }),
         };
         let plan = match plan {
@@ -468,8 +453,8 @@ impl Host {
             Plan::Write(w) => fs::commit(self, *w),
             Plan::Exec => match tools::shell_cancellable(
                 &self.ws,
-                call.arg("command").as_str(),
-                call.arg("timeout").as_int(),
+                Shell::of(call).command,
+                Shell::of(call).timeout,
                 self.guard.policy().shell_network,
                 Some(&self.cancel),
             ) {

@@ -8,7 +8,9 @@
 //! formats (a reply's SEARCH/REPLACE blocks, diffs, V4A patches) through
 //! the same guard, every file planned before any is written.
 
+mod args;
 mod fs;
+mod handlers;
 mod host;
 pub mod parse;
 pub mod patch;
@@ -17,6 +19,7 @@ pub mod table;
 pub mod tools;
 
 pub use crate::call::{Arg, Call, Decl, Effect, Field, Kind, Param, Role, guard_view};
+pub use args::fs_edit_call;
 pub use host::{ConfirmAnswer, ConfirmOut, ConfirmRequest, Host, ReasonOut, ToolResult};
 pub use patch::{FileResult, TextFormat};
 

@@ -76,8 +76,12 @@ pub fn parse(decl: &'static Decl, value: &Value) -> Result<Call, ArgError> {
     };
     check_fields(obj, decl.params, "").map_err(err)?;
     let mut quirks = Vec::new();
+    let mut present = Vec::new();
     let mut args = Vec::with_capacity(decl.params.len());
     for p in decl.params {
+        if obj.get(p.name).is_some_and(|v| !v.is_null()) {
+            present.push(p.name);
+        }
         let arg = match obj.get(p.name) {
             None | Some(Value::Null) if p.required => {
                 return Err(err(format!("`{}` is missing: {}", p.name, p.doc)));
@@ -87,7 +91,61 @@ pub fn parse(decl: &'static Decl, value: &Value) -> Result<Call, ArgError> {
         };
         args.push(arg);
     }
-    Ok(Call { decl, args, quirks })
+    let call = Call {
+        decl,
+        args,
+        quirks,
+        present,
+    };
+    check_call(&call).map_err(err)?;
+    Ok(call)
+}
+
+/// The rules a call must keep beyond each argument's kind, whoever built
+/// it (a model's JSON here, a strategy's positional form in the engine):
+/// the declaration's either/or groups. An argument counts as given when it
+/// is not its kind's empty value.
+pub fn check_call(call: &Call) -> Result<(), String> {
+    let given = |name: &str| {
+        call.decl
+            .params
+            .iter()
+            .position(|p| p.name == name)
+            .is_some_and(|i| call.at(i) != &Arg::empty(call.decl.params[i].kind))
+    };
+    for group in call.decl.one_of {
+        let first = group.first.iter().any(|n| given(n));
+        let second = group.second.iter().any(|n| given(n));
+        match (first, second) {
+            (true, true) => return Err(group.both.to_string()),
+            (false, false) => return Err(group.neither.to_string()),
+            (true, false) => {
+                if let Some(missing) = group.first_required.iter().find(|n| {
+                    let i = call.decl.params.iter().position(|p| p.name == **n);
+                    i.is_none_or(|i| call.at(i) == &Arg::empty(call.decl.params[i].kind))
+                        && !given_explicitly(call, n)
+                }) {
+                    let needs: Vec<String> = group
+                        .first_required
+                        .iter()
+                        .map(|n| format!("`{n}`"))
+                        .collect();
+                    return Err(format!(
+                        "`{missing}` is missing: this form needs {}",
+                        needs.join(" and ")
+                    ));
+                }
+            }
+            (false, true) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Whether a string parameter was sent, even as "" (an empty `old` is a
+/// mistake with its own message, not a missing field).
+fn given_explicitly(call: &Call, name: &str) -> bool {
+    call.present.iter().any(|n| *n == name)
 }
 
 fn check_fields(obj: &Map<String, Value>, params: &[Param], at: &str) -> Result<(), String> {
@@ -158,6 +216,12 @@ fn list_arg(p: &Param, v: &Value, quirks: &mut Vec<&'static str>) -> Result<Arg,
             ));
         }
     };
+    if items.is_empty() {
+        return Err(format!(
+            "`{}` is empty: give at least one element, or leave it out",
+            p.name
+        ));
+    }
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let at = format!("{}[{}]: ", p.name, i + 1);

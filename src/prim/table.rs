@@ -4,7 +4,7 @@
 //! request of a session (prompt caches depend on it), and a snapshot test
 //! pins the schema derived from this table.
 
-use crate::call::{Decl, Effect, Kind, Param, Role};
+use crate::call::{Decl, DefaultValue, Effect, Kind, OneOf, Param, Role};
 
 const fn param(
     name: &'static str,
@@ -20,6 +20,23 @@ const fn param(
         role,
         doc,
         items: &[],
+        default: DefaultValue::Empty,
+    }
+}
+
+/// An optional integer parameter whose default is `default`.
+const fn int_param(name: &'static str, default: i64, doc: &'static str) -> Param {
+    Param {
+        default: DefaultValue::Int(default),
+        ..param(name, Kind::Integer, false, Role::None, doc)
+    }
+}
+
+/// An optional path parameter whose default is `default`.
+const fn path_param(name: &'static str, default: &'static str, doc: &'static str) -> Param {
+    Param {
+        default: DefaultValue::Str(default),
+        ..param(name, Kind::String, false, Role::Path, doc)
     }
 }
 
@@ -36,22 +53,15 @@ pub static FS_READ: Decl = Decl {
             Role::Path,
             "The file, relative to the workspace root.",
         ),
-        param(
+        int_param(
             "offset",
-            Kind::Integer,
-            false,
-            Role::None,
+            1,
             "The first line to read, counting from 1 (default 1).",
         ),
-        param(
-            "limit",
-            Kind::Integer,
-            false,
-            Role::None,
-            "How many lines to read (default 2000).",
-        ),
+        int_param("limit", 2000, "How many lines to read (default 2000)."),
     ],
     effect: Effect::ReadOnly,
+    one_of: &[],
 };
 
 pub static FS_LIST: Decl = Decl {
@@ -65,15 +75,10 @@ pub static FS_LIST: Decl = Decl {
             Role::Path,
             "The directory, relative to the workspace root; \".\" is the root.",
         ),
-        param(
-            "depth",
-            Kind::Integer,
-            false,
-            Role::None,
-            "How many levels to descend (default 2).",
-        ),
+        int_param("depth", 2, "How many levels to descend (default 2)."),
     ],
     effect: Effect::ReadOnly,
+    one_of: &[],
 };
 
 pub static FS_FIND: Decl = Decl {
@@ -88,15 +93,14 @@ pub static FS_FIND: Decl = Decl {
             Role::None,
             "The glob, matched against paths relative to `path`.",
         ),
-        param(
+        path_param(
             "path",
-            Kind::String,
-            false,
-            Role::Path,
+            ".",
             "The directory to search (default the workspace root).",
         ),
     ],
     effect: Effect::ReadOnly,
+    one_of: &[],
 };
 
 pub static INDEX_GREP: Decl = Decl {
@@ -111,11 +115,9 @@ pub static INDEX_GREP: Decl = Decl {
             Role::None,
             "The regular expression.",
         ),
-        param(
+        path_param(
             "path",
-            Kind::String,
-            false,
-            Role::Path,
+            ".",
             "A directory or file to search (default the workspace root).",
         ),
         param(
@@ -127,6 +129,7 @@ pub static INDEX_GREP: Decl = Decl {
         ),
     ],
     effect: Effect::ReadOnly,
+    one_of: &[],
 };
 
 pub static OUTLINE: Decl = Decl {
@@ -141,6 +144,7 @@ pub static OUTLINE: Decl = Decl {
         "The source file.",
     )],
     effect: Effect::ReadOnly,
+    one_of: &[],
 };
 
 pub static FS_WRITE: Decl = Decl {
@@ -164,6 +168,7 @@ pub static FS_WRITE: Decl = Decl {
         ),
     ],
     effect: Effect::Write,
+    one_of: &[],
 };
 
 pub static FS_EDIT: Decl = Decl {
@@ -208,6 +213,7 @@ pub static FS_EDIT: Decl = Decl {
             required: false,
             role: Role::None,
             doc: "Several replacements in one file, applied in order (instead of old and new).",
+            default: DefaultValue::Empty,
             items: &[
                 param(
                     "old",
@@ -234,6 +240,14 @@ pub static FS_EDIT: Decl = Decl {
         },
     ],
     effect: Effect::Write,
+    one_of: &[OneOf {
+        first: &["old", "new", "replace_all"],
+        first_required: &["old", "new"],
+        second: &["edits"],
+        both: "give either old and new (with replace_all) or edits, not both; \
+               replace_all goes inside each edit",
+        neither: "give either old and new (with replace_all) or edits; neither was sent",
+    }],
 };
 
 pub static GIT_STATUS: Decl = Decl {
@@ -241,6 +255,7 @@ pub static GIT_STATUS: Decl = Decl {
     doc: "Show the working tree's status (git status --short --branch).",
     params: &[],
     effect: Effect::ReadOnly,
+    one_of: &[],
 };
 
 pub static GIT_DIFF: Decl = Decl {
@@ -254,19 +269,15 @@ pub static GIT_DIFF: Decl = Decl {
         "Limit the diff to this file or directory.",
     )],
     effect: Effect::ReadOnly,
+    one_of: &[],
 };
 
 pub static GIT_LOG: Decl = Decl {
     name: "git-log",
     doc: "Show recent commits, one line each.",
-    params: &[param(
-        "n",
-        Kind::Integer,
-        false,
-        Role::None,
-        "How many commits (default 20).",
-    )],
+    params: &[int_param("n", 20, "How many commits (default 20).")],
     effect: Effect::ReadOnly,
+    one_of: &[],
 };
 
 pub static SHELL: Decl = Decl {
@@ -282,15 +293,14 @@ pub static SHELL: Decl = Decl {
             Role::Command,
             "The command line.",
         ),
-        param(
+        int_param(
             "timeout",
-            Kind::Integer,
-            false,
-            Role::None,
+            120,
             "Seconds before the command is stopped (default 120).",
         ),
     ],
     effect: Effect::Exec,
+    one_of: &[],
 };
 
 /// Every primitive, in the order the model sees them.

@@ -72,7 +72,10 @@ fn unknown_fields_get_did_you_mean() {
         "{}",
         msgs[1]
     );
-    assert_eq!(msgs[2], "edit 1: unknown field `nwe`; did you mean `new`?");
+    assert_eq!(
+        msgs[2],
+        "edits[1]: unknown field `nwe`; did you mean `new`?"
+    );
     assert_eq!(ws.read_str("a.txt"), "a\n");
 }
 

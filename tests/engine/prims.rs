@@ -136,8 +136,17 @@ fn fs_edit_with_a_list_of_alists() {
             ]),
         ]
     );
-    // An explicitly empty list is an empty list.
-    run(&mut e, r#"(fs-edit "a" "" "" #f '())"#);
+    // An explicitly empty list is an empty list: the call then gives
+    // neither form, which the declaration's either/or rule refuses before
+    // the host sees it, with the message a JSON call gets.
+    let e2 = fail(&mut e, r#"(fs-edit "a" "" "" #f '())"#);
+    assert!(
+        e2.to_string()
+            .contains("give either old and new (with replace_all) or edits; neither was sent"),
+        "{e2}"
+    );
+    assert!(calls.take().is_empty());
+    run(&mut e, r#"(fs-edit "a" "x" "y" #f '())"#);
     assert_eq!(calls.take()[0].args[4], List(vec![]));
 }
 
