@@ -4,8 +4,6 @@
 //! holds or ever held a protected file (for commands that print history).
 //! Separate because it is the only part of the guard that runs a program.
 
-use std::process::Command;
-
 use super::disk::current_text;
 use super::paths::PathRules;
 use super::shell;
@@ -15,17 +13,11 @@ use crate::files::Workspace;
 /// repository's fsmonitor hook off (a cloned repository's config must not
 /// run a program) and no pager; a failure says which command and why.
 fn git(ws: &Workspace, args: &[&str]) -> Result<String, String> {
-    let out = Command::new("git")
-        .args(["-c", "core.fsmonitor=false", "--no-pager"])
-        .args(args)
-        .current_dir(ws.root())
-        .output()
-        .map_err(|e| format!("git: {e}"))?;
-    if !out.status.success() {
-        let err = String::from_utf8_lossy(&out.stderr);
-        return Err(format!("git {}: {}", args.join(" "), err.trim()));
+    let out = crate::files::git::run(ws.root(), args, &[], None).map_err(|e| e.to_string())?;
+    if !out.ok {
+        return Err(format!("git {}: {}", args.join(" "), out.stderr));
     }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    Ok(out.stdout_text())
 }
 
 /// A protected file the repository holds or ever held (outside `.git/`),

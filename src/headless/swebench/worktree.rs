@@ -8,9 +8,8 @@
 //! diff --cached --binary <base>` against it is the patch. nib's session
 //! directory `.nib/` and Python's caches are left out.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+
 use std::sync::{Mutex, PoisonError};
 
 /// Paths never part of a patch (pathspecs for `git diff`): nib's own
@@ -210,51 +209,20 @@ fn run(
     env: &[(&str, &std::ffi::OsStr)],
     input: Option<&[u8]>,
 ) -> Result<Vec<u8>, String> {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "core.fsmonitor=false",
-            "-c",
-            "core.hooksPath=/dev/null",
-        ])
-        .args(args)
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    for (k, v) in env {
-        cmd.env(k, v);
-    }
-    let mut child = cmd.spawn().map_err(|e| {
-        format!("cannot run git ({e}); SWE-bench runs need the git command line on PATH")
+    let out = crate::files::git::run(dir, args, env, input).map_err(|e| match e {
+        crate::files::git::GitError::NotInstalled => {
+            "cannot run git (it is not on PATH); SWE-bench runs need the git command line"
+                .to_string()
+        }
+        other => other.to_string(),
     })?;
-    if let (Some(data), Some(mut stdin)) = (input, child.stdin.take()) {
-        // Written from a thread: a large patch must not block on a full pipe
-        // while git's output fills the other one.
-        let data = data.to_vec();
-        std::thread::spawn(move || {
-            let _ = stdin.write_all(&data);
-        });
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("git did not finish: {e}"))?;
-    if out.status.success() {
+    if out.ok {
         Ok(out.stdout)
     } else {
-        let msg = String::from_utf8_lossy(&out.stderr).trim().to_string();
         Err(format!(
-            "git {}: {msg}",
-            args.first().copied().unwrap_or("")
+            "git {}: {}",
+            args.first().copied().unwrap_or(""),
+            out.stderr
         ))
     }
 }

@@ -8,9 +8,6 @@
 //! variables that would point git at another repository are removed.
 //! Output is capped at 100 KB with a note of how much was cut.
 
-use std::io;
-use std::process::{Command, Stdio};
-
 use crate::files::Workspace;
 
 /// The most output shown, in bytes.
@@ -29,42 +26,11 @@ struct GitOut {
 
 /// Runs git in the workspace root with the given arguments.
 fn git(ws: &Workspace, args: &[&str]) -> Result<GitOut, String> {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(ws.root())
-        .args([
-            "--no-pager",
-            "-c",
-            "core.quotepath=false",
-            "-c",
-            "color.ui=false",
-            "-c",
-            "core.fsmonitor=false",
-        ])
-        .args(args)
-        .env("GIT_PAGER", "cat")
-        .env("PAGER", "cat")
-        .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .env_remove("GIT_OBJECT_DIRECTORY")
-        .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
-        .env_remove("GIT_NAMESPACE")
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| match e.kind() {
-            io::ErrorKind::NotFound => {
-                "git is not installed (or not on PATH); the git tools need the git command line"
-                    .to_string()
-            }
-            _ => format!("could not run git: {e}; check that git is installed and runnable"),
-        })?;
+    let out = crate::files::git::run(ws.root(), args, &[], None).map_err(|e| e.to_string())?;
     Ok(GitOut {
-        ok: out.status.success(),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        ok: out.ok,
+        stdout: out.stdout_text(),
+        stderr: out.stderr,
     })
 }
 
@@ -241,7 +207,7 @@ mod tests {
     use std::path::Path;
 
     fn run(dir: &Path, args: &[&str]) {
-        let out = Command::new("git")
+        let out = std::process::Command::new("git")
             .arg("-C")
             .arg(dir)
             .args([

@@ -1,0 +1,172 @@
+//! The one way nib runs git: hardened against what a cloned repository can
+//! set up to run or to mislead. Every git command nib runs itself (the git
+//! primitives, the guard's look at history and at what a commit will hold,
+//! swebench's worktrees and patches, the scenario runner's fixtures) goes
+//! through [`run`]:
+//!
+//! - no program of the repository's runs: `core.fsmonitor` and
+//!   `core.hooksPath` are switched off, and commands that print diffs get
+//!   `--no-textconv --no-ext-diff` (a textconv or external-diff driver is a
+//!   program the repository names);
+//! - the caller's environment cannot redirect git elsewhere: `GIT_DIR`,
+//!   `GIT_WORK_TREE`, `GIT_INDEX_FILE`, the object directories, the
+//!   namespace and `GIT_EXTERNAL_DIFF` are removed (a caller that needs an
+//!   index of its own passes it in `env`);
+//! - no pager, no colour, paths unquoted, no prompt, no optional locks
+//!   (a read never blocks a user's own git), stdin closed unless given.
+
+use std::ffi::OsStr;
+use std::io::{self, Write};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+/// What a git command printed, and whether it succeeded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitOutput {
+    pub ok: bool,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+impl GitOutput {
+    pub fn stdout_text(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+}
+
+/// Why git could not be run at all.
+#[derive(Debug)]
+pub enum GitError {
+    /// No `git` on PATH.
+    NotInstalled,
+    Io(io::Error),
+}
+
+impl std::fmt::Display for GitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GitError::NotInstalled => {
+                f.write_str("git is not installed (or not on PATH); install git and retry")
+            }
+            GitError::Io(e) => write!(f, "could not run git: {e}; check that git is runnable"),
+        }
+    }
+}
+
+impl std::error::Error for GitError {}
+
+/// Subcommands that print diffs, which get `--no-textconv --no-ext-diff`.
+const DIFF_PRINTING: &[&str] = &["diff", "log", "show", "format-patch", "whatchanged"];
+
+/// Environment variables that would point git somewhere else.
+const SCRUBBED: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_NAMESPACE",
+    "GIT_EXTERNAL_DIFF",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+];
+
+/// Runs `git -C dir <args>`, hardened as the module says; `env` is set
+/// after the scrubbing, `input` goes to stdin.
+pub fn run(
+    dir: &Path,
+    args: &[&str],
+    env: &[(&str, &OsStr)],
+    input: Option<&[u8]>,
+) -> Result<GitOutput, GitError> {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C").arg(dir).args([
+        "--no-pager",
+        "-c",
+        "core.quotepath=false",
+        "-c",
+        "color.ui=false",
+        "-c",
+        "core.fsmonitor=false",
+        "-c",
+        "core.hooksPath=/dev/null",
+    ]);
+    match args.split_first() {
+        Some((sub, rest)) if DIFF_PRINTING.contains(sub) => {
+            cmd.arg(sub)
+                .args(["--no-textconv", "--no-ext-diff"])
+                .args(rest);
+        }
+        _ => {
+            cmd.args(args);
+        }
+    }
+    cmd.env("GIT_PAGER", "cat")
+        .env("PAGER", "cat")
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_OPTIONAL_LOCKS", "0");
+    for var in SCRUBBED {
+        cmd.env_remove(var);
+    }
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(if input.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => GitError::NotInstalled,
+        _ => GitError::Io(e),
+    })?;
+    if let (Some(data), Some(mut stdin)) = (input, child.stdin.take()) {
+        // Written from a thread: a large input must not block on a full
+        // pipe while git's output fills the other one. A git that exits
+        // early closes its stdin; what it said matters more.
+        let data = data.to_vec();
+        std::thread::spawn(move || {
+            let _ = stdin.write_all(&data);
+        });
+    }
+    let out = child.wait_with_output().map_err(GitError::Io)?;
+    Ok(GitOutput {
+        ok: out.status.success(),
+        stdout: out.stdout,
+        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repository_textconv_driver_never_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let git = |args: &[&str]| run(d, args, &[], None).unwrap();
+        assert!(git(&["init", "-q"]).ok);
+        git(&["config", "user.email", "t@t"]);
+        git(&["config", "user.name", "t"]);
+        let marker = d.join("ran");
+        std::fs::write(d.join(".gitattributes"), "*.txt diff=evil\n").unwrap();
+        git(&[
+            "config",
+            "diff.evil.textconv",
+            &format!("touch {}; cat", marker.display()),
+        ]);
+        std::fs::write(d.join("a.txt"), "one\n").unwrap();
+        git(&["add", "."]);
+        git(&["commit", "-qm", "one"]);
+        std::fs::write(d.join("a.txt"), "two\n").unwrap();
+        let diff = git(&["diff"]);
+        assert!(diff.ok, "{}", diff.stderr);
+        assert!(diff.stdout_text().contains("+two"));
+        let log = git(&["log", "-p"]);
+        assert!(log.ok, "{}", log.stderr);
+        assert!(!marker.exists(), "the repository's textconv program ran");
+    }
+}
