@@ -10,6 +10,16 @@
 //! Dependencies point one way (docs/architecture.md; `tests/layering.rs`
 //! checks every `crate::` path against it).
 
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::print_stdout,
+        clippy::print_stderr
+    )
+)]
+
 pub mod agent;
 pub mod call;
 pub mod cli;

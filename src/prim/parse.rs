@@ -145,7 +145,7 @@ pub fn check_call(call: &Call) -> Result<(), String> {
 /// Whether a string parameter was sent, even as "" (an empty `old` is a
 /// mistake with its own message, not a missing field).
 fn given_explicitly(call: &Call, name: &str) -> bool {
-    call.present.iter().any(|n| *n == name)
+    call.present.contains(&name)
 }
 
 fn check_fields(obj: &Map<String, Value>, params: &[Param], at: &str) -> Result<(), String> {

@@ -122,6 +122,8 @@ impl Theme {
 }
 
 /// Credential-shaped strings, masked wherever the client shows text.
+// A constant pattern, compiled by every snapshot test.
+#[allow(clippy::expect_used)]
 static SECRET: LazyLock<Regex> = LazyLock::new(|| {
     Regex::new(concat!(
         r"(AKIA|ASIA)[0-9A-Z]{16}",
