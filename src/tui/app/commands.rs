@@ -14,6 +14,7 @@ use std::path::PathBuf;
 use std::sync::PoisonError;
 
 use super::{Action, App};
+use crate::edit::did_you_mean;
 use crate::files::Versions;
 
 /// What a command takes after its name.
@@ -168,42 +169,21 @@ pub fn find(name: &str) -> Option<&'static SlashCommand> {
     COMMANDS.iter().find(|c| c.answers_to(name))
 }
 
-/// The command whose name or alias is closest to `name`: within two
-/// edits, or starting with it. `None` when nothing is that close, so a
-/// typo gets a suggestion and a wild guess does not get a misleading one.
+/// The command whose name or alias is closest to `name`: a near spelling
+/// (the rule fs-edit's field names use, `edit::did_you_mean`), else the
+/// first that starts with it. `None` when nothing is that close, so a typo
+/// gets a suggestion and a wild guess no misleading one.
 pub fn nearest(name: &str) -> Option<&'static str> {
     if name.is_empty() {
         return None;
     }
-    COMMANDS
+    let names: Vec<&'static str> = COMMANDS
         .iter()
-        .flat_map(|c| {
-            std::iter::once(c.name)
-                .chain(c.aliases.iter().copied())
-                .map(move |n| (c, n))
-        })
-        .map(|(c, n)| (c, edit_distance(name, n), n.starts_with(name)))
-        .filter(|&(_, d, prefix)| d <= 2 || prefix)
-        .min_by_key(|&(_, d, _)| d)
-        .map(|(c, _, _)| c.name)
-}
-
-/// Levenshtein distance over chars.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let above = row[j + 1];
-            row[j + 1] = (diagonal + usize::from(ca != *cb))
-                .min(above + 1)
-                .min(row[j] + 1);
-            diagonal = above;
-        }
-    }
-    row[b.len()]
+        .flat_map(|c| std::iter::once(c.name).chain(c.aliases.iter().copied()))
+        .collect();
+    let near = did_you_mean(name, &names)
+        .or_else(|| names.iter().copied().find(|n| n.starts_with(name)))?;
+    find(near).map(|c| c.name)
 }
 
 /// The text typed after `/` as a command and its argument (trimmed; `None`
@@ -420,6 +400,7 @@ mod tests {
             ("approval", Some("approvals")),
             ("exti", Some("quit")),
             ("q", Some("quit")),
+            ("UNDO", Some("undo")),
             ("frobnicate", None),
             ("", None),
         ] {
@@ -434,13 +415,5 @@ mod tests {
             parse("frobnicate").unwrap_err().to_string(),
             "unknown command /frobnicate; /help lists them"
         );
-    }
-
-    #[test]
-    fn edit_distance_counts_single_char_edits() {
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("undo", "undo"), 0);
-        assert_eq!(edit_distance("ünd", "und"), 1);
     }
 }
