@@ -66,7 +66,7 @@ impl fmt::Debug for SlashCommand {
 }
 
 /// Every slash command, in the order `/help` lists them.
-pub const COMMANDS: &[SlashCommand] = &[
+pub static COMMANDS: &[SlashCommand] = &[
     SlashCommand {
         name: "undo",
         aliases: &[],
