@@ -121,6 +121,12 @@ impl Fixture {
             "--model",
             script,
         ];
+        // The scripts here answer a fixed number of replies: the plain loop
+        // unless a test chooses (swebench's default, check + compact, has
+        // its own test).
+        if !extra.contains(&"--strategy") {
+            args.extend_from_slice(&["--strategy", "default"]);
+        }
         args.extend_from_slice(extra);
         self.nib(&args)
     }
@@ -502,6 +508,55 @@ fn refused_writes_model_errors_and_token_limits_get_their_statuses() {
     assert_eq!(preds["acme__calc-1"]["model_patch"], "");
     let patch = preds["acme__calc-3"]["model_patch"].as_str().unwrap_or("");
     assert!(patch.contains("+    return a + b"), "{patch}");
+}
+
+#[test]
+fn the_default_strategy_is_check_with_compact() {
+    let fx = fixture();
+    let instances = fx.jsonl("instances.jsonl", &[fx.instance("acme__calc-1", true)]);
+    let script = fx.script("fix.json", &fix_script());
+    let run = fx.run(
+        &instances,
+        "out-default",
+        &script,
+        &[
+            "--strategy",
+            "check",
+            "--hook",
+            "compact",
+            "--set",
+            "check=true",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    // With no --strategy at all, the same two load.
+    let run2 = {
+        let repos = fx.repos.display().to_string();
+        let out = fx.path("out-implicit").display().to_string();
+        fx.nib(&[
+            "swebench",
+            "--instances",
+            &instances,
+            "--repos",
+            &repos,
+            "--out",
+            &out,
+            "--provider",
+            "scripted",
+            "--model",
+            &script,
+            "--set",
+            "check=true",
+        ])
+    };
+    assert_eq!(run2.code, 0, "{}\n{}", run2.stdout, run2.stderr);
+    for name in ["out-default", "out-implicit"] {
+        let events = std::fs::read_to_string(fx.path(name).join("acme__calc-1/events.jsonl"))
+            .expect("events");
+        let start: Value = serde_json::from_str(events.lines().next().unwrap_or("{}")).unwrap();
+        assert_eq!(start["strategy"], "check + compact", "{name}");
+        assert!(events.contains("check: `true` passed"), "{name}: {events}");
+    }
 }
 
 #[test]

@@ -1,8 +1,11 @@
 ;; The default strategy: ask the model, run the calls it makes, give it the
-;; results, until it answers without calls or a budget runs out.
+;; results, until it answers without calls or a budget runs out. The hooks
+;; registered with `on` (docs/strategies.md) run at five points of it:
+;; before-model, after-reply, before-tool, after-tool, before-finish.
 ;;
 ;; (run task options) is what nib calls. options holds "max_steps" and
-;; "max_tokens" (0: no token budget). It returns an object with "status"
+;; "max_tokens" (0: no token budget), "approve", "interactive" and "set"
+;; (the user's --set key=value pairs). It returns an object with "status"
 ;; (done, step_limit, token_limit, error), "text" and "steps".
 
 (define (user-message text)
@@ -39,6 +42,34 @@
         (model-reply messages step)
         reply)))
 
+;; The result a refused call gets: the model reads why.
+(define (refused-result call why)
+  (strategy-event "refuse" (string-append (assoc-ref call "name" "") ": " why))
+  (json-object "id" (assoc-ref call "id" "")
+               "name" (assoc-ref call "name" "")
+               "ok" #f
+               "refused" #t
+               "kind" "refused"
+               "text" (string-append "refused by the session's strategy: " why)))
+
+;; A reply's calls through the before-tool and after-tool hooks: refused
+;; calls never run; the others run together (run-calls keeps read-only
+;; calls of one reply concurrent). One result per call, in order.
+(define (run-reply-calls tool-calls step)
+  (let* ([calls (map call-data tool-calls)]
+         [checked (map run-before-tool calls)]
+         [runnable (filter (lambda (c) (not (refusal? c))) checked)]
+         [ran (if (null? runnable) '() (run-calls runnable step))])
+    (let loop ([cs calls] [ks checked] [rs ran] [out '()])
+      (cond
+        [(null? cs) (reverse out)]
+        [(refusal? (car ks))
+         (loop (cdr cs) (cdr ks) rs
+               (cons (refused-result (car cs) (assoc-ref (car ks) "refuse" "")) out))]
+        [else
+         (loop (cdr cs) (cdr ks) (cdr rs)
+               (cons (run-after-tool (car ks) (car rs)) out))]))))
+
 (define (run task options)
   (let ([max-steps (assoc-ref options "max_steps" 30)]
         [max-tokens (assoc-ref options "max_tokens" 0)])
@@ -47,23 +78,33 @@
                [tokens 0])
       (if (> step max-steps)
           (finish "step_limit" (string-append "stopped after " (number->string max-steps) " steps") max-steps)
-          (let ([reply (reply-with-retry messages step)])
+          (let* ([asked (run-before-model messages (tool-names))]
+                 [reply (run-after-reply (reply-with-retry asked step))]
+                 [used (+ tokens (reply-tokens reply))])
             (cond
               [(assoc-ref reply "error" #f)
                (finish (if (equal? (assoc-ref reply "kind" "") "token_limit") "token_limit" "error")
                        (assoc-ref reply "error" "")
                        step)]
               [(equal? (assoc-ref reply "finish" "") "length")
-               (loop (append messages (list (json-object "role" "assistant" "content" (assoc-ref reply "text" ""))
-                                            (user-message cut-note)))
+               (loop (append asked (list (json-object "role" "assistant" "content" (assoc-ref reply "text" ""))
+                                         (user-message cut-note)))
                      (+ step 1)
-                     (+ tokens (reply-tokens reply)))]
+                     used)]
               [(null? (assoc-ref reply "tool_calls" '()))
-               (finish "done" (assoc-ref reply "text" "") step)]
+               (let* ([text (assoc-ref reply "text" "")]
+                      [veto (run-before-finish text)])
+                 (if veto
+                     (begin
+                       (strategy-event "continue" veto)
+                       (loop (append asked (list (json-object "role" "assistant" "content" text)
+                                                 (user-message veto)))
+                             (+ step 1)
+                             used))
+                     (finish "done" text step)))]
               [else
-               (let* ([results (run-calls (assoc-ref reply "tool_calls" '()) step)]
-                      [used (+ tokens (reply-tokens reply))]
-                      [next (append messages
+               (let* ([results (run-reply-calls (assoc-ref reply "tool_calls" '()) step)]
+                      [next (append asked
                                     (list (assistant-message reply))
                                     (map tool-message results))])
                  (if (and (> max-tokens 0) (>= used max-tokens))

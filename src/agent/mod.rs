@@ -36,6 +36,7 @@ mod messages;
 mod procs;
 mod record;
 mod session;
+pub mod strategy;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -54,6 +55,7 @@ use crate::session::EventLog;
 use crate::session::event::{self, Event};
 
 pub use session::{AgentSession, Confirms, LogPlace, SessionBuilder};
+pub use strategy::{SHIPPED, Source};
 
 use procs::Shared;
 
@@ -65,8 +67,17 @@ const SYSTEM_PROMPT: &str = include_str!("../../prompts/system.md");
 #[derive(Debug, Clone)]
 pub struct AgentConfig {
     pub model: ModelConfig,
-    /// `None`: the default strategy; else a `.scm` file defining `run`.
+    /// `None`: the default loop alone; else a shipped name (`check`) or a
+    /// `.scm` file: hooks over the default loop, or a loop of its own
+    /// (defining `run`). See `strategy.rs` for the load order.
     pub strategy: Option<PathBuf>,
+    /// Hook files (names or paths): the user's config's, then `--hook`'s.
+    pub hooks: Vec<PathBuf>,
+    /// Of those, how many come from the user's config (they load before
+    /// the workspace's hooks and the strategy; the rest after).
+    pub config_hooks: usize,
+    /// `--set key=value` and the config's `[set]`: the strategy's options.
+    pub settings: Vec<(String, String)>,
     pub max_steps: u64,
     /// Total tokens (prompt and completion) the session may use; 0: no limit.
     pub max_tokens: u64,
@@ -170,13 +181,11 @@ pub fn run_task_with(
         on_stream: Mutex::new(Box::new(on_stream)),
         last_error: Mutex::new(String::new()),
         cancel,
+        settings: cfg.settings.clone(),
     });
-    let strategy_dirs = cfg
-        .strategy
-        .as_ref()
-        .and_then(|p| p.parent().map(Path::to_path_buf))
-        .into_iter()
-        .collect();
+    let plan = LoadPlan::of(cfg, host.workspace().root())
+        .map_err(|e| EngineError::new(ErrorKind::Load, e))?;
+    let strategy_dirs = plan.dirs();
     let direct = Arc::clone(&shared);
     let host_fn = Arc::new(move |call: Call| Ok(direct.run_direct(&call)));
     let mut engine = Engine::new(
@@ -188,6 +197,20 @@ pub fn run_task_with(
         },
     )?;
     procs::register(&mut engine, &shared);
+    // What the strategy displays is the strategy's own line in the log,
+    // shown by every client (stderr in nib exec).
+    {
+        let log = Arc::clone(&log);
+        engine.set_output(move |_, text| {
+            let text = text.trim_end_matches('\n');
+            if !text.is_empty() {
+                let _ = log.emit(&Event::Strategy(event::Strategy {
+                    action: "display".into(),
+                    text: text.to_string(),
+                }));
+            }
+        });
+    }
     // Destinations the user named are theirs; secrets never reach the log.
     host.guard().trust(task);
     {
@@ -199,18 +222,23 @@ pub fn run_task_with(
         root: host.workspace().root().display().to_string(),
         model: cfg.model.model.clone(),
         provider: cfg.model.provider.as_str().to_string(),
-        strategy: cfg
-            .strategy
-            .as_ref()
-            .map_or("default".into(), |p| p.display().to_string()),
+        strategy: plan.describe(),
         nib_version: env!("CARGO_PKG_VERSION").to_string(),
         task: task.to_string(),
     }));
-    let loaded = match &cfg.strategy {
-        Some(path) => engine.run_file(path),
-        None => engine.run_source("default.scm", DEFAULT_STRATEGY),
-    };
-    let options = json!({"max_steps": cfg.max_steps, "max_tokens": cfg.max_tokens});
+    let loaded = plan.load(&mut engine);
+    let settings: serde_json::Map<String, Value> = cfg
+        .settings
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect();
+    let options = json!({
+        "max_steps": cfg.max_steps,
+        "max_tokens": cfg.max_tokens,
+        "approve": if host.approves_writes() { "writes" } else { "none" },
+        "interactive": !host.is_unattended(),
+        "set": settings,
+    });
     let result = loaded.and_then(|_| engine.call("run", vec![Value::String(task.into()), options]));
     let outcome = match result {
         Ok(value) => outcome_of(&value, &shared),
@@ -239,6 +267,75 @@ pub fn run_task_with(
         text: outcome.text.clone(),
     }));
     Ok(outcome)
+}
+
+/// What a run loads, resolved before the engine starts (so a missing file
+/// is an error before anything runs).
+struct LoadPlan {
+    config_hooks: Vec<Source>,
+    workspace_hooks: Vec<PathBuf>,
+    strategy: Option<Source>,
+    flag_hooks: Vec<Source>,
+}
+
+impl LoadPlan {
+    fn of(cfg: &AgentConfig, root: &Path) -> Result<LoadPlan, String> {
+        let resolve = |p: &PathBuf| Source::resolve(p);
+        let split = cfg.config_hooks.min(cfg.hooks.len());
+        Ok(LoadPlan {
+            config_hooks: cfg.hooks[..split]
+                .iter()
+                .map(resolve)
+                .collect::<Result<_, _>>()?,
+            workspace_hooks: strategy::workspace_hooks(root),
+            strategy: cfg.strategy.as_ref().map(resolve).transpose()?,
+            flag_hooks: cfg.hooks[split..]
+                .iter()
+                .map(resolve)
+                .collect::<Result<_, _>>()?,
+        })
+    }
+
+    fn sources(&self) -> impl Iterator<Item = &Source> {
+        self.config_hooks
+            .iter()
+            .chain(&self.strategy)
+            .chain(&self.flag_hooks)
+    }
+
+    /// The directories `require` may load from: each file's own.
+    fn dirs(&self) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = self.sources().filter_map(Source::dir).collect();
+        dirs.dedup();
+        dirs
+    }
+
+    fn describe(&self) -> String {
+        let mut parts: Vec<String> = self.sources().map(Source::name).collect();
+        parts.extend(self.workspace_hooks.iter().map(|p| p.display().to_string()));
+        if self.strategy.is_none() {
+            parts.insert(0, "default".into());
+        }
+        parts.join(" + ")
+    }
+
+    fn load(&self, engine: &mut Engine) -> Result<Value, EngineError> {
+        Source::Shipped("default").load(engine)?;
+        for s in &self.config_hooks {
+            s.load(engine)?;
+        }
+        for p in &self.workspace_hooks {
+            strategy::load_workspace_hook(engine, p)?;
+        }
+        if let Some(s) = &self.strategy {
+            s.load(engine)?;
+        }
+        for s in &self.flag_hooks {
+            s.load(engine)?;
+        }
+        engine.restrict_new_hooks()?;
+        Ok(Value::Null)
+    }
 }
 
 fn outcome_of(value: &Value, shared: &Shared) -> Outcome {

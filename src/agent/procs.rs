@@ -11,7 +11,7 @@ use super::INTERRUPTED;
 use super::messages::{error_kind, reply_json, to_messages};
 use crate::engine::Engine;
 use crate::model::{Client, Reply, Request, StreamEvent};
-use crate::prim::table::lookup;
+use crate::prim::table::{ALL, lookup};
 use crate::prim::{Call, Effect, Host, TextFormat, ToolResult, parse};
 use crate::session::EventLog;
 use crate::session::event::{self, Event};
@@ -35,6 +35,8 @@ pub(super) struct Shared {
     /// Set by a client (Esc in the terminal client): see
     /// [`run_task_with`](super::run_task_with).
     pub(super) cancel: Arc<AtomicBool>,
+    /// The strategy's settings (`--set key=value`).
+    pub(super) settings: Vec<(String, String)>,
 }
 
 /// One call of a reply before it runs: its id and name, and the parsed
@@ -46,7 +48,35 @@ pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
     engine.register("model-reply", move |args| {
         let messages = args.first().cloned().unwrap_or(Value::Null);
         let step = args.get(1).and_then(Value::as_u64).unwrap_or(0);
-        Ok(s.model_reply(&messages, step))
+        let options = CallOptions::parse(args.get(2))?;
+        Ok(s.model_reply(&messages, step, &options))
+    });
+    engine.register("call-data", |args| Ok(call_data(args.first())));
+    engine.register("tool-names", |_| {
+        Ok(Value::Array(
+            ALL.iter().map(|d| Value::String(d.name.into())).collect(),
+        ))
+    });
+    engine.register("tool-kind", |args| {
+        let name = args.first().and_then(Value::as_str).unwrap_or_default();
+        lookup(name)
+            .map(|d| Value::String(d.effect.as_str().into()))
+            .ok_or_else(|| format!("there is no tool `{name}`"))
+    });
+    let s = Arc::clone(shared);
+    engine.register("guard-check", move |args| s.guard_check(args.first()));
+    let s = Arc::clone(shared);
+    engine.register("strategy-event", move |args| {
+        let action = args.first().and_then(Value::as_str).unwrap_or("note");
+        let text = args.get(1).map(text_of).unwrap_or_default();
+        s.strategy_event(action, &text);
+        Ok(Value::Bool(true))
+    });
+    let s = Arc::clone(shared);
+    engine.register("say", move |args| {
+        let text = args.first().map(text_of).unwrap_or_default();
+        s.strategy_event("say", &text);
+        Ok(Value::Bool(true))
     });
     let s = Arc::clone(shared);
     engine.register("run-calls", move |args| {
@@ -79,12 +109,26 @@ pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
     let s = Arc::clone(shared);
     engine.register("ask", move |args| {
         let question = args.first().and_then(Value::as_str).unwrap_or_default();
+        // Nobody is there to answer, and nib never waits: the answer is
+        // the policy's (`--set ask=yes` says yes; anything else no).
+        let yes = s.setting("ask").is_some_and(|v| v == "yes");
         let _ = s.log.emit(&Event::Ask(event::Ask {
             question: question.to_string(),
-            answer: Value::Null,
+            answer: Value::Bool(yes),
         }));
-        // Unattended: nobody is there to answer, and nib never waits.
-        Ok(Value::Bool(false))
+        Ok(Value::Bool(yes))
+    });
+    let s = Arc::clone(shared);
+    engine.register("setting", move |args| {
+        let key = args.first().and_then(Value::as_str).unwrap_or_default();
+        Ok(match s.setting(key) {
+            Some(v) => Value::String(v.to_string()),
+            None => args.get(1).cloned().unwrap_or(Value::Bool(false)),
+        })
+    });
+    let s = Arc::clone(shared);
+    engine.register("detected-check-command", move |_| {
+        Ok(detect_check(s.host.workspace().root()).map_or(Value::Bool(false), Value::from))
     });
     let s = Arc::clone(shared);
     engine.register("system-prompt", move |_| {
@@ -93,7 +137,7 @@ pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
 }
 
 impl Shared {
-    fn model_reply(&self, messages: &Value, step: u64) -> Value {
+    fn model_reply(&self, messages: &Value, step: u64, options: &CallOptions) -> Value {
         if self.cancel.load(Ordering::Relaxed) {
             return json!({"error": INTERRUPTED, "kind": "interrupted"});
         }
@@ -105,10 +149,28 @@ impl Shared {
             Ok(m) => m,
             Err(e) => return json!({"error": e, "kind": "invalid"}),
         };
+        let system = match (&options.system, &options.system_extra) {
+            (Some(own), _) => own.clone(),
+            (None, Some(extra)) => format!("{}\n\n{extra}", self.system),
+            (None, None) => self.system.clone(),
+        };
+        let tools = match &options.tools {
+            Some(names) => self
+                .tools
+                .iter()
+                .filter(|t| {
+                    t.get("name")
+                        .and_then(Value::as_str)
+                        .is_some_and(|n| names.iter().any(|m| m == n))
+                })
+                .cloned()
+                .collect(),
+            None => self.tools.clone(),
+        };
         let request = Request {
-            system: self.system.clone(),
+            system,
             messages,
-            tools: self.tools.clone(),
+            tools,
         };
         let model = self.client.config().model.clone();
         let _ = self.log.emit(&Event::LlmReq(event::LlmReq {
@@ -121,7 +183,13 @@ impl Shared {
             .on_stream
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let reply = self.client.reply(&request, &mut |ev| on_stream(ev));
+        // A quiet call (a summary the strategy asks for itself) is not
+        // streamed to the person watching.
+        let reply = if options.quiet {
+            self.client.reply(&request, &mut |_| {})
+        } else {
+            self.client.reply(&request, &mut |ev| on_stream(ev))
+        };
         drop(on_stream);
         match reply {
             Ok(reply) => {
@@ -198,12 +266,46 @@ impl Shared {
                 Err(r) => r.clone(),
             };
             self.log_result(step, index, &name, call.as_ref().ok(), &result);
-            out.push(with_id(result.to_json(), id, name));
+            let mut obj = with_id(result.to_json(), id, name);
+            if let (Ok(c), Value::Object(map)) = (&call, &mut obj)
+                && c.decl.effect == Effect::Exec
+            {
+                map.extend(command_fields(&result.text));
+            }
+            out.push(obj);
         }
         Value::Array(out)
     }
 
-    /// One tool call of a reply, parsed by its declaration.
+    /// What the guard would decide for a call, without running it:
+    /// `{"decision", "reasons"}`, or `{"decision": "invalid", "error"}`.
+    fn guard_check(&self, call: Option<&Value>) -> Result<Value, String> {
+        let call = call.ok_or("guard-check takes a call: {\"name\", \"args\"}")?;
+        let (_, name, parsed) = self.parse_call(call);
+        let parsed = match parsed {
+            Ok(c) => c,
+            Err(r) => return Ok(json!({"decision": "invalid", "name": name, "error": r.text})),
+        };
+        let decision = self.host.guard().judge(&parsed, self.host.workspace());
+        let reasons: Vec<Value> = decision
+            .reasons()
+            .iter()
+            .map(|r| json!({"rule": r.rule, "param": r.param, "message": r.message}))
+            .collect();
+        Ok(json!({"decision": decision.as_str(), "name": name, "reasons": reasons}))
+    }
+
+    /// A strategy event: what a strategy said, refused, injected or
+    /// compacted, for the log and the clients.
+    pub(super) fn strategy_event(&self, action: &str, text: &str) {
+        let _ = self.log.emit(&Event::Strategy(event::Strategy {
+            action: action.to_string(),
+            text: text.to_string(),
+        }));
+    }
+
+    /// One tool call of a reply, parsed by its declaration. A call a
+    /// strategy rewrote carries its arguments as data (`args`).
     fn parse_call(&self, c: &Value) -> Parsed {
         let text = |k: &str| {
             c.get(k)
@@ -212,10 +314,11 @@ impl Shared {
                 .to_string()
         };
         let (id, name) = (text("id"), text("name"));
-        let arguments = match c.get("arguments") {
-            Some(Value::String(s)) => s.clone(),
-            Some(other) => other.to_string(),
-            None => String::new(),
+        let arguments = match (c.get("args"), c.get("arguments")) {
+            (Some(args @ Value::Object(_)), _) => args.to_string(),
+            (_, Some(Value::String(s))) => s.clone(),
+            (_, Some(other)) => other.to_string(),
+            (_, None) => String::new(),
         };
         let call = match lookup(&name) {
             Some(decl) => parse::parse_text(decl, &arguments)
@@ -227,10 +330,25 @@ impl Shared {
 
     /// A primitive the strategy called itself, outside any reply.
     pub(super) fn run_direct(&self, call: &Call) -> Value {
-        let result = self.host.run(call);
         self.log_call(0, 0, "", call.decl.name, Some(call), Some("strategy"));
+        let result = self.host.run(call);
         self.log_result(0, 0, call.decl.name, Some(call), &result);
-        result.to_json()
+        let mut obj = result.to_json();
+        if let Value::Object(map) = &mut obj
+            && call.decl.effect == Effect::Exec
+        {
+            map.extend(command_fields(&result.text));
+        }
+        obj
+    }
+
+    /// A strategy setting (`--set key=value`), the last one given.
+    fn setting(&self, key: &str) -> Option<&str> {
+        self.settings
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// A reply's text edits, each file logged as a call named `apply-text`.
@@ -260,6 +378,174 @@ impl Shared {
             out.push(obj);
         }
         Ok(Value::Array(out))
+    }
+}
+
+/// What a strategy may ask of one model call (the third argument of
+/// `model-reply`): unknown keys are an error, not ignored.
+#[derive(Debug, Default)]
+struct CallOptions {
+    /// Only these tools (by name) are offered.
+    tools: Option<Vec<String>>,
+    /// Replaces the session's system prompt.
+    system: Option<String>,
+    /// Appended to it.
+    system_extra: Option<String>,
+    /// Not streamed to the person watching.
+    quiet: bool,
+}
+
+impl CallOptions {
+    const KEYS: [&'static str; 4] = ["tools", "system", "system_extra", "quiet"];
+
+    fn parse(value: Option<&Value>) -> Result<CallOptions, String> {
+        let mut out = CallOptions::default();
+        let Some(value) = value.filter(|v| !v.is_null()) else {
+            return Ok(out);
+        };
+        let Value::Object(map) = value else {
+            return Err("the options (third argument) must be an association list, e.g. (json-object \"quiet\" #t)".into());
+        };
+        for (key, v) in map {
+            match key.as_str() {
+                "tools" => {
+                    let names = v
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_str)
+                                .map(String::from)
+                                .collect()
+                        })
+                        .ok_or("option `tools` must be a list of tool names")?;
+                    out.tools = Some(names);
+                }
+                "system" => {
+                    out.system = Some(v.as_str().ok_or("option `system` must be a string")?.into())
+                }
+                "system_extra" => {
+                    out.system_extra = Some(
+                        v.as_str()
+                            .ok_or("option `system_extra` must be a string")?
+                            .into(),
+                    )
+                }
+                "quiet" => out.quiet = v.as_bool().ok_or("option `quiet` must be #t or #f")?,
+                other => {
+                    return Err(format!(
+                        "unknown option `{other}`; the options are {}",
+                        CallOptions::KEYS.join(", ")
+                    ));
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// A reply's tool call as data for hooks: `{"id", "name", "kind"
+/// (read-only / write / exec), "args" (the arguments parsed; null when they
+/// are not JSON), "arguments" (as the model sent them)}`.
+fn call_data(call: Option<&Value>) -> Value {
+    let get = |k: &str| {
+        call.and_then(|c| c.get(k))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (id, name) = (get("id"), get("name"));
+    let raw = match call.and_then(|c| c.get("arguments")) {
+        Some(Value::String(s)) => s.clone(),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    let args = if raw.trim().is_empty() {
+        json!({})
+    } else {
+        serde_json::from_str::<Value>(&raw)
+            .ok()
+            .filter(Value::is_object)
+            .unwrap_or(Value::Null)
+    };
+    let kind = lookup(&name).map_or("unknown", |d| d.effect.as_str());
+    json!({"id": id, "name": name, "kind": kind, "args": args, "arguments": raw})
+}
+
+/// How a command ended, as fields: `exit_code` (null when it did not end
+/// by itself), `timed_out`, `interrupted`, and `output_tail` (its last 40
+/// lines; stdout and stderr come interleaved, as the model reads them).
+fn command_fields(text: &str) -> serde_json::Map<String, Value> {
+    let exit_code = text
+        .lines()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("exit code: "))
+        .and_then(|n| n.trim().parse::<i64>().ok());
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = lines[lines.len().saturating_sub(40)..].join("\n");
+    let mut map = serde_json::Map::new();
+    map.insert(
+        "exit_code".into(),
+        exit_code.map_or(Value::Null, Value::from),
+    );
+    map.insert(
+        "timed_out".into(),
+        Value::Bool(text.starts_with("the command timed out")),
+    );
+    map.insert(
+        "interrupted".into(),
+        Value::Bool(text.starts_with("the user interrupted the command")),
+    );
+    map.insert("output_tail".into(), Value::String(tail));
+    map
+}
+
+/// The project's check command, from what its root holds: the first of
+/// cargo, go, npm (with a test script), pytest and make (with a `test:`
+/// target) that fits.
+fn detect_check(root: &std::path::Path) -> Option<String> {
+    let has = |name: &str| root.join(name).is_file();
+    let read = |name: &str| std::fs::read_to_string(root.join(name)).unwrap_or_default();
+    if has("Cargo.toml") {
+        return Some("cargo test".into());
+    }
+    if has("go.mod") {
+        return Some("go test ./...".into());
+    }
+    if has("package.json") {
+        let scripts = serde_json::from_str::<Value>(&read("package.json")).ok();
+        if scripts
+            .as_ref()
+            .and_then(|p| p.pointer("/scripts/test"))
+            .is_some()
+        {
+            return Some("npm test".into());
+        }
+    }
+    let pytest_config = has("pytest.ini")
+        || has("conftest.py")
+        || read("pyproject.toml").contains("[tool.pytest")
+        || read("setup.cfg").contains("[tool:pytest]")
+        || read("tox.ini").contains("[pytest]");
+    let test_files = std::fs::read_dir(root.join("tests")).is_ok_and(|mut d| {
+        d.any(|e| {
+            e.ok()
+                .is_some_and(|e| e.file_name().to_string_lossy().starts_with("test_"))
+        })
+    });
+    if pytest_config || test_files {
+        return Some("python -m pytest -q".into());
+    }
+    if read("Makefile").lines().any(|l| l.starts_with("test:")) {
+        return Some("make test".into());
+    }
+    None
+}
+
+/// A value as text for a log line: strings as they are, anything else as JSON.
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
     }
 }
 

@@ -243,6 +243,31 @@ impl Engine {
         to_json(&out, function)
     }
 
+    /// Whether `name` is bound in the engine (by the prelude, a strategy,
+    /// or a host procedure).
+    pub fn defines(&self, name: &str) -> bool {
+        self.vm.extract_value(name).is_ok()
+    }
+
+    /// How many hooks the loaded code registered (the prelude's `on`).
+    pub fn hook_count(&mut self) -> Result<usize, EngineError> {
+        let n = self.call("hook-count", Vec::new())?;
+        Ok(n.as_u64().unwrap_or(0) as usize)
+    }
+
+    /// Hooks registered from index `from` on may only tighten (a
+    /// workspace's hooks); see `scheme/prelude.scm`.
+    pub fn restrict_hooks_from(&mut self, from: usize) -> Result<(), EngineError> {
+        self.call("restrict-hooks-from!", vec![Value::from(from as u64)])
+            .map(drop)
+    }
+
+    /// Every hook registered from now on (from inside a running hook) may
+    /// only tighten.
+    pub fn restrict_new_hooks(&mut self) -> Result<(), EngineError> {
+        self.call("restrict-new-hooks!", Vec::new()).map(drop)
+    }
+
     /// Register an extra host procedure: Scheme calls `(name arg ...)`, the
     /// arguments arrive as JSON, the result goes back as Scheme. `Err`
     /// raises a Scheme error `"name: message"`. Register before running the

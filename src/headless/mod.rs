@@ -22,7 +22,9 @@ use clap::Args;
 
 use crate::agent::{AgentConfig, Confirms, SessionBuilder, Status};
 use crate::session::{Entry, Event};
-use crate::settings::{Approve, ModelArgs, UsageError, UserConfig, model_config, workspace};
+use crate::settings::{
+    Approve, ModelArgs, StrategyArgs, UsageError, UserConfig, model_config, workspace,
+};
 
 pub mod swebench;
 
@@ -35,9 +37,8 @@ pub struct ExecArgs {
     pub root: Option<PathBuf>,
     #[command(flatten)]
     pub model_args: ModelArgs,
-    /// A strategy file (`.scm` defining `run`); default: the shipped one.
-    #[arg(long)]
-    pub strategy: Option<PathBuf>,
+    #[command(flatten)]
+    pub strategy_args: StrategyArgs,
     /// How Write confirms are answered; Security confirms are always refused.
     #[arg(long, value_enum, default_value = "none")]
     pub approve: Approve,
@@ -62,6 +63,7 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     let ws = workspace(args.root.clone())?;
     // Keep the scripted server alive for the whole run.
     let (model, _server) = model_config(&args.model_args, &config)?;
+    let chosen = args.strategy_args.choose(&config, None)?;
     let mut builder = SessionBuilder::new(
         ws,
         Confirms::Policy {
@@ -79,7 +81,10 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     let session = builder.subscribe(progress).build()?;
     let cfg = AgentConfig {
         model,
-        strategy: args.strategy.clone().or(config.strategy.clone()),
+        strategy: chosen.strategy,
+        hooks: chosen.hooks,
+        config_hooks: chosen.config_hooks,
+        settings: chosen.settings,
         max_steps: args.max_steps.or(config.max_steps).unwrap_or(30).max(1),
         max_tokens: args.max_tokens,
         deadline: Duration::from_secs(args.timeout.max(1)),
@@ -159,6 +164,10 @@ fn progress(entry: &Entry) {
         }
         Event::Error(e) => format!("error: {}", e.message),
         Event::Warning(e) => format!("warning: {}", e.message),
+        Event::Strategy(e) if e.action == "say" || e.action == "display" => {
+            format!("strategy: {}", e.text)
+        }
+        Event::Strategy(e) => format!("strategy {}: {}", e.action, e.text),
         _ => return,
     };
     eprintln!("{line}");

@@ -181,6 +181,8 @@ pub struct Host {
     cancel: Arc<AtomicBool>,
     /// Confirms are answered by a policy (`Host::unattended`).
     unattended: bool,
+    /// The policy's answer to Write confirms (`--approve writes`).
+    approve_writes: bool,
 }
 
 impl Host {
@@ -198,6 +200,7 @@ impl Host {
             guard: Guard::default(),
             cancel: Arc::default(),
             unattended: false,
+            approve_writes: false,
         }
     }
 
@@ -232,7 +235,13 @@ impl Host {
             req.kind == ConfirmKind::Write && approve_writes
         });
         host.unattended = true;
+        host.approve_writes = approve_writes;
         host
+    }
+
+    /// Whether an unattended run's policy approves Write confirms.
+    pub fn approves_writes(&self) -> bool {
+        self.approve_writes
     }
 
     /// Whether a policy, not a person, answers this host's confirms.

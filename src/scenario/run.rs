@@ -228,6 +228,9 @@ fn session(
     let cfg = AgentConfig {
         model,
         strategy: None,
+        hooks: Vec::new(),
+        config_hooks: 0,
+        settings: Vec::new(),
         max_steps: scenario.replies.len() as u64 + 2,
         max_tokens: 0,
         deadline: opts.deadline,

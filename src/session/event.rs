@@ -38,6 +38,8 @@ pub enum Event {
     Ask(Ask),
     #[serde(rename = "warning")]
     Warning(Warning),
+    #[serde(rename = "strategy")]
+    Strategy(Strategy),
     #[serde(rename = "turn.end")]
     TurnEnd(TurnEnd),
     #[serde(rename = "error")]
@@ -223,6 +225,16 @@ pub struct Warning {
     pub message: String,
 }
 
+/// What a strategy did that the user should see: said something (`say`),
+/// refused a call (`refuse`), kept the task going (`continue`), compacted
+/// the conversation (`compact`), or an action of its own.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Strategy {
+    pub action: String,
+    pub text: String,
+}
+
 /// A task ended.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -266,6 +278,7 @@ impl Event {
             Event::Write(_) => "write",
             Event::Ask(_) => "ask",
             Event::Warning(_) => "warning",
+            Event::Strategy(_) => "strategy",
             Event::TurnEnd(_) => "turn.end",
             Event::Error(_) => "error",
             Event::Custom(c) => &c.ev,
@@ -274,7 +287,7 @@ impl Event {
 
     /// The kinds nib itself writes: a strategy's `emit` may not use them
     /// (its fields would not be what readers of that kind expect).
-    pub const KNOWN: [&'static str; 13] = [
+    pub const KNOWN: [&'static str; 14] = [
         "session.start",
         "llm.req",
         "llm.resp",
@@ -286,6 +299,7 @@ impl Event {
         "write",
         "ask",
         "warning",
+        "strategy",
         "turn.end",
         "error",
     ];
@@ -362,6 +376,7 @@ impl Event {
             Event::Write(Write::default()),
             Event::Ask(Ask::default()),
             Event::Warning(Warning::default()),
+            Event::Strategy(Strategy::default()),
             Event::TurnEnd(TurnEnd::default()),
             Event::Error(ErrorEvent {
                 step: Some(0),

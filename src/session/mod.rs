@@ -33,6 +33,7 @@
 //! | `write` | `path`, `version` |
 //! | `ask` | `question`, `answer` (null when nobody could answer) |
 //! | `warning` | `message` (a setting that was ignored, and why) |
+//! | `strategy` | `action`: "say" / "refuse" / "continue" / "compact" / a strategy's own, `text` |
 //! | `turn.end` | `step`, `reason`: "done" / "step_limit" / "token_limit" / "error" / "refused", `text` |
 //! | `error` | `step` (when a model call failed), `message` |
 //!

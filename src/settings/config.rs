@@ -26,8 +26,14 @@ pub struct UserConfig {
     pub num_ctx: Option<u32>,
     /// The most tokens one reply may have.
     pub max_reply_tokens: Option<u32>,
-    /// A strategy file to use instead of the shipped one.
+    /// The strategy: a shipped name (`check`) or a `.scm` file.
     pub strategy: Option<PathBuf>,
+    /// Hook files (or shipped names) loaded into every session, first.
+    #[serde(default)]
+    pub hooks: Vec<PathBuf>,
+    /// Strategy settings (`[set]`), like `--set key=value`.
+    #[serde(default)]
+    pub set: std::collections::BTreeMap<String, String>,
     pub max_steps: Option<u64>,
     /// How the guard judges calls.
     pub guard: Option<GuardConfig>,

@@ -8,12 +8,14 @@
 
 pub mod config;
 pub mod model;
+pub mod strategy;
 
 use std::fmt;
 use std::path::PathBuf;
 
 pub use config::{UserConfig, guard_policy};
 pub use model::{Approve, ModelArgs, ModelChoice, ProviderArg, choose_model, model_config};
+pub use strategy::StrategyArgs;
 
 /// A problem with how nib was invoked: bad flags, unreadable input, a
 /// workspace root that does not exist. Exit code 2.

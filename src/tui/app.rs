@@ -342,6 +342,25 @@ impl App {
                         .push(Line::from(Span::styled(format!("error: {msg}"), t.error())));
                 }
             }
+            Event::Strategy(e) => {
+                let text = mask_secrets(&e.text);
+                let head = match e.action.as_str() {
+                    "say" | "display" => String::new(),
+                    other => format!("{other}: "),
+                };
+                for (i, line) in text.lines().enumerate() {
+                    let mark = if i == 0 { "◆ " } else { "  " };
+                    let shown = if i == 0 {
+                        format!("{head}{line}")
+                    } else {
+                        line.to_string()
+                    };
+                    self.history.push(Line::from(vec![
+                        Span::styled(mark, t.accent()),
+                        Span::styled(cut_to_width(&shown, 200), t.dim()),
+                    ]));
+                }
+            }
             Event::Warning(e) => {
                 self.history.push(Line::from(Span::styled(
                     format!("warning: {}", mask_secrets(&e.message)),

@@ -116,6 +116,9 @@ pub fn agent_config(server: &ScriptedServer) -> AgentConfig {
     AgentConfig {
         model,
         strategy: None,
+        hooks: Vec::new(),
+        config_hooks: 0,
+        settings: Vec::new(),
         max_steps: 20,
         max_tokens: 0,
         deadline: Duration::from_secs(3600),

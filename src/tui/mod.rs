@@ -63,9 +63,8 @@ pub struct TuiArgs {
     pub root: Option<PathBuf>,
     #[command(flatten)]
     pub model_args: crate::settings::ModelArgs,
-    /// A strategy file (`.scm` defining `run`); default: the shipped one.
-    #[arg(long)]
-    pub strategy: Option<PathBuf>,
+    #[command(flatten)]
+    pub strategy_args: crate::settings::StrategyArgs,
     /// Show an earlier session's transcript first (default: the latest in
     /// this workspace's .nib/sessions/).
     #[arg(long, num_args = 0..=1, default_missing_value = "")]
@@ -99,13 +98,17 @@ pub fn run(args: TuiArgs) -> Result<ExitCode, UsageError> {
     let config = UserConfig::load()?;
     let ws = workspace(args.root.clone())?;
     let (model, _server) = model_config(&args.model_args, &config)?;
+    let chosen = args.strategy_args.choose(&config, None)?;
     let resume = match &args.resume {
         None => None,
         Some(id) => Some(find_session(ws.root(), id)?),
     };
     let cfg = AgentConfig {
         model,
-        strategy: args.strategy.clone().or(config.strategy.clone()),
+        strategy: chosen.strategy,
+        hooks: chosen.hooks,
+        config_hooks: chosen.config_hooks,
+        settings: chosen.settings,
         max_steps: config.max_steps.unwrap_or(30).max(1),
         max_tokens: 0,
         deadline: Duration::from_secs(24 * 3600),

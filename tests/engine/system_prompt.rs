@@ -42,6 +42,9 @@ fn agents_md_is_workspace_text_not_trusted_text() {
     let cfg = AgentConfig {
         model,
         strategy: None,
+        hooks: Vec::new(),
+        config_hooks: 0,
+        settings: Vec::new(),
         max_steps: 5,
         max_tokens: 0,
         deadline: Duration::from_secs(60),

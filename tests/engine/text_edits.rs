@@ -49,6 +49,9 @@ fn session(replies: Vec<ScriptedReply>) -> Session {
     let cfg = AgentConfig {
         model,
         strategy: Some(PathBuf::from(STRATEGY)),
+        hooks: Vec::new(),
+        config_hooks: 0,
+        settings: Vec::new(),
         max_steps: 5,
         max_tokens: 0,
         deadline: Duration::from_secs(60),

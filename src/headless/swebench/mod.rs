@@ -99,9 +99,11 @@ pub struct RunArgs {
     /// Seconds per instance before its session is stopped.
     #[arg(long, default_value_t = 1800)]
     pub timeout: u64,
-    /// A strategy file (`.scm` defining `run`); default: the shipped one.
-    #[arg(long)]
-    pub strategy: Option<PathBuf>,
+    /// The strategy (default: check, with compact as a hook: the project's
+    /// tests after each change, and the context kept under a budget;
+    /// `--strategy default` runs the plain loop).
+    #[command(flatten)]
+    pub strategy_args: crate::settings::StrategyArgs,
     /// A prompt template instead of prompts/swebench.md ({problem_statement},
     /// {repo}, {instance_id}, {hints_text}).
     #[arg(long)]

@@ -81,6 +81,9 @@ pub(super) struct Settings {
     pub(super) keep_worktrees: bool,
     pub(super) model: ModelChoice,
     pub(super) strategy: Option<PathBuf>,
+    pub(super) hooks: Vec<PathBuf>,
+    pub(super) config_hooks: usize,
+    pub(super) settings: Vec<(String, String)>,
     pub(super) template: String,
     pub(super) max_steps: u64,
     pub(super) max_tokens: u64,
@@ -330,12 +333,15 @@ fn settings(
             .map_err(|e| UsageError(format!("--prompt {}: {e}", path.display())))?,
         None => DEFAULT_PROMPT.to_string(),
     };
-    let strategy = args.strategy.clone().or(config.strategy.clone());
-    if let Some(s) = strategy.as_ref().filter(|s| !s.is_file()) {
-        return Err(UsageError(format!(
-            "the strategy {} is not a file",
-            s.display()
-        )));
+    // check + compact unless the flags or the config choose.
+    let mut chosen = args
+        .strategy_args
+        .choose(config, Some(PathBuf::from("check")))?;
+    if args.strategy_args.strategy.is_none() && config.strategy.is_none() {
+        chosen.hooks.push(PathBuf::from("compact"));
+    }
+    for spec in chosen.strategy.iter().chain(&chosen.hooks) {
+        crate::agent::Source::resolve(spec).map_err(UsageError)?;
     }
     Ok(Settings {
         config: config.clone(),
@@ -344,7 +350,10 @@ fn settings(
         out,
         keep_worktrees: args.keep_worktrees,
         model,
-        strategy,
+        strategy: chosen.strategy,
+        hooks: chosen.hooks,
+        config_hooks: chosen.config_hooks,
+        settings: chosen.settings,
         template,
         max_steps: args.max_steps.max(1),
         max_tokens: args.max_tokens,
@@ -512,6 +521,9 @@ fn session(
     let cfg = AgentConfig {
         model,
         strategy: settings.strategy.clone(),
+        hooks: settings.hooks.clone(),
+        config_hooks: settings.config_hooks,
+        settings: settings.settings.clone(),
         max_steps: settings.max_steps,
         max_tokens: settings.max_tokens,
         deadline: settings.deadline,

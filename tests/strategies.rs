@@ -1,0 +1,487 @@
+//! The shipped strategies and the hook surface, end to end: the real
+//! binary (`nib exec`), the real Steel engine, the scripted model over
+//! HTTP on 127.0.0.1, real files; assertions on files, events and what the
+//! model was sent (the scripted server's prompt counts).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde_json::{Value, json};
+
+const NIB: &str = env!("CARGO_BIN_EXE_nib");
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+    events: Vec<Value>,
+}
+
+/// A workspace `ws/` with `files`, and `script` beside it.
+fn workspace(files: &[(&str, &str)], script: &Value) -> (tempfile::TempDir, PathBuf, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let ws = dir.path().join("ws");
+    fs::create_dir(&ws).expect("ws");
+    for (path, text) in files {
+        let p = ws.join(path);
+        if let Some(parent) = p.parent() {
+            fs::create_dir_all(parent).expect("dirs");
+        }
+        fs::write(p, text).expect("file");
+    }
+    let script_path = dir.path().join("script.json");
+    fs::write(&script_path, script.to_string()).expect("script");
+    (dir, ws, script_path.display().to_string())
+}
+
+fn exec(ws: &Path, script: &str, extra: &[&str]) -> Run {
+    let root = ws.display().to_string();
+    let mut args = vec![
+        "exec",
+        "do the task",
+        "--root",
+        &root,
+        "--provider",
+        "scripted",
+        "--model",
+        script,
+    ];
+    args.extend_from_slice(extra);
+    let out = Command::new(NIB)
+        .args(&args)
+        .current_dir(ws)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nib");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        events: events(ws),
+    }
+}
+
+fn events(ws: &Path) -> Vec<Value> {
+    let Ok(dirs) = fs::read_dir(ws.join(".nib/sessions")) else {
+        return Vec::new();
+    };
+    let mut paths: Vec<PathBuf> = dirs.flatten().map(|d| d.path()).collect();
+    paths.sort();
+    let Some(last) = paths.last() else {
+        return Vec::new();
+    };
+    fs::read_to_string(last.join("events.jsonl"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+fn of_kind<'a>(events: &'a [Value], ev: &str) -> Vec<&'a Value> {
+    events.iter().filter(|e| e["ev"] == ev).collect()
+}
+
+fn strategy_texts(events: &[Value], action: &str) -> Vec<String> {
+    of_kind(events, "strategy")
+        .into_iter()
+        .filter(|e| e["action"] == action)
+        .map(|e| e["text"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn check_feeds_a_failing_check_back_until_it_passes() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "b.py", "content": "y = 2\n"}}]},
+        "Done.",
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "ok", "content": "1\n"}}]},
+        "Fixed."
+    ]);
+    let (_d, ws, script) = workspace(&[("a.py", "x = 1\n")], &script);
+    let run = exec(
+        &ws,
+        &script,
+        &[
+            "--strategy",
+            "check",
+            "--approve",
+            "writes",
+            "--set",
+            "check=test -f ok",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "Fixed.");
+    assert!(ws.join("ok").exists() && ws.join("b.py").exists());
+    // The failure reached the model as the next user message.
+    let vetoes = strategy_texts(&run.events, "continue");
+    assert_eq!(vetoes.len(), 1, "{:?}", run.events);
+    assert!(vetoes[0].contains("`test -f ok` failed"), "{}", vetoes[0]);
+    // The check runs are the strategy's calls, not the model's.
+    let checks: Vec<&Value> = of_kind(&run.events, "tool.call")
+        .into_iter()
+        .filter(|e| e["name"] == "shell")
+        .collect();
+    assert_eq!(checks.len(), 2);
+    assert!(checks.iter().all(|c| c["by"] == "strategy"));
+    assert!(
+        strategy_texts(&run.events, "say")
+            .iter()
+            .any(|t| t.contains("passed"))
+    );
+    assert!(
+        run.stderr.contains("strategy: check: `test -f ok` passed"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn check_gives_up_after_its_rounds_and_skips_when_nothing_changed() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "b.py", "content": "y = 2\n"}}]},
+        "Done.",
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "b.py", "content": "y = 3\n"}}]},
+        "Done again."
+    ]);
+    let (_d, ws, script) = workspace(&[], &script);
+    let run = exec(
+        &ws,
+        &script,
+        &[
+            "--strategy",
+            "check",
+            "--approve",
+            "writes",
+            "--set",
+            "check=false",
+            "--set",
+            "check_rounds=1",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "Done again.");
+    assert!(
+        strategy_texts(&run.events, "say")
+            .iter()
+            .any(|t| t.contains("giving up after 1"))
+    );
+    // A reply that changed nothing is not checked.
+    let (_d, ws, script) = workspace(&[], &json!(["Nothing to do."]));
+    let run = exec(
+        &ws,
+        &script,
+        &["--strategy", "check", "--set", "check=false"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(of_kind(&run.events, "tool.call").is_empty());
+}
+
+#[test]
+fn check_detects_the_projects_command() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "notes.txt", "content": "x\n"}}]},
+        "Done."
+    ]);
+    let (_d, ws, script) = workspace(&[("Makefile", "test:\n\t@echo made-test\n")], &script);
+    let run = exec(
+        &ws,
+        &script,
+        &["--strategy", "check", "--approve", "writes"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let shell = of_kind(&run.events, "tool.call")
+        .into_iter()
+        .find(|e| e["name"] == "shell")
+        .cloned()
+        .expect("the check ran");
+    assert_eq!(shell["args"]["command"], "make test");
+}
+
+/// A 40-step session whose every step reads a large file.
+fn long_session() -> Value {
+    let mut replies: Vec<Value> = (0..40)
+        .map(|i| json!({"tool_calls": [{"name": "fs-read", "arguments": {"path": format!("big{}.txt", i % 4)}}]}))
+        .collect();
+    replies.push(json!("Read them all."));
+    Value::Array(replies)
+}
+
+fn largest_prompt(events: &[Value]) -> u64 {
+    of_kind(events, "llm.resp")
+        .iter()
+        .map(|e| e["usage"]["prompt"].as_u64().unwrap_or(0))
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn compact_keeps_a_long_session_under_its_budget() {
+    let line = "some long line of a large file that the model reads again and again\n";
+    let big = line.repeat(120);
+    let files: Vec<(String, String)> = (0..4)
+        .map(|i| (format!("big{i}.txt"), big.clone()))
+        .collect();
+    let files: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let (_d, ws, script) = workspace(&files, &long_session());
+    let plain = exec(&ws, &script, &["--max-steps", "50"]);
+    assert_eq!(plain.code, 0, "{}", plain.stderr);
+    let (_d2, ws2, script2) = workspace(&files, &long_session());
+    let budget = 8000u64;
+    let compacted = exec(
+        &ws2,
+        &script2,
+        &[
+            "--max-steps",
+            "50",
+            "--strategy",
+            "compact",
+            "--set",
+            &format!("compact_budget={budget}"),
+        ],
+    );
+    assert_eq!(compacted.code, 0, "{}", compacted.stderr);
+    let (plain_max, compact_max) = (
+        largest_prompt(&plain.events),
+        largest_prompt(&compacted.events),
+    );
+    eprintln!(
+        "largest prompt: default loop {plain_max} tokens, compact {compact_max} tokens (budget {budget} for the messages)"
+    );
+    assert!(
+        plain_max > 3 * budget,
+        "the session should outgrow the budget: {plain_max}"
+    );
+    // The prompt counts the system prompt and tool list as well (~1.9k).
+    assert!(
+        compact_max < budget + 2500,
+        "compact's largest prompt {compact_max}"
+    );
+    assert!(!strategy_texts(&compacted.events, "compact").is_empty());
+}
+
+#[test]
+fn policy_refuses_rm_rf_and_rewrites_dot_slash_paths() {
+    let script = json!([
+        {"tool_calls": [
+            {"name": "shell", "arguments": {"command": "rm -rf src"}},
+            {"name": "fs-read", "arguments": {"path": "./src/a.py"}}]},
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -rf /tmp/nib-scratch-x"}}]},
+        "Done."
+    ]);
+    let (_d, ws, script) = workspace(&[("src/a.py", "x = 1\n")], &script);
+    let run = exec(&ws, &script, &["--hook", "policy", "--approve", "writes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(ws.join("src/a.py").exists(), "rm -rf src must not have run");
+    let refused = strategy_texts(&run.events, "refuse");
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(refused[0].contains("recursive rm of src"), "{}", refused[0]);
+    // The rewritten read ran on the clean path; the temp-dir rm ran.
+    let calls = of_kind(&run.events, "tool.call");
+    assert!(
+        calls
+            .iter()
+            .any(|c| c["name"] == "fs-read" && c["args"]["path"] == "src/a.py")
+    );
+    assert!(
+        calls
+            .iter()
+            .any(|c| c["name"] == "shell" && c["args"]["command"] == "rm -rf /tmp/nib-scratch-x")
+    );
+    assert!(!calls.iter().any(|c| c["args"]["command"] == "rm -rf src"));
+}
+
+#[test]
+fn plan_stays_read_only_until_the_plan_is_approved() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "a.py", "content": "x = 2\n"}}]},
+        "1. change x to 2",
+        {"tool_calls": [{"name": "fs-edit", "arguments": {"path": "a.py", "old": "x = 1", "new": "x = 2"}}]},
+        "Changed x."
+    ]);
+    // Unattended, `ask` answers by policy: no, so the plan is the answer.
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\n")], &script);
+    let run = exec(&ws, &s, &["--strategy", "plan", "--approve", "writes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "1. change x to 2");
+    assert_eq!(fs::read_to_string(ws.join("a.py")).unwrap(), "x = 1\n");
+    assert!(strategy_texts(&run.events, "refuse")[0].contains("not approved yet"));
+    let asked = of_kind(&run.events, "ask");
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0]["answer"], false);
+    // With the policy saying yes, the plan is carried out.
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\n")], &script);
+    let run = exec(
+        &ws,
+        &s,
+        &[
+            "--strategy",
+            "plan",
+            "--approve",
+            "writes",
+            "--set",
+            "ask=yes",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "Changed x.");
+    assert_eq!(fs::read_to_string(ws.join("a.py")).unwrap(), "x = 2\n");
+}
+
+#[test]
+fn three_hook_files_compose_in_one_run() {
+    let script = json!([
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -rf ."}}]},
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "./ok", "content": "1\n"}}]},
+        "Done."
+    ]);
+    let (_d, ws, s) = workspace(&[("keep.txt", "k\n")], &script);
+    let run = exec(
+        &ws,
+        &s,
+        &[
+            "--strategy",
+            "check",
+            "--hook",
+            "policy",
+            "--hook",
+            "compact",
+            "--approve",
+            "writes",
+            "--set",
+            "check=test -f ok",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(ws.join("keep.txt").exists());
+    assert!(ws.join("ok").exists());
+    assert_eq!(strategy_texts(&run.events, "refuse").len(), 1);
+    assert!(
+        strategy_texts(&run.events, "say")
+            .iter()
+            .any(|t| t.contains("passed"))
+    );
+    let start = of_kind(&run.events, "session.start");
+    assert_eq!(start[0]["strategy"], "check + policy + compact");
+}
+
+#[test]
+fn a_strategy_file_is_found_from_the_current_directory_and_its_output_is_shown() {
+    let (_d, ws, s) = workspace(&[], &json!(["Hello."]));
+    fs::write(
+        ws.join("my.scm"),
+        "(displayln \"loading my strategy\")\n(on \"before-finish\" (lambda (text) (say (string-append \"finishing: \" text)) #f))\n",
+    )
+    .unwrap();
+    let run = exec(&ws, &s, &["--strategy", "my.scm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("strategy: loading my strategy"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("strategy: finishing: Hello."),
+        "{}",
+        run.stderr
+    );
+    let missing = exec(&ws, &s, &["--strategy", "nope.scm"]);
+    assert_ne!(missing.code, 0);
+    assert!(
+        missing.stderr.contains("not one nib ships"),
+        "{}",
+        missing.stderr
+    );
+}
+
+#[test]
+fn a_workspace_hook_may_only_tighten() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "a.txt", "content": "a\n"}}]},
+        "Done."
+    ]);
+    // Its refusal counts; its attempt to rewrite the call does not.
+    let hook = "(define (no-writes call) (if (equal? (assoc-ref call \"kind\" \"\") \"write\") (refuse \"the project forbids writes\") call))\n\
+                (define (rewrite call) (assoc-set call \"name\" \"fs-list\"))\n\
+                (on \"before-tool\" rewrite)\n(on \"before-tool\" no-writes)\n";
+    let (_d, ws, s) = workspace(&[(".nib/hooks/10-project.scm", hook)], &script);
+    let run = exec(&ws, &s, &["--approve", "writes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!ws.join("a.txt").exists());
+    assert_eq!(
+        strategy_texts(&run.events, "refuse"),
+        ["fs-write: the project forbids writes"]
+    );
+    // A workspace hook that rebinds a name, or mutates, does not load.
+    for bad in [
+        "(define (run task options) (json-object \"status\" \"done\" \"text\" \"owned\" \"steps\" 0))\n",
+        "(define x 1)\n(set! x 2)\n",
+    ] {
+        let (_d, ws, s) = workspace(&[(".nib/hooks/evil.scm", bad)], &json!(["Hello."]));
+        let run = exec(&ws, &s, &[]);
+        assert_ne!(run.code, 0, "{bad}");
+        assert!(
+            run.stderr
+                .contains("a workspace hook may only add tightening hooks"),
+            "{}",
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn hooks_see_typed_calls_and_can_ask_the_guard() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py", "offset": 1, "limit": 5}}]},
+        "Done."
+    ]);
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\n"), (".env", "TOKEN=abc\n")], &script);
+    fs::write(
+        ws.join("probe.scm"),
+        "(on \"before-tool\" (lambda (call)\n\
+           (let ([args (assoc-ref call \"args\" '())])\n\
+             (say (string-append \"kind=\" (assoc-ref call \"kind\" \"\") \" limit+1=\" (number->string (+ 1 (assoc-ref args \"limit\" 0)))))\n\
+             (say (string-append \"guard on .env write: \" (assoc-ref (guard-check (json-object \"name\" \"fs-write\" \"args\" (json-object \"path\" \".env\" \"content\" \"x\"))) \"decision\" \"\")))\n\
+             call)))\n\
+         (on \"after-tool\" (lambda (call result) (say (string-append \"after \" (assoc-ref call \"name\" \"\"))) result))\n",
+    )
+    .unwrap();
+    let run = exec(&ws, &s, &["--hook", "probe.scm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let said = strategy_texts(&run.events, "say");
+    assert!(
+        said.contains(&"kind=read-only limit+1=6".to_string()),
+        "{said:?}"
+    );
+    assert!(
+        said.contains(&"guard on .env write: security".to_string()),
+        "{said:?}"
+    );
+    assert!(said.contains(&"after fs-read".to_string()), "{said:?}");
+}
+
+#[test]
+fn model_call_options_are_checked() {
+    let (_d, ws, s) = workspace(&[], &json!(["quiet summary", "Hello."]));
+    fs::write(
+        ws.join("opts.scm"),
+        "(on \"before-model\" (lambda (messages tools)\n\
+           (let ([r (model-reply (list (json-object \"role\" \"user\" \"content\" \"sum up\")) 0 (json-object \"quiet\" #t \"tools\" '()))])\n\
+             (say (string-append \"quiet reply: \" (assoc-ref r \"text\" \"\")))\n\
+             (say (with-handler (lambda (e) \"refused\") (model-reply messages 0 (json-object \"temprature\" 1)) \"accepted\")))\n\
+           messages))\n",
+    )
+    .unwrap();
+    let run = exec(&ws, &s, &["--hook", "opts.scm"]);
+    let said = strategy_texts(&run.events, "say");
+    assert!(
+        said.contains(&"quiet reply: quiet summary".to_string()),
+        "{said:?} {}",
+        run.stderr
+    );
+    assert!(said.contains(&"refused".to_string()), "{said:?}");
+}
