@@ -217,6 +217,16 @@ impl fmt::Display for ModelError {
                     ),
                 }
             }
+            ModelError::StreamCut { partial, detail }
+                if partial.text.is_empty()
+                    && partial.reasoning.is_empty()
+                    && partial.tool_calls.is_empty() =>
+            {
+                write!(
+                    f,
+                    "the model call ended before any text or tool call arrived: {detail}"
+                )
+            }
             ModelError::StreamCut { partial, detail } => write!(
                 f,
                 "the reply was cut off: {detail} (after {} characters of text and {} tool \

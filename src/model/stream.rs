@@ -175,6 +175,9 @@ pub(crate) struct Accum {
     text_call_tools: Vec<String>,
     /// The request's estimated prompt tokens, for a server that reports none.
     prompt_estimate: u64,
+    /// Whether anything of the reply arrived (a partial reply with nothing
+    /// in it used no tokens worth estimating).
+    started: bool,
 }
 
 impl Accum {
@@ -200,6 +203,7 @@ impl Accum {
             finished: false,
             text_call_tools: Vec::new(),
             prompt_estimate: 0,
+            started: false,
         }
     }
 
@@ -220,6 +224,7 @@ impl Accum {
 
     pub(crate) fn raw(&mut self, line: &str) {
         if !line.is_empty() {
+            self.started = true;
             self.events.push(StreamEvent::Raw(line.to_string()));
         }
     }
@@ -406,10 +411,12 @@ impl Accum {
     }
 
     /// The reply so far, as a cut stream leaves it (usage estimated if
-    /// the server had not reported it yet).
+    /// the server had not reported it yet and something had arrived).
     pub(crate) fn partial(&self) -> Reply {
         let mut reply = self.reply.clone();
-        if let Some(u) = self.estimated_usage() {
+        if self.started
+            && let Some(u) = self.estimated_usage()
+        {
             reply.usage = u;
         }
         reply
