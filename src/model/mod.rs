@@ -54,13 +54,35 @@
 //! # Failures
 //!
 //! See [`ModelError`]; each message says what to do. Timeouts apply to
-//! connecting, to the first byte of the reply, and *between* chunks (never
-//! to the whole reply: a local model may stream for minutes). HTTP 429 and
-//! 5xx answers, and connection failures before the first byte of the reply,
-//! are retried `retries` times with exponential backoff starting at
-//! `backoff` (or the server's `Retry-After`, up to a minute). Nothing is
-//! retried once the reply has started: a stream that breaks off is
-//! [`ModelError::StreamCut`] with the partial reply, never a hang.
+//! connecting, to the first byte of the reply, and *between* chunks; the
+//! whole call (retries and the reply's stream included) is bounded by
+//! `total_timeout` and by the run's deadline ([`Client::set_deadline`]).
+//! HTTP 429 and 5xx answers, and connection failures before the first byte
+//! of the reply, are retried `retries` times with exponential backoff
+//! starting at `backoff`, or after the server's `Retry-After`: a wait of
+//! more than a minute, or one that would end past the deadline, is not
+//! waited, the call fails at once saying so. Waits stop for the cancel
+//! flag ([`Client::set_cancel`]). Nothing is retried once the reply has
+//! started: a stream that breaks off is [`ModelError::StreamCut`] with the
+//! partial reply, never a hang.
+//!
+//! # Local servers
+//!
+//! - A server that answers a streaming request carrying tools with nothing
+//!   (HTTP 200, then the connection closes; llama-cpp-python) or with an
+//!   error naming streaming is asked again unstreamed, at once; the client
+//!   remembers it for its life ([`Client::streams_tool_calls`]), sends
+//!   [`StreamEvent::StreamFallback`] and sets [`Reply::stream_fallback`].
+//!   [`StreamMode::Off`] never streams. An unstreamed reply is decoded as
+//!   the stream that would have carried it, so it gives the same events
+//!   (all at the end; one `Raw` with the whole body) and the same `Reply`.
+//! - Usage the server did not report is estimated ([`estimate`]);
+//!   [`Usage::reported`] and [`Usage::estimated`] say which.
+//! - Tool calls written in the text are read into `tool_calls` when the
+//!   reply has none ([`text_calls`], [`ModelConfig::text_tool_calls`]);
+//!   [`Reply::raw_text`] keeps the text as written.
+//! - [`ToolCall::arguments`] is always the raw text the model sent, valid
+//!   JSON or not, for the log to keep beside any error.
 //!
 //! # Concurrency
 //!
