@@ -426,6 +426,24 @@ impl Usage {
     pub fn total(&self) -> u64 {
         self.prompt_tokens + self.completion_tokens
     }
+
+    /// The counts as an event log records them: `{"prompt", "cached",
+    /// "cache_write", "completion", "reported", "estimated"}`.
+    pub fn log_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "prompt": self.prompt_tokens,
+            "cached": self.cached_tokens,
+            "cache_write": self.cache_write_tokens,
+            "completion": self.completion_tokens,
+            "reported": self.reported,
+            "estimated": self.estimated,
+        })
+    }
+
+    /// The total for a status line: `1.2k`, or `~1.2k` when estimated.
+    pub fn show_total(&self) -> String {
+        show_tokens(self.total(), self.estimated)
+    }
 }
 
 /// Why the reply ended.

@@ -485,7 +485,7 @@ fn retrying_is_claimed_only_after_retries() {
 #[test]
 fn scripts_can_ask_for_the_quirks() {
     let script = nib::model::scripted::Script::from_json(
-        r#"[{"text": "x", "server": {"stream_tools": false, "stream_usage": false},
+        r#"[{"text": "x", "server": {"stream_tools": false, "stream_usage": false, "stream_tools_status": 503},
              "faults": [{"status": 429, "retry_after": 7}]}]"#,
     )
     .expect("script");
@@ -494,6 +494,7 @@ fn scripts_can_ask_for_the_quirks() {
         reply.quirks,
         Some(Quirks {
             stream_tools: false,
+            stream_tools_status: Some(503),
             stream_usage: false
         })
     );
@@ -508,4 +509,71 @@ fn scripts_can_ask_for_the_quirks() {
     let err = nib::model::scripted::Script::from_json(r#"[{"server": {"stream": 1}}]"#)
         .expect_err("unknown key");
     assert!(err.message.contains("server: unknown key"), "{err}");
+}
+
+#[test]
+fn an_error_naming_streaming_or_a_ping_then_nothing_also_falls_back() {
+    // A server that refuses streaming with tools with an HTTP error.
+    let refuse = Quirks {
+        stream_tools: false,
+        stream_tools_status: Some(400),
+        ..Quirks::default()
+    };
+    let srv = server(vec![rich_reply()]);
+    srv.set_quirks(refuse);
+    let client = client_with(config(&srv, Provider::OpenAi));
+    let reply = call(&client, &with_tools()).0.expect("reply");
+    let reason = reply.stream_fallback.expect("fell back");
+    assert!(
+        reason.contains("HTTP 400") && reason.contains("streaming"),
+        "{reason}"
+    );
+    assert_eq!(reply.tool_calls.len(), 2);
+
+    // One that sends a keep-alive comment and an empty first delta, then
+    // drops: nothing of the reply came, so it is asked again unstreamed.
+    let body = "data: {\"choices\":[{\"index\":0,\"delta\":{\"role\":\"assistant\",\"content\":\"\"}}]}\n\n: ping\n\n";
+    let ping_then_drop = ScriptedReply {
+        raw: Some(body.into()),
+        faults: vec![Fault::CutAfter(body.len())],
+        ..ScriptedReply::default()
+    };
+    let srv = server(vec![ping_then_drop, rich_reply()]);
+    let client = client_with(config(&srv, Provider::OpenAi));
+    let (result, _) = call(&client, &with_tools());
+    let reply = result.expect("reply");
+    assert!(reply.stream_fallback.is_some() && !reply.streamed);
+    assert_eq!(reply.text, rich_reply().text);
+
+    // Without tools the same drop is a connection failure or a cut, not a
+    // reason to stop streaming.
+    let srv = server(vec![ScriptedReply {
+        raw: Some(body.into()),
+        faults: vec![Fault::CutAfter(body.len())],
+        ..ScriptedReply::default()
+    }]);
+    let client = client_with(ModelConfig {
+        retries: 0,
+        ..config(&srv, Provider::OpenAi)
+    });
+    let err = call(&client, &request()).0.expect_err("cut");
+    assert!(matches!(err, ModelError::StreamCut { .. }), "{err:?}");
+    assert!(client.streams_tool_calls());
+}
+
+#[test]
+fn usage_as_the_log_and_the_status_line_show_it() {
+    let srv = server(vec![rich_reply()]);
+    srv.set_quirks(Quirks {
+        stream_usage: false,
+        ..Quirks::default()
+    });
+    let reply = call(&client_with(config(&srv, Provider::Ollama)), &with_tools())
+        .0
+        .expect("reply");
+    let logged = reply.usage.log_json();
+    assert_eq!(logged["reported"], json!(false));
+    assert_eq!(logged["estimated"], json!(true));
+    assert_eq!(logged["prompt"], json!(reply.usage.prompt_tokens));
+    assert!(reply.usage.show_total().starts_with('~'));
 }

@@ -82,6 +82,9 @@
 //!     answered HTTP 200 and then the connection closes with no body (as
 //!     llama-cpp-python does); the reply is not used up, so the client's
 //!     unstreamed retry gets it;
+//!   - `"stream_tools_status": 400`: with `stream_tools: false`, answer such
+//!     a request with this HTTP status and an error saying streaming with
+//!     tools is not supported, instead (as some other servers do);
 //!   - `"stream_usage": false`: streamed bodies carry no token counts, even
 //!     when asked (`stream_options.include_usage`).
 //!
@@ -147,6 +150,9 @@ pub struct Quirks {
     /// Streaming requests that carry tools work (`false`: 200, then the
     /// connection closes with no body).
     pub stream_tools: bool,
+    /// With `stream_tools` off: answer such requests with this status and
+    /// an error naming streaming, instead of 200 and nothing.
+    pub stream_tools_status: Option<u16>,
     /// Streamed bodies carry token counts when asked.
     pub stream_usage: bool,
 }
@@ -155,6 +161,7 @@ impl Default for Quirks {
     fn default() -> Quirks {
         Quirks {
             stream_tools: true,
+            stream_tools_status: None,
             stream_usage: true,
         }
     }
@@ -423,14 +430,21 @@ fn parse_reply(v: &Value) -> Result<ScriptedReply, String> {
         let Value::Object(q) = q else {
             return Err("server must be an object".into());
         };
-        check_keys(q, &["stream_tools", "stream_usage"]).map_err(|e| format!("server: {e}"))?;
+        check_keys(q, &["stream_tools", "stream_tools_status", "stream_usage"])
+            .map_err(|e| format!("server: {e}"))?;
         let flag = |k: &str| match q.get(k) {
             None => Ok(true),
             Some(Value::Bool(b)) => Ok(*b),
             Some(_) => Err(format!("server: {k} must be true or false")),
         };
+        let status = match opt_u64(q, "stream_tools_status")? {
+            Some(code @ 400..=599) => Some(code as u16),
+            Some(code) => return Err(format!("server: stream_tools_status {code} is not 4xx/5xx")),
+            None => None,
+        };
         reply.quirks = Some(Quirks {
             stream_tools: flag("stream_tools")?,
+            stream_tools_status: status,
             stream_usage: flag("stream_usage")?,
         });
     }

@@ -326,6 +326,8 @@ enum Action {
     Hangup,
     /// 200, then close with no body: a server that cannot stream tool calls.
     DropStream,
+    /// That status, with an error saying streaming with tools is not supported.
+    RefuseStream(u16),
     Serve {
         reply: Box<ScriptedReply>,
         index: usize,
@@ -375,7 +377,11 @@ fn decide(shared: &Shared, req: &Incoming, body: &Value) -> (Action, Option<Prov
         .and_then(Value::as_array)
         .is_some_and(|t| !t.is_empty());
     if !quirks.stream_tools && has_tools && wants_stream(provider, body) {
-        return (Action::DropStream, provider);
+        let action = match quirks.stream_tools_status {
+            Some(code) => Action::RefuseStream(code),
+            None => Action::DropStream,
+        };
+        return (action, provider);
     }
     let mut before = 0;
     let mut action = None;
@@ -439,6 +445,12 @@ fn respond(out: &mut TcpStream, req: Incoming, shared: &Shared) -> io::Result<bo
         Action::Status(code, retry_after) => {
             let msg = format!("scripted model: HTTP {code}, as the script says");
             json_error(out, code, provider, &msg, retry_after)?;
+            Ok(keep)
+        }
+        Action::RefuseStream(code) => {
+            let msg = "scripted model: streaming is not supported when tools are given; \
+                       set stream to false";
+            json_error(out, code, provider, msg, None)?;
             Ok(keep)
         }
         Action::DropStream => {
