@@ -459,7 +459,7 @@ impl Client {
         let dropped = || {
             Failure::NoStream(
                 "the server answered a streaming request with tools with HTTP 200, then closed \
-                 the connection before sending any of the reply"
+                 the connection without sending anything"
                     .into(),
             )
         };
@@ -497,9 +497,6 @@ impl Client {
                         )),
                         None,
                     ));
-                }
-                Ok(Err(_)) if with_tools && acc.is_blank() && !decoder.complete() => {
-                    return Err(dropped());
                 }
                 Ok(Err(e)) => {
                     if decoder.complete() || acc.finished() {
@@ -568,9 +565,6 @@ impl Client {
         }
         deliver(&mut acc, on_event);
         let whole = decoder.complete() || acc.finished();
-        if with_tools && !whole && acc.is_blank() && result.is_ok() {
-            return Err(dropped());
-        }
         match result {
             Err(e @ DecodeError::Remote(_)) => Err(decode_failure(e, &acc)),
             _ if whole => Ok(end(acc, on_event)),

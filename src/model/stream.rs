@@ -389,17 +389,6 @@ impl Accum {
         self.finished
     }
 
-    /// Whether nothing of the reply has been understood yet (lines may have
-    /// arrived: comments, an empty first delta).
-    pub(crate) fn is_blank(&self) -> bool {
-        let r = &self.reply;
-        !self.finished
-            && r.text.is_empty()
-            && r.reasoning.is_empty()
-            && r.tool_calls.is_empty()
-            && !r.usage.reported
-    }
-
     pub(crate) fn model(&mut self, model: &str) {
         if !model.is_empty() && self.reply.model != model {
             self.reply.model = model.to_string();
