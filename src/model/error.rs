@@ -172,15 +172,21 @@ impl fmt::Display for ModelError {
                 body,
                 attempts,
                 note,
-                ..
+                retry_after,
             } => {
                 write!(f, "the model server answered HTTP {status}")?;
                 if !body.is_empty() {
                     write!(f, ": {body}")?;
                 }
-                match note {
-                    Some(note) => write!(f, "; {note}"),
-                    None => write!(f, "; {}", http_hint(*status, *attempts)),
+                match (note, retry_after) {
+                    (Some(note), _) => write!(f, "; {note}"),
+                    (None, Some(wait)) => write!(
+                        f,
+                        "; {} (the server asks to wait {} first)",
+                        http_hint(*status, *attempts),
+                        show_duration(*wait)
+                    ),
+                    (None, None) => write!(f, "; {}", http_hint(*status, *attempts)),
                 }
             }
             ModelError::Timeout { phase, after } => {
