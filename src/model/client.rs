@@ -393,7 +393,13 @@ impl Client {
         on_event: &mut dyn FnMut(&StreamEvent),
     ) -> Result<Reply, Failure> {
         let t0 = Instant::now();
-        let first_byte = self.cfg.first_byte_timeout;
+        // An unstreamed reply arrives only once it is whole, so its first
+        // byte may take as long as the whole call may.
+        let first_byte = if stream {
+            self.cfg.first_byte_timeout
+        } else {
+            self.cfg.first_byte_timeout.max(self.cfg.total_timeout)
+        };
         let idle = self.cfg.idle_timeout;
         let with_tools = !call.req.tools.is_empty();
         let mut rb = self
@@ -590,7 +596,7 @@ impl Client {
         mut acc: Accum,
         on_event: &mut dyn FnMut(&StreamEvent),
     ) -> Result<Reply, Failure> {
-        let first_byte = self.cfg.first_byte_timeout;
+        let first_byte = self.cfg.first_byte_timeout.max(self.cfg.total_timeout);
         let idle = self.cfg.idle_timeout;
         let mut body = Vec::new();
         loop {

@@ -218,7 +218,8 @@ pub struct ModelConfig {
     pub temperature: Option<f32>,
     pub connect_timeout: Duration,
     /// From sending the request to the first byte of the reply's body
-    /// (prompt processing and model loading happen here).
+    /// (prompt processing and model loading happen here). An unstreamed
+    /// reply, which comes only once it is whole, gets `total_timeout`.
     pub first_byte_timeout: Duration,
     /// The longest silence allowed between two chunks of a reply.
     pub idle_timeout: Duration,

@@ -563,3 +563,39 @@ fn usage_as_the_log_and_the_status_line_show_it() {
     assert_eq!(logged["prompt"], json!(reply.usage.prompt_tokens));
     assert!(reply.usage.show_total().starts_with('~'));
 }
+
+#[test]
+fn an_unstreamed_reply_may_take_longer_than_the_first_byte_limit() {
+    // Whole replies come only when the model is done: the first-byte limit
+    // is for streams; the call's total limit bounds the wait instead.
+    let slow = ScriptedReply {
+        faults: vec![Fault::DelayFirstByte(Duration::from_millis(600))],
+        ..ScriptedReply::text("slow but whole")
+    };
+    let srv = server(vec![slow.clone(), slow]);
+    let unstreamed = client_with(ModelConfig {
+        stream: StreamMode::Off,
+        first_byte_timeout: Duration::from_millis(200),
+        total_timeout: Duration::from_secs(5),
+        ..config(&srv, Provider::OpenAi)
+    });
+    let reply = call(&unstreamed, &request()).0.expect("whole reply");
+    assert_eq!(reply.text, "slow but whole");
+    let streamed = client_with(ModelConfig {
+        first_byte_timeout: Duration::from_millis(200),
+        ..config(&srv, Provider::OpenAi)
+    });
+    let err = call(&streamed, &request())
+        .0
+        .expect_err("too slow to start");
+    assert!(
+        matches!(
+            err,
+            ModelError::Timeout {
+                phase: "first byte",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+}
