@@ -178,6 +178,15 @@ impl fmt::Display for ModelError {
                 if !body.is_empty() {
                     write!(f, ": {body}")?;
                 }
+                if body.contains("does not support tools") {
+                    return write!(
+                        f,
+                        "; this model cannot take tools on this server (Ollama: its template \
+                         declares none): pick a model that supports tools, or give --strategy \
+                         the text-edits strategy (scheme/strategies/text-edits.scm in nib's \
+                         source), whose model writes its edits as text"
+                    );
+                }
                 match (note, retry_after) {
                     (Some(note), _) => write!(f, "; {note}"),
                     (None, Some(wait)) => write!(
@@ -255,3 +264,36 @@ impl fmt::Display for ModelError {
 }
 
 impl std::error::Error for ModelError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16, body: &str, attempts: u32) -> String {
+        ModelError::Http {
+            status,
+            body: body.into(),
+            attempts,
+            retry_after: None,
+            note: None,
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn http_messages_fit_what_happened() {
+        let once = http(429, "slow down", 1);
+        assert!(
+            once.contains("rate limited:") && !once.contains("even after"),
+            "{once}"
+        );
+        assert!(http(502, "", 3).contains("failed even after 3 requests"));
+        let no_tools = http(
+            400,
+            "registry.ollama.ai/library/gemma:2b does not support tools",
+            1,
+        );
+        assert!(no_tools.contains("--strategy"), "{no_tools}");
+        assert!(!no_tools.contains("context"), "{no_tools}");
+    }
+}
