@@ -7,11 +7,16 @@
 //! - `faults`: cut streams, retries on 429/5xx and hang-ups, stalls and
 //!   timeouts, mid-stream errors, an exhausted script.
 //! - `requests`: the bodies and headers sent, per protocol.
+//! - `local`: what real local servers do (no streaming with tools, no
+//!   usage, tool calls as text), unstreamed replies, and waits bounded by
+//!   Retry-After, the deadline and the cancel flag.
 //!
 //! Run with `cargo test --test model`.
 
 #[path = "model/faults.rs"]
 mod faults;
+#[path = "model/local.rs"]
+mod local;
 #[path = "model/requests.rs"]
 mod requests;
 #[path = "model/streams.rs"]

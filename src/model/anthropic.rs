@@ -19,7 +19,7 @@ fn ephemeral() -> Value {
     json!({"type": "ephemeral"})
 }
 
-pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
+pub(crate) fn body(cfg: &ModelConfig, req: &Request, stream: bool) -> Value {
     // Consecutive turns of one role become one message (several tool
     // results go back in one user message).
     let mut messages: Vec<(&str, Vec<Value>)> = Vec::new();
@@ -78,7 +78,7 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
     let mut body = json!({
         "model": cfg.model,
         "max_tokens": cfg.max_tokens,
-        "stream": true,
+        "stream": stream,
     });
     if !req.system.is_empty() {
         body["system"] = json!([{
@@ -110,6 +110,46 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
         body["temperature"] = json!(t);
     }
     body
+}
+
+/// A whole (non-streamed) Message as the events that would have carried
+/// it: `message_start`, each block started (with its content) and stopped,
+/// `message_delta` with the stop reason, `message_stop`.
+pub(crate) fn whole_lines(mut v: Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut event = |name: &str, data: Value| {
+        out.push(format!("event: {name}"));
+        out.push(format!("data: {data}"));
+        out.push(String::new());
+    };
+    let (content, stop_reason) = match v.as_object_mut() {
+        Some(o) => (o.remove("content"), o.remove("stop_reason")),
+        None => (None, None),
+    };
+    event(
+        "message_start",
+        json!({"type": "message_start", "message": v}),
+    );
+    let blocks = match content {
+        Some(Value::Array(blocks)) => blocks,
+        _ => Vec::new(),
+    };
+    for (index, block) in blocks.into_iter().enumerate() {
+        event(
+            "content_block_start",
+            json!({"type": "content_block_start", "index": index, "content_block": block}),
+        );
+        event(
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": index}),
+        );
+    }
+    event(
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": stop_reason}}),
+    );
+    event("message_stop", json!({"type": "message_stop"}));
+    out
 }
 
 #[derive(Deserialize)]
@@ -177,6 +217,7 @@ impl WireUsage {
             cached_tokens: read,
             cache_write_tokens: write,
             completion_tokens: self.output_tokens.unwrap_or(0),
+            ..Usage::default()
         }
     }
 }

@@ -11,14 +11,18 @@ use serde_json::Value;
 use tokio::time::timeout;
 
 use super::anthropic::{self, AnthropicDecoder};
+use super::error::show_duration;
+use super::estimate;
 use super::ollama::{self, OllamaDecoder};
 use super::openai::{self, OpenAiDecoder};
 use super::stream::{Accum, DecodeError, Decoder, LineSplitter, error_message};
-use super::{ModelConfig, ModelError, Provider, Reply, Request, StreamEvent};
+use super::{ModelConfig, ModelError, Provider, Reply, Request, StreamEvent, StreamMode};
 
 /// The longest wait between attempts, and the most of a `Retry-After` honoured.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// The largest whole (non-streamed) reply read.
+const MAX_WHOLE_BODY: usize = 64 << 20;
 /// How much of an HTTP error body is read.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// How long to wait for the rest of a body after the reply is complete.
@@ -36,13 +40,34 @@ pub struct Client {
     rt: Option<tokio::runtime::Runtime>,
     /// When set, a reply in progress stops (see [`Client::set_cancel`]).
     cancel: Option<Arc<AtomicBool>>,
+    /// The run's end (see [`Client::set_deadline`]).
+    deadline: Option<Instant>,
+    /// Set once the server has shown it cannot stream a request that
+    /// carries tools: such requests go unstreamed from then on.
+    no_stream_tools: AtomicBool,
 }
 
 /// How an attempt failed: worth another attempt (with the server's
-/// `Retry-After`, if any) or not.
+/// `Retry-After`, if any), not, or worth asking again without streaming.
 enum Failure {
     Retry(ModelError, Option<Duration>),
     Fatal(ModelError),
+    /// The server cannot stream this request (it carries tools); says what
+    /// the server did.
+    NoStream(String),
+}
+
+/// One call to [`Client::reply`]: its request and its time.
+struct Call<'a> {
+    req: &'a Request,
+    start: Instant,
+    /// The earlier of the call's total limit and the run's deadline.
+    end: Instant,
+    /// `"total"` or `"deadline"`: which of the two `end` is.
+    end_phase: &'static str,
+    prompt_estimate: u64,
+    /// The offered tools' names, when tool calls written as text are read.
+    text_call_tools: Vec<String>,
 }
 
 impl Client {
@@ -103,14 +128,31 @@ impl Client {
             http,
             rt: Some(rt),
             cancel: None,
+            deadline: None,
+            no_stream_tools: AtomicBool::new(false),
         })
     }
 
     /// A flag that interrupts replies: once set, a reply stops within 50 ms
-    /// (before the first byte or between chunks) with `StreamCut` holding
-    /// what had arrived, and is not retried.
+    /// (before the first byte, between chunks, or while waiting to retry)
+    /// with `StreamCut` holding what had arrived, and is not retried.
     pub fn set_cancel(&mut self, flag: Arc<AtomicBool>) {
         self.cancel = Some(flag);
+    }
+
+    /// The run's end: no call waits past it. A wait the server asks for
+    /// (`Retry-After`) that would end later is not waited: the call fails
+    /// at once saying so; timeouts shrink to what is left (phase
+    /// `"deadline"`). `None`: only the config's limits.
+    pub fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
+    }
+
+    /// Whether requests that carry tools are still streamed: `false` once
+    /// the server has shown it cannot (then they go unstreamed for the
+    /// rest of this client's life), or with [`StreamMode::Off`].
+    pub fn streams_tool_calls(&self) -> bool {
+        self.cfg.stream == StreamMode::Auto && !self.no_stream_tools.load(Ordering::Relaxed)
     }
 
     fn cancelled(&self) -> bool {
@@ -144,12 +186,25 @@ impl Client {
         &self.url
     }
 
-    /// The exact JSON body `reply` sends for `req` (for the event log).
+    /// Whether a request for `req` is streamed now.
+    fn streams(&self, req: &Request) -> bool {
+        match self.cfg.stream {
+            StreamMode::Off => false,
+            StreamMode::Auto => req.tools.is_empty() || self.streams_tool_calls(),
+        }
+    }
+
+    /// The exact JSON body `reply` sends for `req` now (for the event log):
+    /// streamed or not, as [`Client::streams_tool_calls`] says.
     pub fn request_body(&self, req: &Request) -> Value {
+        self.body(req, self.streams(req))
+    }
+
+    fn body(&self, req: &Request, stream: bool) -> Value {
         match self.cfg.provider {
-            Provider::Ollama => ollama::body(&self.cfg, req),
-            Provider::OpenAi => openai::body(&self.cfg, req),
-            Provider::Anthropic => anthropic::body(&self.cfg, req),
+            Provider::Ollama => ollama::body(&self.cfg, req, stream),
+            Provider::OpenAi => openai::body(&self.cfg, req, stream),
+            Provider::Anthropic => anthropic::body(&self.cfg, req, stream),
         }
     }
 
@@ -161,15 +216,13 @@ impl Client {
         req: &Request,
         on_event: &mut dyn FnMut(&StreamEvent),
     ) -> Result<Reply, ModelError> {
-        let body = serde_json::to_vec(&self.request_body(req))
-            .map_err(|e| ModelError::Config(format!("could not encode the request: {e}")))?;
         let Some(rt) = &self.rt else {
             return Err(ModelError::Config("the client has been shut down".into()));
         };
         // Held to the end of the call: the endpoint's share of the cap.
         let _permit = super::limit::acquire(&self.url);
         if tokio::runtime::Handle::try_current().is_err() {
-            return rt.block_on(self.run(&body, on_event));
+            return rt.block_on(self.run(req, on_event));
         }
         // Inside a runtime `block_on` would panic: run the call on a helper
         // thread and hand its events over to this one.
@@ -179,12 +232,11 @@ impl Client {
         }
         let (tx, rx) = mpsc::channel::<Msg>();
         std::thread::scope(|scope| {
-            let body = &body;
             scope.spawn(move || {
                 let mut forward = |ev: &StreamEvent| {
                     let _ = tx.send(Msg::Event(ev.clone()));
                 };
-                let result = rt.block_on(self.run(body, &mut forward));
+                let result = rt.block_on(self.run(req, &mut forward));
                 let _ = tx.send(Msg::Done(Box::new(result)));
             });
             let mut result = None;
@@ -204,51 +256,152 @@ impl Client {
 
     async fn run(
         &self,
-        body: &[u8],
+        req: &Request,
         on_event: &mut dyn FnMut(&StreamEvent),
     ) -> Result<Reply, ModelError> {
         let start = Instant::now();
+        let total_end = start
+            .checked_add(self.cfg.total_timeout)
+            .unwrap_or(start + Duration::from_secs(365 * 86400));
+        let (end, end_phase) = match self.deadline {
+            Some(d) if d < total_end => (d, "deadline"),
+            _ => (total_end, "total"),
+        };
+        let text_call_tools = if self.cfg.text_tool_calls {
+            req.tools
+                .iter()
+                .filter_map(|t| t.get("name").and_then(Value::as_str))
+                .map(String::from)
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let call = Call {
+            req,
+            start,
+            end,
+            end_phase,
+            prompt_estimate: estimate::request_tokens(req),
+            text_call_tools,
+        };
         let mut attempt: u32 = 0;
+        let mut retried: u32 = 0;
+        let mut fallback = None;
         loop {
             attempt += 1;
-            match self.attempt(body, on_event).await {
+            let stream = self.streams(req);
+            let body = serde_json::to_vec(&self.body(req, stream))
+                .map_err(|e| ModelError::Config(format!("could not encode the request: {e}")))?;
+            let failure = match self.attempt(&call, &body, stream, on_event).await {
                 Ok(mut reply) => {
                     reply.duration = start.elapsed();
                     reply.attempts = attempt;
+                    reply.stream_fallback = fallback;
                     return Ok(reply);
                 }
-                Err(Failure::Retry(_, wait))
-                    if attempt <= self.cfg.retries && !self.cancelled() =>
-                {
-                    let backoff = self
-                        .cfg
-                        .backoff
-                        .saturating_mul(1u32 << (attempt - 1).min(16))
-                        .min(MAX_BACKOFF);
-                    tokio::time::sleep(wait.unwrap_or(backoff)).await;
+                Err(f) => f,
+            };
+            let (err, asked) = match failure {
+                Failure::NoStream(reason) if stream => {
+                    self.no_stream_tools.store(true, Ordering::Relaxed);
+                    on_event(&StreamEvent::StreamFallback {
+                        reason: reason.clone(),
+                    });
+                    fallback = Some(reason);
+                    continue;
                 }
-                Err(Failure::Retry(mut err, _) | Failure::Fatal(mut err)) => {
-                    // A partial reply took time too; say how long.
-                    if let ModelError::StreamCut { partial, .. }
-                    | ModelError::Remote { partial, .. } = &mut err
-                    {
-                        partial.duration = start.elapsed();
-                        partial.attempts = attempt;
-                    }
-                    return Err(err);
+                Failure::NoStream(reason) => {
+                    return Err(ModelError::Protocol(reason));
                 }
+                Failure::Fatal(err) => return Err(settle(err, start, attempt, None)),
+                Failure::Retry(err, asked) => (err, asked),
+            };
+            if self.cancelled() || retried >= self.cfg.retries {
+                return Err(settle(err, start, attempt, None));
             }
+            let backoff = self
+                .cfg
+                .backoff
+                .saturating_mul(1u32 << retried.min(16))
+                .min(MAX_BACKOFF);
+            if let Some(asked) = asked
+                && asked > MAX_RETRY_AFTER
+            {
+                let note = format!(
+                    "the server asks to wait {} before the next request (Retry-After), longer \
+                     than nib waits ({}): try again later",
+                    show_duration(asked),
+                    show_duration(MAX_RETRY_AFTER)
+                );
+                return Err(settle(err, start, attempt, Some(note)));
+            }
+            let wait = asked.unwrap_or(backoff);
+            if Instant::now() + wait > call.end {
+                let limit = match call.end_phase {
+                    "deadline" => "the run's time limit",
+                    _ => "the call's total_timeout",
+                };
+                let note = format!(
+                    "retrying needs a wait of {}{}, which would end past {limit}: try again \
+                     later, or give the run more time",
+                    show_duration(wait),
+                    if asked.is_some() {
+                        " (the server's Retry-After)"
+                    } else {
+                        ""
+                    },
+                );
+                return Err(settle(err, start, attempt, Some(note)));
+            }
+            retried += 1;
+            if self.or_cancel(tokio::time::sleep(wait)).await.is_none() {
+                let acc = self.accum(&call);
+                return Err(settle(self.interrupted(&acc), start, attempt, None));
+            }
+        }
+    }
+
+    fn accum(&self, call: &Call<'_>) -> Accum {
+        let mut acc = Accum::new(&self.cfg.model);
+        acc.prompt_estimate(call.prompt_estimate);
+        acc.read_text_calls(call.text_call_tools.clone());
+        acc
+    }
+
+    /// `limit` for a wait of `phase`, shrunk to what is left of the call;
+    /// with the phase and the length an error would report.
+    fn cap(
+        &self,
+        call: &Call<'_>,
+        limit: Duration,
+        phase: &'static str,
+        after: Duration,
+    ) -> (Duration, &'static str, Duration) {
+        let left = call.end.saturating_duration_since(Instant::now());
+        if left < limit {
+            (left, call.end_phase, call.end - call.start)
+        } else {
+            (limit, phase, after)
         }
     }
 
     async fn attempt(
         &self,
+        call: &Call<'_>,
         body: &[u8],
+        stream: bool,
         on_event: &mut dyn FnMut(&StreamEvent),
     ) -> Result<Reply, Failure> {
         let t0 = Instant::now();
-        let first_byte = self.cfg.first_byte_timeout;
+        // An unstreamed reply arrives only once it is whole, so its first
+        // byte may take as long as the whole call may.
+        let first_byte = if stream {
+            self.cfg.first_byte_timeout
+        } else {
+            self.cfg.first_byte_timeout.max(self.cfg.total_timeout)
+        };
         let idle = self.cfg.idle_timeout;
+        let with_tools = !call.req.tools.is_empty();
         let mut rb = self
             .http
             .post(&self.url)
@@ -264,26 +417,31 @@ impl Client {
             (_, Some(key)) => rb = rb.bearer_auth(key),
             (_, None) => {}
         }
-        let Some(sent) = self.or_cancel(timeout(first_byte, rb.send())).await else {
-            return Err(Failure::Fatal(interrupted(&Accum::new(&self.cfg.model))));
+        let (limit, phase, after) = self.cap(call, first_byte, "first byte", first_byte);
+        let Some(sent) = self.or_cancel(timeout(limit, rb.send())).await else {
+            return Err(Failure::Fatal(self.interrupted(&self.accum(call))));
         };
         let mut resp = match sent {
-            Err(_) => {
-                return Err(Failure::Fatal(ModelError::Timeout {
-                    phase: "first byte",
-                    after: first_byte,
-                }));
-            }
+            Err(_) => return Err(Failure::Fatal(ModelError::Timeout { phase, after })),
             Ok(Err(e)) => return Err(self.send_failure(&e)),
             Ok(Ok(r)) => r,
         };
         let status = resp.status().as_u16();
         if !resp.status().is_success() {
             let wait = retry_after(&resp);
-            let text = read_error_body(resp, idle).await;
+            let text = error_text(&read_error_body(resp, idle).await);
+            if stream && with_tools && status != 429 && text.to_ascii_lowercase().contains("stream")
+            {
+                return Err(Failure::NoStream(format!(
+                    "the server answered a streaming request with tools with HTTP {status}: {text}"
+                )));
+            }
             let err = ModelError::Http {
                 status,
-                body: error_text(&text),
+                body: text,
+                attempts: 1,
+                retry_after: wait,
+                note: None,
             };
             return Err(if status == 429 || status >= 500 {
                 Failure::Retry(err, wait)
@@ -297,24 +455,46 @@ impl Client {
             Provider::OpenAi => Box::new(OpenAiDecoder::default()),
             Provider::Anthropic => Box::new(AnthropicDecoder::default()),
         };
-        let mut acc = Accum::new(&self.cfg.model);
+        let mut acc = self.accum(call);
+        if !stream {
+            acc.not_streamed();
+            return self
+                .whole(call, resp, t0, decoder.as_mut(), acc, on_event)
+                .await;
+        }
+        let dropped = || {
+            Failure::NoStream(
+                "the server answered a streaming request with tools with HTTP 200, then closed \
+                 the connection without sending anything"
+                    .into(),
+            )
+        };
         let mut lines = LineSplitter::default();
         let mut started = false;
         loop {
             let (limit, phase, after) = if started {
-                (idle, "between chunks", idle)
+                self.cap(call, idle, "between chunks", idle)
             } else {
-                (
+                self.cap(
+                    call,
                     first_byte.saturating_sub(t0.elapsed()),
                     "first byte",
                     first_byte,
                 )
             };
             let Some(next) = self.or_cancel(timeout(limit, resp.chunk())).await else {
-                return Err(Failure::Fatal(interrupted(&acc)));
+                return Err(Failure::Fatal(self.interrupted(&acc)));
             };
             let chunk = match next {
+                // The call's own end came in the middle of the reply.
+                Err(_) if started && phase != "between chunks" => {
+                    return Err(Failure::Fatal(cut(
+                        &acc,
+                        ModelError::Timeout { phase, after }.to_string(),
+                    )));
+                }
                 Err(_) => return Err(Failure::Fatal(ModelError::Timeout { phase, after })),
+                Ok(Err(_)) if !started && with_tools => return Err(dropped()),
                 Ok(Err(e)) if !started => {
                     return Err(Failure::Retry(
                         self.connect_error(format!(
@@ -357,12 +537,15 @@ impl Client {
                 // Read the end of the body, briefly, so the connection can be reused.
                 let drain = async { while let Ok(Some(_)) = resp.chunk().await {} };
                 let _ = timeout(DRAIN, drain).await;
-                return Ok(acc.into_reply());
+                return Ok(end(acc, on_event));
             }
         }
 
         // The body ended (or broke after the reply was complete).
         if !started {
+            if with_tools {
+                return Err(dropped());
+            }
             return Err(Failure::Retry(
                 self.connect_error(
                     "the server closed the connection without sending a reply".into(),
@@ -390,7 +573,7 @@ impl Client {
         let whole = decoder.complete() || acc.finished();
         match result {
             Err(e @ DecodeError::Remote(_)) => Err(decode_failure(e, &acc)),
-            _ if whole => Ok(acc.into_reply()),
+            _ if whole => Ok(end(acc, on_event)),
             Err(DecodeError::Protocol(_)) => Err(Failure::Fatal(cut(
                 &acc,
                 "the stream ended in the middle of an event".into(),
@@ -402,11 +585,124 @@ impl Client {
         }
     }
 
+    /// A reply that is not streamed: the whole body, read with the same
+    /// limits, then decoded as the stream that would have carried it.
+    async fn whole(
+        &self,
+        call: &Call<'_>,
+        mut resp: reqwest::Response,
+        t0: Instant,
+        decoder: &mut dyn Decoder,
+        mut acc: Accum,
+        on_event: &mut dyn FnMut(&StreamEvent),
+    ) -> Result<Reply, Failure> {
+        let first_byte = self.cfg.first_byte_timeout.max(self.cfg.total_timeout);
+        let idle = self.cfg.idle_timeout;
+        let mut body = Vec::new();
+        loop {
+            let (limit, phase, after) = if body.is_empty() {
+                self.cap(
+                    call,
+                    first_byte.saturating_sub(t0.elapsed()),
+                    "first byte",
+                    first_byte,
+                )
+            } else {
+                self.cap(call, idle, "between chunks", idle)
+            };
+            let Some(next) = self.or_cancel(timeout(limit, resp.chunk())).await else {
+                return Err(Failure::Fatal(self.interrupted(&acc)));
+            };
+            match next {
+                Err(_) => return Err(Failure::Fatal(ModelError::Timeout { phase, after })),
+                Ok(Err(e)) if body.is_empty() => {
+                    return Err(Failure::Retry(
+                        self.connect_error(format!(
+                            "the connection broke before the reply started ({})",
+                            chain(&e)
+                        )),
+                        None,
+                    ));
+                }
+                Ok(Err(e)) => {
+                    return Err(Failure::Fatal(cut(
+                        &acc,
+                        format!("the connection broke in the middle ({})", chain(&e)),
+                    )));
+                }
+                Ok(Ok(None)) => break,
+                Ok(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
+            }
+            if body.len() > MAX_WHOLE_BODY {
+                return Err(Failure::Fatal(ModelError::Protocol(
+                    "a reply body larger than 64 MiB".into(),
+                )));
+            }
+        }
+        if body.iter().all(u8::is_ascii_whitespace) {
+            return Err(Failure::Retry(
+                self.connect_error(
+                    "the server closed the connection without sending a reply".into(),
+                ),
+                None,
+            ));
+        }
+        let Ok(text) = std::str::from_utf8(&body) else {
+            return Err(Failure::Fatal(ModelError::Protocol(
+                "a reply that is not UTF-8".into(),
+            )));
+        };
+        let (lines, raw_lines): (Vec<String>, bool) = match serde_json::from_str::<Value>(text) {
+            Ok(v @ Value::Object(_)) => {
+                acc.raw(text.trim());
+                let lines = match self.cfg.provider {
+                    Provider::Ollama => ollama::whole_lines(v),
+                    Provider::OpenAi => openai::whole_lines(v),
+                    Provider::Anthropic => anthropic::whole_lines(v),
+                };
+                (lines, false)
+            }
+            // A server that streamed anyway: its lines as they are.
+            _ => (text.lines().map(String::from).collect(), true),
+        };
+        for line in &lines {
+            if raw_lines {
+                acc.raw(line);
+            }
+            let result = decoder.line(line, &mut acc);
+            deliver(&mut acc, on_event);
+            result.map_err(|e| decode_failure(e, &acc))?;
+        }
+        decoder.eof(&mut acc).map_err(|e| decode_failure(e, &acc))?;
+        if !(decoder.complete() || acc.finished()) {
+            return Err(Failure::Fatal(ModelError::Protocol(format!(
+                "a whole reply without the protocol's end: {}",
+                text.chars().take(200).collect::<String>()
+            ))));
+        }
+        Ok(end(acc, on_event))
+    }
+
     fn connect_error(&self, detail: String) -> ModelError {
         ModelError::Connect {
             url: self.url.clone(),
             detail,
+            provider: self.cfg.provider,
+            attempts: 1,
         }
+    }
+
+    /// A reply the cancel flag stopped, with what had arrived.
+    fn interrupted(&self, acc: &Accum) -> ModelError {
+        let at_deadline = self
+            .deadline
+            .is_some_and(|d| Instant::now() + CANCEL_POLL * 2 >= d);
+        let detail = if at_deadline {
+            "stopped at the run's time limit"
+        } else {
+            "interrupted by the user"
+        };
+        cut(acc, detail.into())
     }
 
     fn send_failure(&self, e: &reqwest::Error) -> Failure {
@@ -451,9 +747,35 @@ fn cut(acc: &Accum, detail: String) -> ModelError {
     }
 }
 
-/// A reply the cancel flag stopped, with what had arrived.
-fn interrupted(acc: &Accum) -> ModelError {
-    cut(acc, "interrupted by the user".into())
+/// The reply ended: estimates and text calls filled in, the last events
+/// delivered.
+fn end(mut acc: Accum, on_event: &mut dyn FnMut(&StreamEvent)) -> Reply {
+    acc.end();
+    deliver(&mut acc, on_event);
+    acc.into_reply()
+}
+
+/// The error as the caller sees it: how many requests it took, how long,
+/// and why retrying stopped when that is not the obvious reason.
+fn settle(mut err: ModelError, start: Instant, attempts: u32, why: Option<String>) -> ModelError {
+    match &mut err {
+        ModelError::StreamCut { partial, .. } | ModelError::Remote { partial, .. } => {
+            // A partial reply took time too; say how long.
+            partial.duration = start.elapsed();
+            partial.attempts = attempts;
+        }
+        ModelError::Connect { attempts: a, .. } => *a = attempts,
+        ModelError::Http {
+            attempts: a, note, ..
+        } => {
+            *a = attempts;
+            if why.is_some() {
+                *note = why;
+            }
+        }
+        _ => {}
+    }
+    err
 }
 
 fn decode_failure(e: DecodeError, acc: &Accum) -> Failure {
@@ -484,7 +806,7 @@ fn chain(e: &dyn std::error::Error) -> String {
 fn retry_after(resp: &reqwest::Response) -> Option<Duration> {
     let value = resp.headers().get(reqwest::header::RETRY_AFTER)?;
     let secs: f64 = value.to_str().ok()?.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs).min(MAX_RETRY_AFTER))
+    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)))
 }
 
 async fn read_error_body(mut resp: reqwest::Response, idle: Duration) -> Vec<u8> {

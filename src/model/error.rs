@@ -3,7 +3,7 @@
 use std::fmt;
 use std::time::Duration;
 
-use super::Reply;
+use super::{Provider, Reply};
 
 /// A model call that did not produce a whole reply.
 #[derive(Debug, Clone, PartialEq)]
@@ -12,14 +12,28 @@ pub enum ModelError {
     /// key that cannot be sent, an unknown provider).
     Config(String),
     /// No connection could be made, or it broke before the reply started,
-    /// on every attempt.
-    Connect { url: String, detail: String },
+    /// on every attempt (`attempts` requests were tried).
+    Connect {
+        url: String,
+        detail: String,
+        provider: Provider,
+        attempts: u32,
+    },
     /// The server answered with an HTTP error (after retries for 429/5xx).
     /// `body` is the server's error message when it sent a JSON error, else
-    /// the start of the body.
-    Http { status: u16, body: String },
-    /// Nothing arrived in time. `phase` is `"connect"`, `"first byte"` or
-    /// `"between chunks"`.
+    /// the start of the body. `attempts`: requests sent in all;
+    /// `retry_after`: the wait the server asked for; `note`: why nib did
+    /// not wait and ask again, when it stopped before its retries ran out.
+    Http {
+        status: u16,
+        body: String,
+        attempts: u32,
+        retry_after: Option<Duration>,
+        note: Option<String>,
+    },
+    /// Nothing arrived in time. `phase` is `"connect"`, `"first byte"`,
+    /// `"between chunks"`, `"total"` (the call's `total_timeout`) or
+    /// `"deadline"` (the run's end, [`Client::set_deadline`](super::Client::set_deadline)).
     Timeout {
         phase: &'static str,
         after: Duration,
@@ -80,7 +94,26 @@ pub(crate) fn show_duration(d: Duration) -> String {
     }
 }
 
-fn http_hint(status: u16) -> &'static str {
+fn http_hint(status: u16, attempts: u32) -> String {
+    let retried = attempts > 1;
+    let after = if retried {
+        format!(" even after {attempts} requests")
+    } else {
+        String::new()
+    };
+    match status {
+        429 => {
+            return format!(
+                "rate limited{after}: wait, run fewer workers at once{}",
+                if retried { ", or raise retries" } else { "" }
+            );
+        }
+        529 => return format!("the server is overloaded{after}: try again later"),
+        500..=599 if status != 504 => {
+            return format!("the server failed{after}: check its logs, or try again later");
+        }
+        _ => {}
+    }
     match status {
         400 | 422 => {
             "the server rejected the request: check --model, and whether the conversation \
@@ -92,12 +125,29 @@ fn http_hint(status: u16) -> &'static str {
         }
         408 | 504 => "the server timed out: try again, or use a shorter conversation",
         413 => "the request is too large: compact the conversation",
-        429 => {
-            "rate limited even after retrying: wait, run fewer workers at once, or raise retries"
-        }
-        529 => "the server is overloaded even after retrying: try again later",
-        500..=599 => "the server failed even after retrying: check its logs, or try again later",
         _ => "check the server's documentation for this status",
+    }
+    .to_string()
+}
+
+/// What to check when a provider's server cannot be reached.
+fn connect_hint(provider: Provider, url: &str) -> &'static str {
+    match provider {
+        Provider::Ollama => {
+            "check that Ollama is running (`ollama serve`) and that --base-url points at it \
+             (default http://localhost:11434)"
+        }
+        Provider::OpenAi if url.contains("api.openai.com") => {
+            "check the network connection (and any proxy in HTTPS_PROXY)"
+        }
+        Provider::OpenAi => {
+            "check that the server is running and that --base-url points at it, port \
+             included (llama-server: http://localhost:8080/v1, vLLM: http://localhost:8000/v1, \
+             LM Studio: http://localhost:1234/v1, Ollama: http://localhost:11434/v1)"
+        }
+        Provider::Anthropic => {
+            "check the network connection (and any proxy in HTTPS_PROXY), and --base-url if set"
+        }
     }
 }
 
@@ -105,18 +155,48 @@ impl fmt::Display for ModelError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ModelError::Config(msg) => write!(f, "model configuration: {msg}"),
-            ModelError::Connect { url, detail } => write!(
-                f,
-                "could not reach the model server at {url}: {detail}; check that the server is \
-                 running and that --base-url points at it (Ollama: `ollama serve`, \
-                 http://localhost:11434)"
-            ),
-            ModelError::Http { status, body } => {
+            ModelError::Connect {
+                url,
+                detail,
+                provider,
+                attempts,
+            } => {
+                write!(f, "could not reach the model server at {url}: {detail}")?;
+                if *attempts > 1 {
+                    write!(f, " ({attempts} attempts)")?;
+                }
+                write!(f, "; {}", connect_hint(*provider, url))
+            }
+            ModelError::Http {
+                status,
+                body,
+                attempts,
+                note,
+                retry_after,
+            } => {
                 write!(f, "the model server answered HTTP {status}")?;
                 if !body.is_empty() {
                     write!(f, ": {body}")?;
                 }
-                write!(f, "; {}", http_hint(*status))
+                if body.contains("does not support tools") {
+                    return write!(
+                        f,
+                        "; this model cannot take tools on this server (Ollama: its template \
+                         declares none): pick a model that supports tools, or give --strategy \
+                         the text-edits strategy (scheme/strategies/text-edits.scm in nib's \
+                         source), whose model writes its edits as text"
+                    );
+                }
+                match (note, retry_after) {
+                    (Some(note), _) => write!(f, "; {note}"),
+                    (None, Some(wait)) => write!(
+                        f,
+                        "; {} (the server asks to wait {} first)",
+                        http_hint(*status, *attempts),
+                        show_duration(*wait)
+                    ),
+                    (None, None) => write!(f, "; {}", http_hint(*status, *attempts)),
+                }
             }
             ModelError::Timeout { phase, after } => {
                 let after = show_duration(*after);
@@ -128,9 +208,21 @@ impl fmt::Display for ModelError {
                     ),
                     "first byte" => write!(
                         f,
-                        "the model server sent nothing for {after} after the request: the model \
-                         may still be loading or the prompt be very long; raise the first-byte \
-                         timeout, or check the server"
+                        "the model server sent nothing for {after} after the request (the \
+                         first-byte limit): the model may still be loading or the prompt be \
+                         very long; if the server is working, raise first_byte_timeout (seconds) \
+                         in the config, else check or restart the server"
+                    ),
+                    "total" => write!(
+                        f,
+                        "the model call took longer than {after}, the most one call may take \
+                         (retries and the reply included); raise total_timeout (seconds) in the \
+                         config if the model is just slow"
+                    ),
+                    "deadline" => write!(
+                        f,
+                        "the run's time limit came during the model call (after waiting \
+                         {after}); give the run more time (--timeout)"
                     ),
                     _ => write!(
                         f,
@@ -139,6 +231,16 @@ impl fmt::Display for ModelError {
                          the server"
                     ),
                 }
+            }
+            ModelError::StreamCut { partial, detail }
+                if partial.text.is_empty()
+                    && partial.reasoning.is_empty()
+                    && partial.tool_calls.is_empty() =>
+            {
+                write!(
+                    f,
+                    "the model call ended before any text or tool call arrived: {detail}"
+                )
             }
             ModelError::StreamCut { partial, detail } => write!(
                 f,
@@ -162,3 +264,36 @@ impl fmt::Display for ModelError {
 }
 
 impl std::error::Error for ModelError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn http(status: u16, body: &str, attempts: u32) -> String {
+        ModelError::Http {
+            status,
+            body: body.into(),
+            attempts,
+            retry_after: None,
+            note: None,
+        }
+        .to_string()
+    }
+
+    #[test]
+    fn http_messages_fit_what_happened() {
+        let once = http(429, "slow down", 1);
+        assert!(
+            once.contains("rate limited:") && !once.contains("even after"),
+            "{once}"
+        );
+        assert!(http(502, "", 3).contains("failed even after 3 requests"));
+        let no_tools = http(
+            400,
+            "registry.ollama.ai/library/gemma:2b does not support tools",
+            1,
+        );
+        assert!(no_tools.contains("--strategy"), "{no_tools}");
+        assert!(!no_tools.contains("context"), "{no_tools}");
+    }
+}

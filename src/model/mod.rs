@@ -54,13 +54,35 @@
 //! # Failures
 //!
 //! See [`ModelError`]; each message says what to do. Timeouts apply to
-//! connecting, to the first byte of the reply, and *between* chunks (never
-//! to the whole reply: a local model may stream for minutes). HTTP 429 and
-//! 5xx answers, and connection failures before the first byte of the reply,
-//! are retried `retries` times with exponential backoff starting at
-//! `backoff` (or the server's `Retry-After`, up to a minute). Nothing is
-//! retried once the reply has started: a stream that breaks off is
-//! [`ModelError::StreamCut`] with the partial reply, never a hang.
+//! connecting, to the first byte of the reply, and *between* chunks; the
+//! whole call (retries and the reply's stream included) is bounded by
+//! `total_timeout` and by the run's deadline ([`Client::set_deadline`]).
+//! HTTP 429 and 5xx answers, and connection failures before the first byte
+//! of the reply, are retried `retries` times with exponential backoff
+//! starting at `backoff`, or after the server's `Retry-After`: a wait of
+//! more than a minute, or one that would end past the deadline, is not
+//! waited, the call fails at once saying so. Waits stop for the cancel
+//! flag ([`Client::set_cancel`]). Nothing is retried once the reply has
+//! started: a stream that breaks off is [`ModelError::StreamCut`] with the
+//! partial reply, never a hang.
+//!
+//! # Local servers
+//!
+//! - A server that answers a streaming request carrying tools with nothing
+//!   (HTTP 200, then the connection closes; llama-cpp-python) or with an
+//!   error naming streaming is asked again unstreamed, at once; the client
+//!   remembers it for its life ([`Client::streams_tool_calls`]), sends
+//!   [`StreamEvent::StreamFallback`] and sets [`Reply::stream_fallback`].
+//!   [`StreamMode::Off`] never streams. An unstreamed reply is decoded as
+//!   the stream that would have carried it, so it gives the same events
+//!   (all at the end; one `Raw` with the whole body) and the same `Reply`.
+//! - Usage the server did not report is estimated ([`estimate`]);
+//!   [`Usage::reported`] and [`Usage::estimated`] say which.
+//! - Tool calls written in the text are read into `tool_calls` when the
+//!   reply has none ([`text_calls`], [`ModelConfig::text_tool_calls`]);
+//!   [`Reply::raw_text`] keeps the text as written.
+//! - [`ToolCall::arguments`] is always the raw text the model sent, valid
+//!   JSON or not, for the log to keep beside any error.
 //!
 //! # Concurrency
 //!
@@ -78,14 +100,17 @@
 mod anthropic;
 mod client;
 mod error;
+pub mod estimate;
 mod limit;
 mod ollama;
 mod openai;
 pub mod scripted;
 mod stream;
+pub mod text_calls;
 
 pub use client::Client;
 pub use error::ModelError;
+pub use estimate::show_tokens;
 pub use limit::{endpoint_concurrency, set_endpoint_concurrency};
 
 use std::fmt;
@@ -170,6 +195,11 @@ impl FromStr for Provider {
     }
 }
 
+/// [`ModelConfig::first_byte_timeout`] unless set: 3 min.
+pub const DEFAULT_FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(180);
+/// [`ModelConfig::total_timeout`] unless set: 30 min.
+pub const DEFAULT_TOTAL_TIMEOUT: Duration = Duration::from_secs(1800);
+
 /// How to reach a model and how patiently.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ModelConfig {
@@ -188,7 +218,8 @@ pub struct ModelConfig {
     pub temperature: Option<f32>,
     pub connect_timeout: Duration,
     /// From sending the request to the first byte of the reply's body
-    /// (prompt processing and model loading happen here).
+    /// (prompt processing and model loading happen here). An unstreamed
+    /// reply, which comes only once it is whole, gets `total_timeout`.
     pub first_byte_timeout: Duration,
     /// The longest silence allowed between two chunks of a reply.
     pub idle_timeout: Duration,
@@ -196,13 +227,71 @@ pub struct ModelConfig {
     pub retries: u32,
     /// The first wait before retrying; each later wait doubles, up to 30 s.
     pub backoff: Duration,
+    /// The most one call may take in all: waiting, retries, backoff and the
+    /// reply's stream. A reply still streaming then is cut (`StreamCut`).
+    pub total_timeout: Duration,
+    /// Whether replies are streamed; see [`StreamMode`].
+    pub stream: StreamMode,
+    /// Read tool calls the model wrote as text (`<tool_call>{…}</tool_call>`,
+    /// a fenced JSON object) when the reply has no native ones; see
+    /// [`text_calls`]. Default on for `ollama` and `openai`, off for
+    /// `anthropic` (whose models always call tools natively).
+    pub text_tool_calls: bool,
+}
+
+/// Whether the client asks for a streamed reply.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StreamMode {
+    /// Stream; when a server answers a streaming request that carries
+    /// tools with nothing (llama-cpp-python's "200 then drop"), or with an
+    /// error that names streaming, ask again without streaming, and keep
+    /// doing so for the rest of the client's life (see
+    /// [`Client::streams_tool_calls`]).
+    #[default]
+    Auto,
+    /// Never stream: one whole JSON reply per request (`stream = false` in
+    /// config, `--no-stream`). Events still arrive, all at the end.
+    Off,
+}
+
+impl StreamMode {
+    /// `auto` or `off`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamMode::Auto => "auto",
+            StreamMode::Off => "off",
+        }
+    }
+}
+
+impl FromStr for StreamMode {
+    type Err = ModelError;
+
+    /// `auto`/`true`/`on` or `off`/`false`.
+    fn from_str(s: &str) -> Result<StreamMode, ModelError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "auto" | "true" | "on" | "yes" => Ok(StreamMode::Auto),
+            "off" | "false" | "no" => Ok(StreamMode::Off),
+            _ => Err(ModelError::Config(format!(
+                "stream must be auto (stream, falling back when the server cannot) or off, \
+                 not {s:?}"
+            ))),
+        }
+    }
 }
 
 impl ModelConfig {
     /// A config with the provider's usual base URL and defaults meant for
     /// agent work: 32k context for Ollama, 8192 reply tokens, 10 s to
-    /// connect, 10 min to the first byte, 2 min between chunks, 3 retries
-    /// starting at 1 s.
+    /// connect, 3 min to the first byte, 2 min between chunks, 30 min for
+    /// the whole call, 3 retries starting at 1 s, streaming on (with the
+    /// fallback), tool calls read from text for Ollama and OpenAI-compatible
+    /// servers.
+    ///
+    /// 3 min to the first byte covers loading a model and reading a long
+    /// prompt on most machines; a server that answers nothing at all then
+    /// costs a run minutes, not the 20 a 10-minute limit (twice, as the
+    /// strategy retries a timeout once) did.
     pub fn new(provider: Provider, model: impl Into<String>) -> ModelConfig {
         ModelConfig {
             provider,
@@ -213,10 +302,13 @@ impl ModelConfig {
             max_tokens: 8192,
             temperature: None,
             connect_timeout: Duration::from_secs(10),
-            first_byte_timeout: Duration::from_secs(600),
+            first_byte_timeout: DEFAULT_FIRST_BYTE_TIMEOUT,
             idle_timeout: Duration::from_secs(120),
             retries: 3,
             backoff: Duration::from_secs(1),
+            total_timeout: DEFAULT_TOTAL_TIMEOUT,
+            stream: StreamMode::Auto,
+            text_tool_calls: provider != Provider::Anthropic,
         }
     }
 }
@@ -281,15 +373,39 @@ pub enum StreamEvent {
     ToolCallDone {
         index: usize,
     },
-    /// The usage known so far (cumulative, not a delta).
+    /// The usage known so far (cumulative, not a delta). When the server
+    /// reported none, one last `Usage` with `estimated` set comes after
+    /// `Finish`.
     Usage(Usage),
     Finish(FinishReason),
+    /// The server could not stream this request (it has tools), so it is
+    /// asked again without streaming, now and for the rest of the client's
+    /// life. `reason` says what the server did, for the log. Events of the
+    /// reply follow, all at once.
+    StreamFallback {
+        reason: String,
+    },
+    /// The reply had no native tool calls but its text held `count` of
+    /// them (see [`text_calls`]); their `ToolCallStart`/`Args`/`Done`
+    /// events follow, before `Finish`. The text was already sent as
+    /// `TextDelta`s; [`Reply::raw_text`] keeps it.
+    TextToolCalls {
+        count: usize,
+    },
     /// One line exactly as the server sent it (without its line ending);
     /// blank lines are left out.
     Raw(String),
 }
 
 /// Token counts of one reply.
+///
+/// `reported`: the server sent counts. When it sent none (llama.cpp's
+/// OpenAI-compatible servers in streaming mode, proxies that drop
+/// `stream_options`), the client fills `prompt_tokens` and
+/// `completion_tokens` from [`estimate`] and sets `estimated`; so does a
+/// server that reports output tokens but no prompt tokens (Ollama, when
+/// the whole prompt was cached). Budgets should count estimates as tokens;
+/// shown to people they read `~1.2k` ([`show_tokens`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Usage {
     /// Every prompt token, cached or not (for Anthropic: input plus cache
@@ -300,6 +416,35 @@ pub struct Usage {
     /// Of `prompt_tokens`, those written to the prompt cache (Anthropic).
     pub cache_write_tokens: u64,
     pub completion_tokens: u64,
+    /// The server sent these counts (some of them, at least).
+    pub reported: bool,
+    /// Some count is nib's estimate from the text, not the server's.
+    pub estimated: bool,
+}
+
+impl Usage {
+    /// Prompt plus completion tokens.
+    pub fn total(&self) -> u64 {
+        self.prompt_tokens + self.completion_tokens
+    }
+
+    /// The counts as an event log records them: `{"prompt", "cached",
+    /// "cache_write", "completion", "reported", "estimated"}`.
+    pub fn log_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "prompt": self.prompt_tokens,
+            "cached": self.cached_tokens,
+            "cache_write": self.cache_write_tokens,
+            "completion": self.completion_tokens,
+            "reported": self.reported,
+            "estimated": self.estimated,
+        })
+    }
+
+    /// The total for a status line: `1.2k`, or `~1.2k` when estimated.
+    pub fn show_total(&self) -> String {
+        show_tokens(self.total(), self.estimated)
+    }
 }
 
 /// Why the reply ended.
@@ -366,4 +511,14 @@ pub struct Reply {
     /// Top-level fields of the server's events that nib does not read
     /// (ids, fingerprints, timestamps, server extensions), last value kept.
     pub extra: serde_json::Map<String, serde_json::Value>,
+    /// Whether the reply came as a stream (`false`: one whole JSON body,
+    /// from [`StreamMode::Off`] or the fallback).
+    pub streamed: bool,
+    /// Set on the reply of the call that found the server cannot stream
+    /// tool calls: what the server did (the `StreamFallback` event's
+    /// reason), to log once.
+    pub stream_fallback: Option<String>,
+    /// When the tool calls were read from the text: the text exactly as
+    /// the model wrote it. `text` is then that text without the calls.
+    pub raw_text: Option<String>,
 }

@@ -11,7 +11,7 @@ use serde_json::{Map, Value, json};
 use super::stream::{Accum, DecodeError, Decoder, error_message, parse_json};
 use super::{FinishReason, Message, ModelConfig, Request, Usage};
 
-pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
+pub(crate) fn body(cfg: &ModelConfig, req: &Request, stream: bool) -> Value {
     let mut messages = Vec::new();
     if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));
@@ -58,13 +58,19 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
     let mut body = json!({
         "model": cfg.model,
         "messages": messages,
-        "stream": true,
+        "stream": stream,
         "options": options,
     });
     if !req.tools.is_empty() {
         body["tools"] = function_tools(&req.tools);
     }
     body
+}
+
+/// A whole (non-streamed) reply as the stream that would have carried it:
+/// it already is one last line.
+pub(crate) fn whole_lines(v: Value) -> Vec<String> {
+    vec![v.to_string()]
 }
 
 /// Tools in the OpenAI shape Ollama also uses:

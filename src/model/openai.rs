@@ -15,7 +15,7 @@ use super::ollama::function_tools;
 use super::stream::{Accum, DecodeError, Decoder, Sse, error_message, parse_json};
 use super::{FinishReason, Message, ModelConfig, Request, Usage};
 
-pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
+pub(crate) fn body(cfg: &ModelConfig, req: &Request, stream: bool) -> Value {
     let mut messages = Vec::new();
     if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));
@@ -44,9 +44,11 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
     let mut body = json!({
         "model": cfg.model,
         "messages": messages,
-        "stream": true,
-        "stream_options": {"include_usage": true},
+        "stream": stream,
     });
+    if stream {
+        body["stream_options"] = json!({"include_usage": true});
+    }
     // OpenAI's own newer models refuse `max_tokens`; other servers may not
     // know `max_completion_tokens`.
     let max_key = if cfg.base_url.contains("api.openai.com") {
@@ -65,6 +67,28 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request) -> Value {
         body["tool_choice"] = json!("auto");
     }
     body
+}
+
+/// A whole (non-streamed) `chat.completion` as the stream that would have
+/// carried it: one chunk whose delta is the message, then `[DONE]`.
+pub(crate) fn whole_lines(mut v: Value) -> Vec<String> {
+    if let Some(choices) = v.get_mut("choices").and_then(Value::as_array_mut) {
+        for choice in choices {
+            let Some(obj) = choice.as_object_mut() else {
+                continue;
+            };
+            let mut message = obj.remove("message").unwrap_or_else(|| json!({}));
+            if let Some(calls) = message.get_mut("tool_calls").and_then(Value::as_array_mut) {
+                for (i, call) in calls.iter_mut().enumerate() {
+                    if let Some(c) = call.as_object_mut() {
+                        c.entry("index").or_insert(json!(i));
+                    }
+                }
+            }
+            obj.insert("delta".into(), message);
+        }
+    }
+    vec![format!("data: {v}"), String::new(), "data: [DONE]".into()]
 }
 
 #[derive(Deserialize)]
@@ -205,6 +229,7 @@ impl OpenAiDecoder {
                     .unwrap_or(0),
                 cache_write_tokens: details.and_then(|d| d.cache_write_tokens).unwrap_or(0),
                 completion_tokens: u.completion_tokens.unwrap_or(0),
+                ..Usage::default()
             });
         }
         if let Some(t) = &chunk.timings {

@@ -7,7 +7,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde_json::{Map, Value};
 
-use super::{FinishReason, Reply, StreamEvent, Timings, ToolCall, Usage};
+use super::estimate::reply_tokens;
+use super::{FinishReason, Reply, StreamEvent, Timings, ToolCall, Usage, text_calls};
 
 /// Why a decoder could not go on.
 #[derive(Debug)]
@@ -170,6 +171,13 @@ pub(crate) struct Accum {
     events: Vec<StreamEvent>,
     done_calls: HashSet<usize>,
     finished: bool,
+    /// The offered tools' names when tool calls written as text are read.
+    text_call_tools: Vec<String>,
+    /// The request's estimated prompt tokens, for a server that reports none.
+    prompt_estimate: u64,
+    /// Whether anything of the reply arrived (a partial reply with nothing
+    /// in it used no tokens worth estimating).
+    started: bool,
 }
 
 impl Accum {
@@ -186,15 +194,37 @@ impl Accum {
                 attempts: 0,
                 timings: Timings::default(),
                 extra: Map::new(),
+                streamed: true,
+                stream_fallback: None,
+                raw_text: None,
             },
             events: Vec::new(),
             done_calls: HashSet::new(),
             finished: false,
+            text_call_tools: Vec::new(),
+            prompt_estimate: 0,
+            started: false,
         }
+    }
+
+    /// Reads tool calls written as text, among these offered tools, when
+    /// the reply has no native ones (an empty list: never).
+    pub(crate) fn read_text_calls(&mut self, tools: Vec<String>) {
+        self.text_call_tools = tools;
+    }
+
+    /// The prompt tokens to assume when the server reports none.
+    pub(crate) fn prompt_estimate(&mut self, n: u64) {
+        self.prompt_estimate = n;
+    }
+
+    pub(crate) fn not_streamed(&mut self) {
+        self.reply.streamed = false;
     }
 
     pub(crate) fn raw(&mut self, line: &str) {
         if !line.is_empty() {
+            self.started = true;
             self.events.push(StreamEvent::Raw(line.to_string()));
         }
     }
@@ -283,9 +313,59 @@ impl Accum {
         }
     }
 
+    /// Counts the server reported.
     pub(crate) fn usage(&mut self, usage: Usage) {
+        let usage = Usage {
+            reported: true,
+            ..usage
+        };
         self.reply.usage = usage;
         self.events.push(StreamEvent::Usage(usage));
+    }
+
+    /// The usage with estimates where the server said nothing: both counts
+    /// when it reported none, the prompt when it reported output only.
+    fn estimated_usage(&self) -> Option<Usage> {
+        let u = self.reply.usage;
+        if u.estimated {
+            return None;
+        }
+        if !u.reported {
+            let r = &self.reply;
+            return Some(Usage {
+                prompt_tokens: self.prompt_estimate,
+                completion_tokens: reply_tokens(&r.text, &r.reasoning, &r.tool_calls),
+                estimated: true,
+                ..Usage::default()
+            });
+        }
+        (u.prompt_tokens == 0 && self.prompt_estimate > 0).then_some(Usage {
+            prompt_tokens: self.prompt_estimate,
+            estimated: true,
+            ..u
+        })
+    }
+
+    /// Reads the text's tool calls into the reply, when that is asked for
+    /// and the reply has no native ones.
+    fn text_calls(&mut self) {
+        if self.text_call_tools.is_empty() || !self.reply.tool_calls.is_empty() {
+            return;
+        }
+        let names: Vec<&str> = self.text_call_tools.iter().map(String::as_str).collect();
+        let Some(parsed) = text_calls::parse(&self.reply.text, &names) else {
+            return;
+        };
+        let raw = std::mem::replace(&mut self.reply.text, parsed.text);
+        self.reply.raw_text = Some(raw);
+        self.events.push(StreamEvent::TextToolCalls {
+            count: parsed.calls.len(),
+        });
+        for call in parsed.calls {
+            let index = self.start_call(None, &call.name);
+            self.args(index, &call.arguments);
+            self.done_call(index);
+        }
     }
 
     /// The reply's end; only the first one counts. Open tool calls are done.
@@ -293,6 +373,7 @@ impl Accum {
         if self.finished {
             return;
         }
+        self.text_calls();
         self.close_calls();
         let reason = if reason == FinishReason::Stop && !self.reply.tool_calls.is_empty() {
             FinishReason::ToolCalls
@@ -329,17 +410,35 @@ impl Accum {
         self.events.drain(..)
     }
 
-    /// The reply so far, as a cut stream leaves it.
+    /// The reply so far, as a cut stream leaves it (usage estimated if
+    /// the server had not reported it yet and something had arrived).
     pub(crate) fn partial(&self) -> Reply {
-        self.reply.clone()
+        let mut reply = self.reply.clone();
+        if self.started
+            && let Some(u) = self.estimated_usage()
+        {
+            reply.usage = u;
+        }
+        reply
     }
 
-    /// The finished reply. A stream that ended properly without saying why
-    /// stopped is `Stop` (or `ToolCalls`).
-    pub(crate) fn into_reply(mut self) -> Reply {
+    /// Ends the reply: a stream that ended properly without saying why it
+    /// stopped is `Stop` (or `ToolCalls`); counts the server did not
+    /// report are estimated (and sent as one more `Usage` event).
+    pub(crate) fn end(&mut self) {
         if !self.finished {
             self.finish(FinishReason::Stop);
         }
+        if let Some(u) = self.estimated_usage() {
+            self.reply.usage = u;
+            self.events.push(StreamEvent::Usage(u));
+        }
+    }
+
+    /// The finished reply (see [`Accum::end`], which should come first so
+    /// its events are delivered).
+    pub(crate) fn into_reply(mut self) -> Reply {
+        self.end();
         self.reply
     }
 }

@@ -113,6 +113,7 @@ fn too_many_requests_then_success_after_a_retry() {
         let srv = server(vec![with_faults(vec![Fault::Status {
             code: 429,
             times: 1,
+            retry_after: None,
         }])]);
         let (result, _) = call(&client(&srv, provider), &request());
         let reply = result.unwrap_or_else(|e| panic!("{provider}: {e}"));
@@ -134,6 +135,7 @@ fn service_unavailable_beyond_the_retries_is_an_http_error() {
         let srv = server(vec![with_faults(vec![Fault::Status {
             code: 503,
             times: 3,
+            retry_after: None,
         }])]);
         let client = Client::new(ModelConfig {
             retries: 1,
@@ -141,9 +143,15 @@ fn service_unavailable_beyond_the_retries_is_an_http_error() {
         })
         .expect("client");
         let (result, events) = call(&client, &request());
-        match result {
-            Err(ModelError::Http { status: 503, body }) => {
-                assert!(body.contains("as the script says"), "{provider}: {body}")
+        match &result {
+            Err(ModelError::Http {
+                status: 503,
+                body,
+                attempts,
+                ..
+            }) => {
+                assert!(body.contains("as the script says"), "{provider}: {body}");
+                assert_eq!(*attempts, 2, "{provider}");
             }
             other => panic!("{provider}: {other:?}"),
         }
@@ -157,6 +165,7 @@ fn client_errors_are_not_retried() {
     let srv = server(vec![with_faults(vec![Fault::Status {
         code: 400,
         times: 1,
+        retry_after: None,
     }])]);
     let (result, _) = call(&client(&srv, Provider::OpenAi), &request());
     let err = result.expect_err("400");
@@ -176,6 +185,7 @@ fn a_hang_up_before_the_reply_is_retried() {
             Fault::Status {
                 code: 529,
                 times: 1,
+                retry_after: None,
             },
         ])]);
         let (result, _) = call(&client(&srv, provider), &request());

@@ -286,7 +286,8 @@ fn scripts_load_from_files_and_built_ins() {
         vec![
             Fault::Status {
                 code: 429,
-                times: 2
+                times: 2,
+                retry_after: None,
             },
             Fault::StallAfter {
                 bytes: 10,

@@ -78,6 +78,7 @@ pub fn rich_reply() -> ScriptedReply {
             cached_tokens: 1000,
             cache_write_tokens: 150,
             completion_tokens: 57,
+            ..Usage::default()
         }),
         model: Some(MODEL.into()),
         fragment: Some(5),
@@ -93,6 +94,7 @@ pub fn rich_expected(provider: Provider) -> Reply {
         Provider::Ollama => Usage {
             prompt_tokens: 1200,
             completion_tokens: 57,
+            reported: true,
             ..Usage::default()
         },
         Provider::OpenAi => Usage {
@@ -100,12 +102,16 @@ pub fn rich_expected(provider: Provider) -> Reply {
             cached_tokens: 1000,
             cache_write_tokens: 0,
             completion_tokens: 57,
+            reported: true,
+            estimated: false,
         },
         Provider::Anthropic => Usage {
             prompt_tokens: 1200,
             cached_tokens: 1000,
             cache_write_tokens: 150,
             completion_tokens: 57,
+            reported: true,
+            estimated: false,
         },
     };
     Reply {
@@ -127,6 +133,9 @@ pub fn rich_expected(provider: Provider) -> Reply {
         attempts: 1,
         timings: Default::default(),
         extra: Default::default(),
+        streamed: true,
+        stream_fallback: None,
+        raw_text: None,
     }
 }
 
@@ -172,6 +181,15 @@ pub fn check_order(events: &[StreamEvent]) {
             }
             StreamEvent::TextDelta(_) | StreamEvent::ReasoningDelta(_) => {
                 assert!(!finished, "text after Finish: {events:?}");
+            }
+            StreamEvent::TextToolCalls { .. } => {
+                assert!(!finished, "text calls after Finish: {events:?}");
+            }
+            StreamEvent::StreamFallback { .. } => {
+                assert!(
+                    started == 0 && !finished,
+                    "a fallback after the reply began: {events:?}"
+                );
             }
             StreamEvent::Usage(_) | StreamEvent::Raw(_) => {}
         }

@@ -62,7 +62,8 @@
 //!   server quirks); the other content keys are then ignored.
 //! - `faults` (or one `fault`), each one of:
 //!   - `{"status": 503, "times": 2}`: answer this HTTP status (`times`
-//!     requests, default 1) before serving the reply;
+//!     requests, default 1) before serving the reply; `"retry_after": 3600`
+//!     adds a `Retry-After` header (seconds);
 //!   - `{"hangup": true, "times": 1}`: close the connection without answering;
 //!   - `{"delay_first_byte_ms": 500}`: wait before answering;
 //!   - `{"delay_between_chunks_ms": 50}`: wait between body pieces;
@@ -74,6 +75,25 @@
 //!
 //!   Status and hangup faults apply in the order given, then the reply is
 //!   served (and used up) with its other faults.
+//! - `server`: how the server answering this reply behaves, like real
+//!   local servers do (default: the server's [`ScriptedServer::set_quirks`],
+//!   else a well-behaved one):
+//!   - `"stream_tools": false`: a streaming request that carries tools is
+//!     answered HTTP 200 and then the connection closes with no body (as
+//!     llama-cpp-python does); the reply is not used up, so the client's
+//!     unstreamed retry gets it;
+//!   - `"stream_tools_status": 400`: with `stream_tools: false`, answer such
+//!     a request with this HTTP status and an error saying streaming with
+//!     tools is not supported, instead (as some other servers do);
+//!   - `"stream_usage": false`: streamed bodies carry no token counts, even
+//!     when asked (`stream_options.include_usage`).
+//!
+//! A request with `"stream": false` (Ollama: only when it says so) gets the
+//! whole reply as one JSON body ([`render_whole`]); its faults
+//! `delay_first_byte_ms` and `cut_after` apply.
+//!
+//! To emulate a model that writes its tool calls as text, put them in the
+//! text: `"text": "<tool_call>{\"name\": \"fs-read\", …}</tool_call>"`.
 //!
 //! When the script has no reply left the server answers HTTP 410 saying so.
 //! Built-in scripts ([`Script::BUILTINS`]) are loaded by name.
@@ -81,7 +101,7 @@
 mod render;
 mod server;
 
-pub use render::render;
+pub use render::{render, render_whole};
 pub use server::{Framing, RecordedRequest, ScriptedServer};
 
 use std::fmt;
@@ -120,6 +140,31 @@ pub struct ScriptedReply {
     pub reasoning_field: Option<String>,
     /// Sent verbatim as the body instead of rendering the fields above.
     pub raw: Option<String>,
+    /// How the server behaves for this reply; `None`: the server's default.
+    pub quirks: Option<Quirks>,
+}
+
+/// Ways real servers fall short, on demand; see the module docs (`server`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Quirks {
+    /// Streaming requests that carry tools work (`false`: 200, then the
+    /// connection closes with no body).
+    pub stream_tools: bool,
+    /// With `stream_tools` off: answer such requests with this status and
+    /// an error naming streaming, instead of 200 and nothing.
+    pub stream_tools_status: Option<u16>,
+    /// Streamed bodies carry token counts when asked.
+    pub stream_usage: bool,
+}
+
+impl Default for Quirks {
+    fn default() -> Quirks {
+        Quirks {
+            stream_tools: true,
+            stream_tools_status: None,
+            stream_usage: true,
+        }
+    }
 }
 
 /// A tool call in a scripted reply.
@@ -147,6 +192,8 @@ pub enum Fault {
     Status {
         code: u16,
         times: u32,
+        /// Sent as `Retry-After`, in seconds.
+        retry_after: Option<u64>,
     },
     /// Close the connection without answering, `times` times.
     Hangup {
@@ -324,6 +371,7 @@ const REPLY_KEYS: &[&str] = &[
     "fault",
     "reasoning_field",
     "raw",
+    "server",
 ];
 
 fn parse_reply(v: &Value) -> Result<ScriptedReply, String> {
@@ -375,6 +423,29 @@ fn parse_reply(v: &Value) -> Result<ScriptedReply, String> {
             cached_tokens: n("cached_tokens")?,
             cache_write_tokens: n("cache_write_tokens")?,
             completion_tokens: n("completion_tokens")?,
+            ..Usage::default()
+        });
+    }
+    if let Some(q) = o.get("server") {
+        let Value::Object(q) = q else {
+            return Err("server must be an object".into());
+        };
+        check_keys(q, &["stream_tools", "stream_tools_status", "stream_usage"])
+            .map_err(|e| format!("server: {e}"))?;
+        let flag = |k: &str| match q.get(k) {
+            None => Ok(true),
+            Some(Value::Bool(b)) => Ok(*b),
+            Some(_) => Err(format!("server: {k} must be true or false")),
+        };
+        let status = match opt_u64(q, "stream_tools_status")? {
+            Some(code @ 400..=599) => Some(code as u16),
+            Some(code) => return Err(format!("server: stream_tools_status {code} is not 4xx/5xx")),
+            None => None,
+        };
+        reply.quirks = Some(Quirks {
+            stream_tools: flag("stream_tools")?,
+            stream_tools_status: status,
+            stream_usage: flag("stream_usage")?,
         });
     }
     if let Some(n) = opt_u64(o, "fragment")? {
@@ -472,7 +543,7 @@ fn parse_fault(v: &Value) -> Result<Fault, String> {
     let bytes = |k: &str| -> Result<usize, String> { Ok(opt_u64(o, k)?.unwrap_or(0) as usize) };
     match kind {
         "status" => {
-            check_keys(o, &["status", "times"])?;
+            check_keys(o, &["status", "times", "retry_after"])?;
             let code = opt_u64(o, "status")?.unwrap_or(0);
             if !(100..=599).contains(&code) {
                 return Err(format!("status {code} is not an HTTP status"));
@@ -480,6 +551,7 @@ fn parse_fault(v: &Value) -> Result<Fault, String> {
             Ok(Fault::Status {
                 code: code as u16,
                 times: times()?,
+                retry_after: opt_u64(o, "retry_after")?,
             })
         }
         "hangup" => {

@@ -45,10 +45,173 @@ pub(crate) fn pieces(
         }),
     };
     match provider {
-        Provider::Ollama => r.ollama(),
+        Provider::Ollama => r.ollama(include_usage),
         Provider::OpenAi => r.openai(include_usage),
-        Provider::Anthropic => r.anthropic(),
+        Provider::Anthropic => r.anthropic(include_usage),
     }
+}
+
+/// The whole body of a reply that is not streamed (`"stream": false`): a
+/// `chat.completion`, Ollama's one object, or a Messages `message`.
+/// `include_usage: false` leaves the counts out, as some servers do.
+pub fn render_whole(
+    provider: Provider,
+    reply: &ScriptedReply,
+    index: usize,
+    include_usage: bool,
+) -> Vec<u8> {
+    if let Some(raw) = &reply.raw {
+        return raw.as_bytes().to_vec();
+    }
+    let model = reply.model.as_deref().unwrap_or("scripted");
+    let u = reply.usage.unwrap_or_default();
+    let id = |i: usize, prefix: &str| match &reply.tool_calls[i].id {
+        Some(id) => id.clone(),
+        None => format!("{prefix}_{index}_{i}"),
+    };
+    let v = match provider {
+        Provider::OpenAi => {
+            let mut message = json!({"role": "assistant", "content": reply.text});
+            if !reply.reasoning.is_empty() {
+                let field = reply
+                    .reasoning_field
+                    .as_deref()
+                    .unwrap_or("reasoning_content");
+                message[field] = json!(reply.reasoning);
+            }
+            if !reply.tool_calls.is_empty() {
+                message["tool_calls"] = reply
+                    .tool_calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        json!({"id": id(i, "call"), "type": "function",
+                               "function": {"name": c.name, "arguments": c.arguments_text()}})
+                    })
+                    .collect();
+            }
+            let mut v = json!({
+                "id": format!("chatcmpl-scripted-{index}"),
+                "object": "chat.completion",
+                "created": CREATED,
+                "model": model,
+                "choices": [{"index": 0, "message": message, "logprobs": null,
+                             "finish_reason": reply.finish_reason().as_str()}],
+            });
+            if include_usage {
+                v["usage"] = json!({
+                    "prompt_tokens": u.prompt_tokens,
+                    "completion_tokens": u.completion_tokens,
+                    "total_tokens": u.prompt_tokens + u.completion_tokens,
+                    "prompt_tokens_details": {"cached_tokens": u.cached_tokens},
+                });
+            }
+            v
+        }
+        Provider::Ollama => {
+            let mut message = json!({"role": "assistant", "content": reply.text});
+            if !reply.reasoning.is_empty() {
+                message["thinking"] = json!(reply.reasoning);
+            }
+            if !reply.tool_calls.is_empty() {
+                message["tool_calls"] = reply
+                    .tool_calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, c)| {
+                        json!({"id": id(i, "call"),
+                               "function": {"index": i, "name": c.name, "arguments": ollama_args(c)}})
+                    })
+                    .collect();
+            }
+            let mut v = json!({
+                "model": model,
+                "created_at": CREATED_AT,
+                "message": message,
+                "done": true,
+                "done_reason": ollama_reason(reply),
+                "total_duration": 1_500_000_000u64,
+            });
+            if include_usage {
+                v["prompt_eval_count"] = json!(u.prompt_tokens);
+                v["eval_count"] = json!(u.completion_tokens);
+            }
+            v
+        }
+        Provider::Anthropic => {
+            let mut content = Vec::new();
+            if !reply.reasoning.is_empty() {
+                content.push(json!({"type": "thinking", "thinking": reply.reasoning,
+                                    "signature": "scripted"}));
+            }
+            if !reply.text.is_empty() {
+                content.push(json!({"type": "text", "text": reply.text}));
+            }
+            for (i, c) in reply.tool_calls.iter().enumerate() {
+                content.push(
+                    json!({"type": "tool_use", "id": id(i, "toolu"), "name": c.name,
+                                    "input": ollama_args(c)}),
+                );
+            }
+            let mut v = json!({
+                "id": format!("msg_scripted_{index}"),
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": content,
+                "stop_reason": anthropic_reason(reply),
+                "stop_sequence": null,
+            });
+            if include_usage {
+                v["usage"] = anthropic_usage(u, u.completion_tokens);
+            }
+            v
+        }
+    };
+    v.to_string().into_bytes()
+}
+
+/// A call's arguments as the JSON object Ollama and Anthropic send (the
+/// text, as a string, when it is not an object).
+fn ollama_args(c: &super::ScriptedCall) -> Value {
+    let text = c.arguments_text();
+    match serde_json::from_str::<Value>(&text) {
+        Ok(v @ Value::Object(_)) => v,
+        _ => Value::String(text),
+    }
+}
+
+fn ollama_reason(reply: &ScriptedReply) -> String {
+    match reply.finish_reason() {
+        FinishReason::Stop | FinishReason::ToolCalls | FinishReason::ContentFilter => {
+            "stop".to_string()
+        }
+        FinishReason::Length => "length".to_string(),
+        FinishReason::Other(s) => s,
+    }
+}
+
+fn anthropic_reason(reply: &ScriptedReply) -> String {
+    match reply.finish_reason() {
+        FinishReason::Stop => "end_turn".to_string(),
+        FinishReason::ToolCalls => "tool_use".to_string(),
+        FinishReason::Length => "max_tokens".to_string(),
+        FinishReason::ContentFilter => "refusal".to_string(),
+        FinishReason::Other(s) => s,
+    }
+}
+
+fn anthropic_usage(u: Usage, output: u64) -> Value {
+    let input = u
+        .prompt_tokens
+        .saturating_sub(u.cached_tokens)
+        .saturating_sub(u.cache_write_tokens);
+    json!({
+        "input_tokens": input,
+        "cache_creation_input_tokens": u.cache_write_tokens,
+        "cache_read_input_tokens": u.cached_tokens,
+        "output_tokens": output,
+    })
 }
 
 /// `s` in pieces of at most `n` characters.
@@ -87,7 +250,7 @@ impl Rendering<'_> {
         }
     }
 
-    fn ollama(&self) -> Vec<Vec<u8>> {
+    fn ollama(&self, include_usage: bool) -> Vec<Vec<u8>> {
         let mut out = Vec::new();
         let line = |message: Value, out: &mut Vec<Vec<u8>>| {
             let v = json!({
@@ -114,14 +277,9 @@ impl Rendering<'_> {
                 .iter()
                 .enumerate()
                 .map(|(i, c)| {
-                    let text = c.arguments_text();
-                    let args = match serde_json::from_str::<Value>(&text) {
-                        Ok(v @ Value::Object(_)) => v,
-                        _ => Value::String(text),
-                    };
                     json!({
                         "id": self.call_id(i, "call"),
-                        "function": {"index": i, "name": c.name, "arguments": args},
+                        "function": {"index": i, "name": c.name, "arguments": ollama_args(c)},
                     })
                 })
                 .collect();
@@ -134,14 +292,8 @@ impl Rendering<'_> {
             out.push(format!("{}\n", json!({"error": message})).into_bytes());
             return out;
         }
-        let reason = match self.reply.finish_reason() {
-            FinishReason::Stop | FinishReason::ToolCalls | FinishReason::ContentFilter => {
-                "stop".to_string()
-            }
-            FinishReason::Length => "length".to_string(),
-            FinishReason::Other(s) => s,
-        };
-        let v = json!({
+        let reason = ollama_reason(self.reply);
+        let mut v = json!({
             "model": self.model,
             "created_at": CREATED_AT,
             "message": {"role": "assistant", "content": ""},
@@ -154,6 +306,10 @@ impl Rendering<'_> {
             "eval_count": self.usage.completion_tokens,
             "eval_duration": 1_000_000_000u64,
         });
+        if !include_usage && let Some(o) = v.as_object_mut() {
+            o.remove("prompt_eval_count");
+            o.remove("eval_count");
+        }
         out.push(format!("{v}\n").into_bytes());
         out
     }
@@ -224,33 +380,27 @@ impl Rendering<'_> {
         out
     }
 
-    fn anthropic(&self) -> Vec<Vec<u8>> {
+    fn anthropic(&self, include_usage: bool) -> Vec<Vec<u8>> {
         fn event(name: &str, data: Value) -> Vec<u8> {
             format!("event: {name}\ndata: {data}\n\n").into_bytes()
         }
         let u = self.usage;
-        let input = u
-            .prompt_tokens
-            .saturating_sub(u.cached_tokens)
-            .saturating_sub(u.cache_write_tokens);
+        let mut start_message = json!({
+            "id": format!("msg_scripted_{}", self.index),
+            "type": "message",
+            "role": "assistant",
+            "model": self.model,
+            "content": [],
+            "stop_reason": null,
+            "stop_sequence": null,
+        });
+        if include_usage {
+            start_message["usage"] = anthropic_usage(u, 1);
+        }
         let mut out = vec![
             event(
                 "message_start",
-                json!({"type": "message_start", "message": {
-                    "id": format!("msg_scripted_{}", self.index),
-                    "type": "message",
-                    "role": "assistant",
-                    "model": self.model,
-                    "content": [],
-                    "stop_reason": null,
-                    "stop_sequence": null,
-                    "usage": {
-                        "input_tokens": input,
-                        "cache_creation_input_tokens": u.cache_write_tokens,
-                        "cache_read_input_tokens": u.cached_tokens,
-                        "output_tokens": 1,
-                    },
-                }}),
+                json!({"type": "message_start", "message": start_message}),
             ),
             event("ping", json!({"type": "ping"})),
         ];
@@ -324,19 +474,13 @@ impl Rendering<'_> {
             ));
             return out;
         }
-        let reason = match self.reply.finish_reason() {
-            FinishReason::Stop => "end_turn".to_string(),
-            FinishReason::ToolCalls => "tool_use".to_string(),
-            FinishReason::Length => "max_tokens".to_string(),
-            FinishReason::ContentFilter => "refusal".to_string(),
-            FinishReason::Other(s) => s,
-        };
-        out.push(event(
-            "message_delta",
-            json!({"type": "message_delta",
-                   "delta": {"stop_reason": reason, "stop_sequence": null},
-                   "usage": {"output_tokens": u.completion_tokens}}),
-        ));
+        let reason = anthropic_reason(self.reply);
+        let mut message_delta = json!({"type": "message_delta",
+                                       "delta": {"stop_reason": reason, "stop_sequence": null}});
+        if include_usage {
+            message_delta["usage"] = json!({"output_tokens": u.completion_tokens});
+        }
+        out.push(event("message_delta", message_delta));
         out.push(event("message_stop", json!({"type": "message_stop"})));
         out
     }

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use super::render::pieces;
-use super::{Chunking, Fault, Script, ScriptedReply};
+use super::render::{pieces, render_whole};
+use super::{Chunking, Fault, Quirks, Script, ScriptedReply};
 use crate::model::{ModelConfig, Provider, Usage};
 
 /// The most a request's headers may take.
@@ -63,6 +63,7 @@ struct State {
     requests: Vec<RecordedRequest>,
     chunk_size: Option<usize>,
     framing: Framing,
+    quirks: Quirks,
 }
 
 struct Shared {
@@ -116,6 +117,7 @@ impl ScriptedServer {
                 requests: Vec::new(),
                 chunk_size: None,
                 framing: Framing::Chunked,
+                quirks: Quirks::default(),
             }),
         });
         let accept_shared = shared.clone();
@@ -169,6 +171,12 @@ impl ScriptedServer {
 
     pub fn set_framing(&self, framing: Framing) {
         self.shared.state().framing = framing;
+    }
+
+    /// How the server behaves for replies that do not say (`server` in a
+    /// script); see [`Quirks`].
+    pub fn set_quirks(&self, quirks: Quirks) {
+        self.shared.state().quirks = quirks;
     }
 
     /// Adds a reply at the end of the script.
@@ -314,14 +322,27 @@ fn serve_connection(stream: TcpStream, shared: &Shared) -> io::Result<()> {
 enum Action {
     NotFound,
     Exhausted(usize),
-    Status(u16),
+    Status(u16, Option<u64>),
     Hangup,
+    /// 200, then close with no body: a server that cannot stream tool calls.
+    DropStream,
+    /// That status, with an error saying streaming with tools is not supported.
+    RefuseStream(u16),
     Serve {
         reply: Box<ScriptedReply>,
         index: usize,
         chunk_size: Option<usize>,
         framing: Framing,
+        quirks: Quirks,
     },
+}
+
+/// Whether the request asks for a streamed reply (Ollama streams unless
+/// told not to; the others only when told to).
+fn wants_stream(provider: Option<Provider>, body: &Value) -> bool {
+    body.get("stream")
+        .and_then(Value::as_bool)
+        .unwrap_or(provider == Some(Provider::Ollama))
 }
 
 fn protocol(path: &str) -> Option<Provider> {
@@ -350,11 +371,27 @@ fn decide(shared: &Shared, req: &Incoming, body: &Value) -> (Action, Option<Prov
     let Some(reply) = state.replies.get(next) else {
         return (Action::Exhausted(state.replies.len()), provider);
     };
+    let quirks = reply.quirks.unwrap_or(state.quirks);
+    let has_tools = body
+        .get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    if !quirks.stream_tools && has_tools && wants_stream(provider, body) {
+        let action = match quirks.stream_tools_status {
+            Some(code) => Action::RefuseStream(code),
+            None => Action::DropStream,
+        };
+        return (action, provider);
+    }
     let mut before = 0;
     let mut action = None;
     for fault in &reply.faults {
         let (times, a) = match fault {
-            Fault::Status { code, times } => (*times, Action::Status(*code)),
+            Fault::Status {
+                code,
+                times,
+                retry_after,
+            } => (*times, Action::Status(*code, *retry_after)),
             Fault::Hangup { times } => (*times, Action::Hangup),
             _ => continue,
         };
@@ -376,6 +413,7 @@ fn decide(shared: &Shared, req: &Incoming, body: &Value) -> (Action, Option<Prov
         index: next,
         chunk_size: state.chunk_size,
         framing: state.framing,
+        quirks,
     };
     (action, provider)
 }
@@ -393,7 +431,7 @@ fn respond(out: &mut TcpStream, req: Incoming, shared: &Shared) -> io::Result<bo
                  or /v1/messages",
                 req.method, req.path
             );
-            json_error(out, 404, provider, &msg)?;
+            json_error(out, 404, provider, &msg, None)?;
             Ok(keep)
         }
         Action::Exhausted(n) => {
@@ -401,13 +439,29 @@ fn respond(out: &mut TcpStream, req: Incoming, shared: &Shared) -> io::Result<bo
                 "scripted model: the script has no reply left (it has {n}); add replies to the \
                  script or end the conversation sooner"
             );
-            json_error(out, 410, provider, &msg)?;
+            json_error(out, 410, provider, &msg, None)?;
             Ok(keep)
         }
-        Action::Status(code) => {
+        Action::Status(code, retry_after) => {
             let msg = format!("scripted model: HTTP {code}, as the script says");
-            json_error(out, code, provider, &msg)?;
+            json_error(out, code, provider, &msg, retry_after)?;
             Ok(keep)
+        }
+        Action::RefuseStream(code) => {
+            let msg = "scripted model: streaming is not supported when tools are given; \
+                       set stream to false";
+            json_error(out, code, provider, msg, None)?;
+            Ok(keep)
+        }
+        Action::DropStream => {
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: {}\r\nTransfer-Encoding: chunked\r\n\r\n",
+                content_type(provider.unwrap_or(Provider::OpenAi))
+            );
+            out.write_all(head.as_bytes())?;
+            out.flush()?;
+            let _ = out.shutdown(Shutdown::Both);
+            Ok(false)
         }
         Action::Hangup => {
             let _ = out.shutdown(Shutdown::Both);
@@ -418,7 +472,9 @@ fn respond(out: &mut TcpStream, req: Incoming, shared: &Shared) -> io::Result<bo
             index,
             chunk_size,
             framing,
+            quirks,
         } => {
+            let stream = wants_stream(provider, &body);
             let provider = provider.unwrap_or(Provider::OpenAi);
             if reply.model.is_none() {
                 reply.model = body.get("model").and_then(Value::as_str).map(String::from);
@@ -426,8 +482,13 @@ fn respond(out: &mut TcpStream, req: Incoming, shared: &Shared) -> io::Result<bo
             if reply.usage.is_none() {
                 reply.usage = Some(estimate(&reply, req.body.len()));
             }
-            let include_usage = provider != Provider::OpenAi
-                || body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true));
+            if !stream {
+                let whole = render_whole(provider, &reply, index, true);
+                return whole_body(out, &reply.faults, &whole, shared).map(|open| open && keep);
+            }
+            let include_usage = quirks.stream_usage
+                && (provider != Provider::OpenAi
+                    || body.pointer("/stream_options/include_usage") == Some(&Value::Bool(true)));
             let natural = pieces(provider, &reply, index, include_usage);
             let chunking = reply.chunking.clone().or(chunk_size.map(Chunking::Size));
             let writes = split(natural, chunking.as_ref());
@@ -435,6 +496,38 @@ fn respond(out: &mut TcpStream, req: Incoming, shared: &Shared) -> io::Result<bo
                 .map(|keep_open| keep_open && keep)
         }
     }
+}
+
+/// Writes a whole (non-streamed) JSON body with its length; `Ok(false)`
+/// when the connection closed. Of the faults, a first-byte delay and a cut
+/// apply.
+fn whole_body(
+    out: &mut TcpStream,
+    faults: &[Fault],
+    body: &[u8],
+    shared: &Shared,
+) -> io::Result<bool> {
+    let mut cut = None;
+    for f in faults {
+        match f {
+            Fault::DelayFirstByte(d) => shared.nap(*d),
+            Fault::CutAfter(n) => cut = Some(*n),
+            _ => {}
+        }
+    }
+    let head = format!(
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+        body.len()
+    );
+    out.write_all(head.as_bytes())?;
+    let sent = &body[..cut.unwrap_or(body.len()).min(body.len())];
+    out.write_all(sent)?;
+    out.flush()?;
+    if cut.is_some() {
+        let _ = out.shutdown(Shutdown::Both);
+        return Ok(false);
+    }
+    Ok(true)
 }
 
 /// Rough token counts: four bytes a token.
@@ -594,6 +687,7 @@ fn json_error(
     status: u16,
     provider: Option<Provider>,
     message: &str,
+    retry_after: Option<u64>,
 ) -> io::Result<()> {
     let body = match provider {
         Some(Provider::Ollama) => json!({"error": message}),
@@ -620,8 +714,11 @@ fn json_error(
         529 => "Overloaded",
         _ => "Error",
     };
+    let retry_after = retry_after
+        .map(|s| format!("Retry-After: {s}\r\n"))
+        .unwrap_or_default();
     let response = format!(
-        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        "HTTP/1.1 {status} {reason}\r\nContent-Type: application/json\r\n{retry_after}Content-Length: {}\r\n\r\n{body}",
         body.len()
     );
     out.write_all(response.as_bytes())?;
