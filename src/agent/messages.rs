@@ -22,7 +22,7 @@ pub(super) fn reply_json(r: &Reply) -> Value {
         "reasoning": r.reasoning,
         "tool_calls": r.tool_calls.iter().map(|c| json!({"id": c.id, "name": c.name, "arguments": c.arguments})).collect::<Vec<_>>(),
         "finish": r.finish.as_str(),
-        "usage": {"prompt": r.usage.prompt_tokens, "cached": r.usage.cached_tokens, "completion": r.usage.completion_tokens},
+        "usage": r.usage.log_json(),
         "model": r.model,
     })
 }

@@ -157,6 +157,7 @@ pub fn run_task_with(
     let mut client =
         Client::new(model).map_err(|e| EngineError::new(ErrorKind::Load, e.to_string()))?;
     client.set_cancel(Arc::clone(&cancel));
+    client.set_deadline(Some(std::time::Instant::now() + cfg.deadline));
     // The deadline: set the flag if the run is still going then. Dropping
     // `_run_over` at the end of the run wakes the watcher, which then quits.
     let (_run_over, over) = std::sync::mpsc::channel::<()>();

@@ -228,17 +228,23 @@ impl Shared {
                 prompt: u.prompt_tokens,
                 cached: u.cached_tokens,
                 completion: u.completion_tokens,
+                reported: u.reported,
+                estimated: u.estimated,
             },
             tool_calls: reply.tool_calls.len() as u64,
             finish: reply.finish.as_str().to_string(),
+            streamed: reply.streamed,
+            stream_fallback: reply.stream_fallback.clone(),
+            raw_text: reply.raw_text.clone(),
         }));
     }
 
     /// A reply's tool calls, in order; read-only ones run together.
     fn run_calls(&self, calls: &[Value], step: u64) -> Value {
         let parsed: Vec<Parsed> = calls.iter().map(|c| self.parse_call(c)).collect();
-        for (index, (id, name, call)) in parsed.iter().enumerate() {
-            self.log_call(step, index, id, name, call.as_ref().ok(), None);
+        for (index, ((id, name, call), raw)) in parsed.iter().zip(calls).enumerate() {
+            let raw = call.is_err().then(|| raw_arguments(raw));
+            self.log_call(step, index, id, name, call.as_ref().ok(), None, raw);
         }
         let runnable: Vec<Call> = parsed
             .iter()
@@ -330,7 +336,7 @@ impl Shared {
 
     /// A primitive the strategy called itself, outside any reply.
     pub(super) fn run_direct(&self, call: &Call) -> Value {
-        self.log_call(0, 0, "", call.decl.name, Some(call), Some("strategy"));
+        self.log_call(0, 0, "", call.decl.name, Some(call), Some("strategy"), None);
         let result = self.host.run(call);
         self.log_result(0, 0, call.decl.name, Some(call), &result);
         let mut obj = result.to_json();
@@ -369,6 +375,7 @@ impl Shared {
                 args: json!({"format": format, "path": path}),
                 quirks: Vec::new(),
                 by: Some("text".into()),
+                raw_arguments: None,
             }));
             self.log_outcome(step, index, "apply-text", path, None, &file.result);
             let mut obj = with_id(file.result.to_json(), String::new(), "apply-text".into());
@@ -539,6 +546,17 @@ fn detect_check(root: &std::path::Path) -> Option<String> {
         return Some("make test".into());
     }
     None
+}
+
+/// A call's arguments exactly as the model sent them (a rewritten call's
+/// as the strategy gave them).
+fn raw_arguments(call: &Value) -> String {
+    match (call.get("args"), call.get("arguments")) {
+        (Some(args @ Value::Object(_)), _) => args.to_string(),
+        (_, Some(Value::String(s))) => s.clone(),
+        (_, Some(other)) => other.to_string(),
+        (_, None) => String::new(),
+    }
 }
 
 /// A value as text for a log line: strings as they are, anything else as JSON.

@@ -21,6 +21,7 @@ impl Shared {
         name: &str,
         call: Option<&Call>,
         by: Option<&str>,
+        raw_arguments: Option<String>,
     ) {
         let _ = self.log.emit(&Event::ToolCall(event::ToolCall {
             step,
@@ -33,6 +34,7 @@ impl Shared {
                 c.quirks.iter().map(|q| q.to_string()).collect()
             }),
             by: by.map(str::to_string),
+            raw_arguments,
         }));
     }
 

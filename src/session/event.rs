@@ -81,6 +81,10 @@ pub struct Usage {
     pub prompt: u64,
     pub cached: u64,
     pub completion: u64,
+    /// The server sent counts; `false` for servers that send none.
+    pub reported: bool,
+    /// Some count is nib's estimate from the text, not the server's.
+    pub estimated: bool,
 }
 
 /// A model reply (whole, or the part that arrived before a cut).
@@ -94,6 +98,16 @@ pub struct LlmResp {
     /// How many tool calls the reply made.
     pub tool_calls: u64,
     pub finish: String,
+    /// Whether the reply came streamed.
+    pub streamed: bool,
+    /// Set when this call found that the server cannot stream tool calls
+    /// (what it did); nib asks unstreamed from then on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_fallback: Option<String>,
+    /// When the tool calls were read from the reply's text: the text as
+    /// the model wrote it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_text: Option<String>,
 }
 
 /// A tool call, as the model (or a strategy) made it.
@@ -114,6 +128,9 @@ pub struct ToolCall {
     /// Who made the call when not the model: `strategy`, `text`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub by: Option<String>,
+    /// When the arguments did not parse: the text exactly as received.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub raw_arguments: Option<String>,
 }
 
 /// One reason behind a guard decision.
@@ -349,9 +366,14 @@ impl Event {
         vec![
             Event::SessionStart(SessionStart::default()),
             Event::LlmReq(LlmReq::default()),
-            Event::LlmResp(LlmResp::default()),
+            Event::LlmResp(LlmResp {
+                stream_fallback: Some(String::new()),
+                raw_text: Some(String::new()),
+                ..LlmResp::default()
+            }),
             Event::ToolCall(ToolCall {
                 by: Some("strategy".into()),
+                raw_arguments: Some(String::new()),
                 ..ToolCall::default()
             }),
             Event::Guard(GuardDecision {

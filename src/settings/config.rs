@@ -26,6 +26,16 @@ pub struct UserConfig {
     pub num_ctx: Option<u32>,
     /// The most tokens one reply may have.
     pub max_reply_tokens: Option<u32>,
+    /// `false`: never stream replies (for servers that cannot stream tool
+    /// calls; nib also finds that out by itself and falls back).
+    pub stream: Option<bool>,
+    /// Read tool calls a model writes as text (`<tool_call>{…}</tool_call>`,
+    /// a fenced JSON object); default on for ollama and openai.
+    pub text_tool_calls: Option<bool>,
+    /// Seconds to wait for a reply's first byte (default 180).
+    pub first_byte_timeout: Option<u64>,
+    /// Seconds one model call may take in all (default 1800).
+    pub total_timeout: Option<u64>,
     /// The strategy: a shipped name (`check`) or a `.scm` file.
     pub strategy: Option<PathBuf>,
     /// Hook files (or shipped names) loaded into every session, first.

@@ -44,6 +44,9 @@ pub struct ModelArgs {
     /// The server's URL (default: the provider's usual one).
     #[arg(long)]
     pub base_url: Option<String>,
+    /// Never stream replies (same as `stream = false` in the config).
+    #[arg(long)]
+    pub no_stream: bool,
     /// For `--provider scripted`: the wire protocol the client speaks.
     #[arg(long, value_enum, default_value = "openai", hide = true)]
     pub scripted_protocol: ProviderArg,
@@ -55,6 +58,7 @@ impl Default for ModelArgs {
             provider: None,
             model: None,
             base_url: None,
+            no_stream: false,
             scripted_protocol: ProviderArg::Openai,
         }
     }
@@ -80,7 +84,8 @@ pub fn model_config(
     match choose_model(args, config)? {
         ModelChoice::Remote(cfg) => Ok((cfg, None)),
         ModelChoice::Scripted { spec, protocol } => {
-            let (cfg, server) = scripted_server(&spec, protocol).map_err(UsageError)?;
+            let (mut cfg, server) = scripted_server(&spec, protocol).map_err(UsageError)?;
+            apply_wire_settings(&mut cfg, args, config);
             Ok((cfg, Some(server)))
         }
     }
@@ -149,6 +154,7 @@ pub fn choose_model(args: &ModelArgs, config: &UserConfig) -> Result<ModelChoice
     if let Some(n) = config.max_reply_tokens {
         cfg.max_tokens = n;
     }
+    apply_wire_settings(&mut cfg, args, config);
     let key_var = match p {
         Provider::OpenAi => "OPENAI_API_KEY",
         Provider::Anthropic => "ANTHROPIC_API_KEY",
@@ -164,4 +170,21 @@ pub fn choose_model(args: &ModelArgs, config: &UserConfig) -> Result<ModelChoice
         ));
     }
     Ok(ModelChoice::Remote(cfg))
+}
+
+/// The settings for how replies come over the wire, which apply to
+/// scripted servers too (so tests can exercise them).
+fn apply_wire_settings(cfg: &mut ModelConfig, args: &ModelArgs, config: &UserConfig) {
+    if args.no_stream || config.stream == Some(false) {
+        cfg.stream = crate::model::StreamMode::Off;
+    }
+    if let Some(on) = config.text_tool_calls {
+        cfg.text_tool_calls = on;
+    }
+    if let Some(s) = config.first_byte_timeout {
+        cfg.first_byte_timeout = Duration::from_secs(s.max(1));
+    }
+    if let Some(s) = config.total_timeout {
+        cfg.total_timeout = Duration::from_secs(s.max(1));
+    }
 }

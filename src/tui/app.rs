@@ -81,6 +81,8 @@ pub struct StatusLine {
     pub tokens_cached: u64,
     /// The last request's prompt tokens: how much context is in use.
     pub context: u64,
+    /// Some count is an estimate (the server reported none): shown `~1.2k`.
+    pub estimated: bool,
     pub step: u64,
 }
 
@@ -285,6 +287,7 @@ impl App {
             Event::LlmReq(e) => self.status.step = e.step,
             Event::LlmResp(e) => {
                 self.flush_partial();
+                self.status.estimated |= e.usage.estimated;
                 self.status.tokens_in += e.usage.prompt;
                 self.status.tokens_cached += e.usage.cached;
                 self.status.tokens_out += e.usage.completion;

@@ -121,14 +121,9 @@ impl App {
 
     fn render_status(&self, area: Rect, buf: &mut Buffer) {
         let t = self.opts.theme;
-        let k = |n: u64| {
-            if n >= 1000 {
-                format!("{:.1}k", n as f64 / 1000.0)
-            } else {
-                n.to_string()
-            }
-        };
         let s = &self.status;
+        // Counts the server did not report are estimates: `~1.2k`.
+        let k = |n: u64| crate::model::show_tokens(n, s.estimated);
         let window = self
             .session
             .cfg
