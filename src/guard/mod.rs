@@ -23,6 +23,7 @@ pub mod redact;
 pub mod secrets;
 pub mod shell;
 pub mod taint;
+pub mod testkit;
 
 pub mod approvals;
 
@@ -187,8 +188,14 @@ struct Knowledge {
     ledger: ledger::SecretLedger,
     redactor: redact::Redactor,
     destinations: taint::Destinations,
-    /// Workspace files this session wrote (scripts it may run next).
+    /// Workspace files this session wrote (scripts it may run next),
+    /// with the fs tools or through a command, under their current names.
     written: std::collections::HashSet<String>,
+    /// Files the last commands wrote, to read once they have run.
+    pending: Vec<String>,
+    /// Files a command wrote that hold a known secret: protected from
+    /// then on.
+    tainted: std::collections::HashSet<String>,
 }
 
 /// The guard of one session: its policy and what it has seen.
@@ -259,6 +266,8 @@ impl Guard {
         }
     }
     fn judge_inner(&self, call: &Call, ws: &Workspace) -> Decision {
+        // What the previous commands wrote is on disk now.
+        self.check_pending(ws);
         let writes = call.decl.effect != Effect::ReadOnly;
         let mut deny = Vec::new();
         let mut security = Vec::new();

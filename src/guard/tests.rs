@@ -212,7 +212,7 @@ fn a_kept_secret_copied_or_put_in_a_url_is_found() {
     let r = g.judge_write("README.md", &before, &twice);
     assert!(r.iter().any(|r| r.rule == "secret-copy"), "{r:?}");
     // Encoded next to itself: not kept in place.
-    let b64 = crate::scenario::placeholders::transform("b64", &key).unwrap();
+    let b64 = crate::guard::testkit::transform("b64", &key).unwrap();
     let call = parse(
         &FS_EDIT,
         &json!({"path": "README.md", "old": "# Ops", "new": format!("# Ops\n<!-- {b64} -->")}),

@@ -55,14 +55,21 @@ pub struct RunOptions {
     pub keep_failed: bool,
     /// How long one session may run.
     pub deadline: Duration,
+    /// Scenario runs at once (0: one per core, at least two).
+    pub jobs: usize,
 }
+
+/// The seed a run uses unless told otherwise: a fixed one, so two runs of
+/// the suite see the same fakes and a failure replays as it was.
+pub const DEFAULT_SEED: u64 = 0x6e69_625f_7365_6564;
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
         RunOptions {
-            seed: super::placeholders::fresh_seed(),
+            seed: DEFAULT_SEED,
             keep_failed: false,
             deadline: Duration::from_secs(60),
+            jobs: 0,
         }
     }
 }
@@ -215,10 +222,16 @@ fn session(
     let ws = Workspace::open(&ws_dir).map_err(|e| e.to_string())?;
     let log = Arc::new(EventLog::create(ws.root()).map_err(|e| e.to_string())?);
     let asked: Asked = Arc::default();
+    // As `nib exec` sets it up: the built-in rules (no user config, so a
+    // run is hermetic), tightened by the workspace's `.nib/config.toml`
+    // when the scenario made one.
+    let policy = crate::cli::config::guard_policy(&Default::default(), &ws_dir)
+        .map_err(|e| format!("the workspace's .nib/config.toml: {}", e.0))?;
     let host = match mode {
         Mode::Unattended => Host::unattended(ws, true),
         Mode::Interactive => interactive_host(ws, &log, &scenario.answers, &asked),
-    };
+    }
+    .with_policy(policy);
     let cfg = AgentConfig {
         model,
         strategy: None,
