@@ -28,6 +28,7 @@ pub mod testkit;
 pub mod approvals;
 
 mod command;
+mod decode;
 mod disk;
 mod git;
 mod sinks;
