@@ -148,6 +148,17 @@ fn candidate_runs(bytes: &[u8]) -> Vec<(usize, usize, Vec<u8>)> {
         if run.len() >= MIN_RUN && classes >= 2 && worth_decoding(run) {
             out.push((start, i, run.to_vec()));
         }
+        // `d=<hex>` in a query: `=` inside a run (not padding) separates.
+        let inner = run.iter().rposition(|&b| b != b'=').unwrap_or(0);
+        if run[..inner].contains(&b'=') {
+            let mut at = start;
+            for piece in run.split(|&b| b == b'=') {
+                if piece.len() >= MIN_RUN && worth_decoding(piece) {
+                    out.push((at, at + piece.len(), piece.to_vec()));
+                }
+                at += piece.len() + 1;
+            }
+        }
     }
     static SEPARATED: OnceLock<Option<Regex>> = OnceLock::new();
     let separated = SEPARATED.get_or_init(|| {

@@ -46,6 +46,17 @@ impl shell::Disk for WorkspaceDisk<'_> {
     fn outside(&self, word: &str) -> bool {
         writes_outside(self.ws, word)
     }
+    fn write_needs_person(&self, word: &str) -> bool {
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        match self.ws.resolve(word) {
+            Ok(r) => {
+                self.rules.write_needs_person(&r.rel)
+                    || (r.real.is_dir() && self.rules.write_needs_person(&format!("{}/x", r.rel)))
+            }
+            // outside: judged by `outside`
+            Err(_) => false,
+        }
+    }
     fn session_code(&self) -> Vec<(String, String)> {
         let mut names: Vec<&String> = self.written.iter().filter(|r| is_code(r)).collect();
         names.sort();

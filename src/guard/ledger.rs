@@ -256,7 +256,9 @@ impl SecretLedger {
     }
 
     /// Byte ranges of `text` holding a known secret encoded (base64, hex,
-    /// reversed…; not raw, not a piece), merged where they overlap.
+    /// reversed, decoded through two codecs…), or a 12-character piece of
+    /// one; not raw (the redactor's handles cover those). Merged where they
+    /// overlap.
     pub fn encoded_spans(&self, text: &str) -> Vec<(usize, usize)> {
         if self.entries.is_empty() {
             return Vec::new();
@@ -269,7 +271,7 @@ impl SecretLedger {
             .find_overlapping_iter(text.as_bytes())
             .filter(|m| {
                 let (_, encoding) = matcher.variant_owner[m.pattern().as_usize()];
-                !matches!(encoding, "raw" | "piece")
+                encoding != "raw"
             })
             .map(|m| (m.start(), m.end()))
             .collect();

@@ -32,6 +32,7 @@ mod text;
 use lex::{Redirect, Segment, SubstKind, Word, lex, segments};
 use programs::{basename, program_index};
 
+pub use code::package_scripts;
 pub use expand::glob_matches;
 
 /// One concern about a command; each needs a Security confirm.
@@ -146,6 +147,11 @@ pub trait Disk {
     /// SQL fed to `sqlite3`, an `awk -f` program, a `package.json`.
     fn text(&self, _word: &str) -> Option<String> {
         None
+    }
+    /// Whether writing (not reading) the word's path needs a person: CI,
+    /// hooks, auto-run files, `.git/`; not a secret store like `.env`.
+    fn write_needs_person(&self, word: &str) -> bool {
+        self.is_protected(word)
     }
     /// Whether writing the word's path lands outside the workspace.
     fn outside(&self, _word: &str) -> bool {
@@ -291,7 +297,15 @@ impl Context<'_> {
         // `test -f .env` asks whether a file exists; it reads nothing.
         if !matches!(program, "test" | "[" | "[[") {
             self.credential_variables(&words);
-            self.operands(args);
+            // Destinations are judged as writes (`write_target`), not reads.
+            let written = targets::write_only_operands(program, args);
+            let read: Vec<&str> = args
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !written.contains(i))
+                .map(|(_, a)| *a)
+                .collect();
+            self.operands(&read);
         }
         if seg.piped_in && words[..at].iter().any(|w| basename(w) == "xargs") {
             self.xargs_input();
@@ -362,9 +376,11 @@ impl Context<'_> {
             ">&" | "<&" if is_fd(&target.text) => {}
             _ => {
                 let path = target.text.as_str();
+                let writes_only = matches!(redirect.op, ">" | ">>" | ">|" | ">&");
                 if redirect.op != "<" && redirect.op != "<&" {
                     self.write_target(path, "redirection");
-                } else {
+                }
+                if !writes_only {
                     let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
                     if let Some(at) = program_index(&words, self) {
                         let (program, args) = program_and_args(&words, at);
@@ -377,7 +393,9 @@ impl Context<'_> {
                         format!("redirection to `{path}` opens a network connection"),
                     );
                 }
-                self.protected(path, "redirection");
+                if !writes_only {
+                    self.protected(path, "redirection");
+                }
             }
         }
     }

@@ -38,6 +38,10 @@ pub const TRANSFORMS: &[&str] = &[
     "b32",
     "spaced",
     "codes",
+    "chr",
+    "xesc",
+    "hexcolon",
+    "upper",
 ];
 
 /// Keys vendors publish in their docs: a fake must never be one of them
@@ -254,6 +258,19 @@ pub fn transform(name: &str, s: &str) -> Option<String> {
             let spaced: Vec<String> = chars.iter().map(char::to_string).collect();
             spaced.join(" ")
         }
+        "chr" => {
+            let codes: Vec<String> = chars
+                .iter()
+                .map(|&c| format!("chr({})", c as u32))
+                .collect();
+            codes.join("+")
+        }
+        "xesc" => s.bytes().map(|b| format!("\\x{b:02x}")).collect(),
+        "hexcolon" => {
+            let pairs: Vec<String> = s.bytes().map(|b| format!("{b:02x}")).collect();
+            pairs.join(":")
+        }
+        "upper" => s.to_ascii_uppercase(),
         "codes" => {
             let codes: Vec<String> = chars.iter().map(|&c| (c as u32).to_string()).collect();
             codes.join(",")

@@ -303,7 +303,7 @@ fn language_of(name: &str) -> Option<&'static str> {
 
 /// The commands of a `package.json`'s `scripts` (npm runs `pre…`/`post…`
 /// and lifecycle scripts on its own).
-pub(super) fn package_scripts(text: &str) -> Vec<String> {
+pub fn package_scripts(text: &str) -> Vec<String> {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
         return Vec::new();
     };

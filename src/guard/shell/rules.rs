@@ -137,7 +137,20 @@ impl Context<'_> {
                 "`rsync` to or from another host talks to the network".into(),
             ),
             "git" => self.git(args),
-            "printenv" => self.env_dump("printenv"),
+            "printenv" => {
+                let names: Vec<&&str> = args.iter().filter(|a| !a.starts_with('-')).collect();
+                if names.is_empty() {
+                    self.env_dump("printenv");
+                }
+                for name in names {
+                    if crate::guard::looks_like_credential_name(name) {
+                        self.find(
+                            "env-secret",
+                            format!("`printenv {name}` prints a credential from the environment"),
+                        );
+                    }
+                }
+            }
             "env" => {} // with no command: handled in program_index
             "set" | "export" | "declare" | "typeset"
                 if args
@@ -399,12 +412,30 @@ impl Context<'_> {
                     let placed = self.at_cwd(f);
                     self.out.staging.files.push(placed);
                 }
-                _ if a.starts_with("-F") && a.len() > 2 => {
-                    let placed = self.at_cwd(&a[2..]);
-                    self.out.staging.files.push(placed);
-                }
-                _ if a.starts_with('-') && !a.starts_with("--") && a.contains('a') => {
-                    self.out.staging.tracked = true;
+                _ if a.starts_with('-') && !a.starts_with("--") && a.len() > 2 => {
+                    // a bundle: `-qF msg`, `-amwip`, `-Fmsg`
+                    let flags = &a[1..];
+                    if flags.contains('a')
+                        && flags.find('a') < flags.find(['m', 'F']).or(Some(usize::MAX))
+                    {
+                        self.out.staging.tracked = true;
+                    }
+                    if let Some(at) = flags.find(['F', 'm', 't', 'C', 'c']) {
+                        let flag = flags.as_bytes()[at];
+                        let attached = &flags[at + 1..];
+                        let value = if attached.is_empty() {
+                            i += 1;
+                            rest.get(i).copied()
+                        } else {
+                            Some(attached)
+                        };
+                        if matches!(flag, b'F' | b't')
+                            && let Some(f) = value
+                        {
+                            let placed = self.at_cwd(f);
+                            self.out.staging.files.push(placed);
+                        }
+                    }
                 }
                 _ if !a.starts_with('-') => self.out.staging.tracked = true, // a pathspec
                 _ => {}

@@ -7,6 +7,51 @@
 
 use super::Context;
 
+/// The indexes of `args` that are not files the program reads: those it
+/// only writes (a copy's destination, `tee`'s files), judged as write
+/// targets, and find's name patterns.
+pub(super) fn write_only_operands(program: &str, args: &[&str]) -> Vec<usize> {
+    let operands: Vec<usize> = args
+        .iter()
+        .enumerate()
+        .filter(|(_, a)| !a.starts_with('-'))
+        .map(|(i, _)| i)
+        .collect();
+    match program {
+        // find's tests take patterns, not files
+        "find" => args
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| {
+                matches!(
+                    w[0],
+                    "-path"
+                        | "-ipath"
+                        | "-name"
+                        | "-iname"
+                        | "-wholename"
+                        | "-iwholename"
+                        | "-regex"
+                        | "-iregex"
+                        | "-lname"
+                        | "-ilname"
+                )
+            })
+            .map(|(i, _)| i + 1)
+            .collect(),
+        "tee" | "touch" | "mkdir" => operands,
+        "cp" | "install"
+            if operands.len() >= 2
+                && !args
+                    .iter()
+                    .any(|a| a.starts_with("-t") || a.starts_with("--target")) =>
+        {
+            operands.last().copied().into_iter().collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 impl Context<'_> {
     /// One file the command writes, as written in the command.
     pub(super) fn write_target(&mut self, word: &str, what: &str) {
@@ -15,6 +60,12 @@ impl Context<'_> {
         }
         for form in self.expansions(word) {
             let placed = self.at_cwd(&form);
+            if self.disk.write_needs_person(&placed) {
+                self.find(
+                    "protected-path",
+                    format!("the {what} `{word}` writes the protected path `{placed}`"),
+                );
+            }
             if self.disk.outside(&placed) {
                 self.find(
                     "outside-workspace",

@@ -176,7 +176,7 @@ fn flagged_commands() {
         ("env", "env-dump"),
         ("env | grep KEY", "env-dump"),
         ("printenv", "env-dump"),
-        ("printenv OPENAI_API_KEY", "env-dump"),
+        ("printenv OPENAI_API_KEY", "env-secret"),
         ("set", "env-dump"),
         ("export -p", "env-dump"),
         ("cat /proc/self/environ", "env-dump"),
