@@ -23,9 +23,10 @@ impl Guard {
             rules,
             written: &written,
             tainted: &tainted,
+            resolved: Default::default(),
         };
         let analysis = shell::analyze_with(command, &disk);
-        self.track_writes(ws, &analysis, &written);
+        self.track_writes(&disk, &analysis, &written);
         let mut out: Vec<Reason> = analysis
             .findings
             .iter()
@@ -82,11 +83,15 @@ impl Guard {
     /// reached them in a form the command line did not show.
     fn track_writes(
         &self,
-        ws: &Workspace,
+        disk: &disk::WorkspaceDisk<'_>,
         analysis: &shell::ShellAnalysis,
         written: &std::collections::HashSet<String>,
     ) {
-        let rel = |w: &str| ws.resolve(w).ok().map(|r| r.rel);
+        let ws = disk.ws;
+        let rel = |w: &str| match disk.resolve(w) {
+            disk::Resolution::Inside(r) => Some(r.rel),
+            _ => None,
+        };
         let mut known = self.known();
         for (from, to) in &analysis.moves {
             let (Some(from), Some(to)) = (rel(from), rel(to)) else {

@@ -19,16 +19,65 @@ pub(super) struct WorkspaceDisk<'a> {
     pub(super) written: &'a HashSet<String>,
     /// Files a command wrote that hold a known secret.
     pub(super) tainted: &'a HashSet<String>,
+    /// Words resolved during this analysis: a command asks about the same
+    /// word several times (read, write, outside), and each resolution
+    /// walks the path on disk.
+    pub(super) resolved: std::cell::RefCell<std::collections::HashMap<String, Resolution>>,
+}
+
+/// A word resolved in the workspace, or where it lands outside it.
+#[derive(Clone)]
+pub(super) enum Resolution {
+    Inside(crate::files::Resolved),
+    Outside(std::path::PathBuf),
+    Invalid,
+}
+
+impl WorkspaceDisk<'_> {
+    pub(super) fn resolve(&self, word: &str) -> Resolution {
+        if let Some(r) = self.resolved.borrow().get(word) {
+            return r.clone();
+        }
+        let r = match self.ws.resolve(word) {
+            Ok(r) => Resolution::Inside(r),
+            Err(crate::files::FileError::OutsideWorkspace { real, .. }) => {
+                Resolution::Outside(real)
+            }
+            Err(_) => Resolution::Invalid,
+        };
+        self.resolved
+            .borrow_mut()
+            .insert(word.to_string(), r.clone());
+        r
+    }
 }
 
 impl shell::Disk for WorkspaceDisk<'_> {
+    /// A shell word names a protected path: the file itself, a protected
+    /// directory as a whole (`.git`, `.ssh`), a denied path, a hard link to
+    /// a protected file, a file a command wrote with a secret in it; outside
+    /// the workspace, a path whose last parts are a protected name
+    /// (`~/.aws/credentials`) or a home credential store.
     fn is_protected(&self, word: &str) -> bool {
-        names_protected(self.ws, self.rules, word)
-            || (!self.tainted.is_empty()
-                && self
-                    .ws
-                    .resolve(word)
-                    .is_ok_and(|r| self.tainted.contains(&r.rel)))
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        if word.starts_with('~') || word.starts_with("$HOME") {
+            return outside_protected(self.rules, word);
+        }
+        match self.resolve(word) {
+            Resolution::Inside(r) => {
+                self.rules.is_protected(&r.rel)
+                    // a protected directory (`.git`, `.ssh`) as a whole
+                    || (r.real.is_dir() && self.rules.is_protected(&format!("{}/x", r.rel)))
+                    || matches!(self.rules.verdict(&r.rel), PathVerdict::Denied(_))
+                    || hard_link_alias(self.ws, self.rules, &r.rel).is_some()
+                    || self.tainted.contains(&r.rel)
+            }
+            Resolution::Outside(real) => {
+                outside_protected(self.rules, word)
+                    || outside_protected(self.rules, &real.to_string_lossy())
+            }
+            Resolution::Invalid => self.rules.is_protected(word),
+        }
     }
     fn reaches(&self, word: &str, reach: shell::Reach) -> Vec<String> {
         protected_reached(self.ws, self.rules, word, reach)
@@ -44,17 +93,35 @@ impl shell::Disk for WorkspaceDisk<'_> {
         current_text(self.ws, &rel).filter(|t| t.len() <= MAX_SCRIPT)
     }
     fn outside(&self, word: &str) -> bool {
-        writes_outside(self.ws, word)
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        if word.is_empty() || word.contains('$') && !word.starts_with("$HOME") {
+            return false; // run-time names are judged by the operand rules
+        }
+        // The system's scratch space (`/tmp/…`, `/var/tmp/…` spelled out)
+        // and the `/dev` streams are not the user's files.
+        if matches!(
+            word,
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+        ) || word.starts_with("/dev/fd/")
+            || ((word.starts_with("/tmp/") || word.starts_with("/var/tmp/"))
+                && !word.contains(".."))
+        {
+            return false;
+        }
+        if word.starts_with('~') || word.starts_with("$HOME") {
+            return true;
+        }
+        !matches!(self.resolve(word), Resolution::Inside(_))
     }
     fn write_needs_person(&self, word: &str) -> bool {
         let word = word.trim_matches(|c| c == '"' || c == '\'');
-        match self.ws.resolve(word) {
-            Ok(r) => {
+        match self.resolve(word) {
+            Resolution::Inside(r) => {
                 self.rules.write_needs_person(&r.rel)
                     || (r.real.is_dir() && self.rules.write_needs_person(&format!("{}/x", r.rel)))
             }
             // outside: judged by `outside`
-            Err(_) => false,
+            _ => false,
         }
     }
     fn session_code(&self) -> Vec<(String, String)> {
@@ -114,53 +181,6 @@ fn is_code(rel: &str) -> bool {
             | "setup.cfg"
             | "pyproject.toml"
     )
-}
-
-/// Whether a shell word, written to, lands outside the workspace. The
-/// system's scratch space (`/tmp/…`, `/var/tmp/…` spelled out) and the
-/// `/dev` streams are not the user's files.
-fn writes_outside(ws: &Workspace, word: &str) -> bool {
-    let word = word.trim_matches(|c| c == '"' || c == '\'');
-    if word.is_empty() || word.contains('$') && !word.starts_with("$HOME") {
-        return false; // run-time names are judged by the operand rules
-    }
-    if matches!(
-        word,
-        "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
-    ) || word.starts_with("/dev/fd/")
-        || ((word.starts_with("/tmp/") || word.starts_with("/var/tmp/")) && !word.contains(".."))
-    {
-        return false;
-    }
-    if word.starts_with('~') || word.starts_with("$HOME") {
-        return true;
-    }
-    ws.resolve(word).is_err()
-}
-
-/// Whether a shell word names a protected path: the file itself, a
-/// protected directory as a whole (`.git`, `.ssh`), a denied path, or a
-/// hard link to a protected file. Outside the workspace, a path whose
-/// last parts are a protected name (`~/.aws/credentials`,
-/// `../.docker/config.json`) or a known credential store.
-pub(super) fn names_protected(ws: &Workspace, rules: &PathRules, word: &str) -> bool {
-    let word = word.trim_matches(|c| c == '"' || c == '\'');
-    if word.starts_with('~') || word.starts_with("$HOME") {
-        return outside_protected(rules, word);
-    }
-    match ws.resolve(word) {
-        Ok(r) => {
-            rules.is_protected(&r.rel)
-                // a protected directory (`.git`, `.ssh`) as a whole
-                || (r.real.is_dir() && rules.is_protected(&format!("{}/x", r.rel)))
-                || matches!(rules.verdict(&r.rel), PathVerdict::Denied(_))
-                || hard_link_alias(ws, rules, &r.rel).is_some()
-        }
-        Err(crate::files::FileError::OutsideWorkspace { real, .. }) => {
-            outside_protected(rules, word) || outside_protected(rules, &real.to_string_lossy())
-        }
-        Err(_) => rules.is_protected(word),
-    }
 }
 
 /// Credential stores in a home directory that the workspace patterns do

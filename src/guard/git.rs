@@ -100,7 +100,7 @@ pub(super) fn outgoing_text(
     let stages = staging.tracked || staging.all_untracked || !staging.paths.is_empty();
     // One diff: with staging, the working tree against HEAD (every
     // tracked change, staged or about to be); without, what is staged.
-    let mut text = if stages {
+    let mut text = if stages && has_head(ws, dir) {
         in_dir(&["diff", "HEAD", "--no-ext-diff"])
             .or_else(|_| in_dir(&["diff", "--cached", "--no-ext-diff"]))?
     } else {
@@ -143,6 +143,22 @@ pub(super) fn outgoing_text(
         }
     }
     Ok((text, added))
+}
+
+/// Whether the repository in `dir` has a commit to diff against (a new
+/// repository has none), read from `.git` without starting git; true when
+/// it cannot tell, so git is asked.
+fn has_head(ws: &Workspace, dir: &str) -> bool {
+    let git_dir = ws.root().join(dir).join(".git");
+    let Ok(head) = std::fs::read_to_string(git_dir.join("HEAD")) else {
+        return true;
+    };
+    let Some(reference) = head.trim().strip_prefix("ref: ") else {
+        return true; // detached: a commit
+    };
+    git_dir.join(reference).exists()
+        || std::fs::read_to_string(git_dir.join("packed-refs"))
+            .map_or(true, |p| p.lines().any(|l| l.ends_with(reference)))
 }
 
 /// The files a patch adds (`new file mode` after its `diff --git` line).

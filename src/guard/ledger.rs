@@ -71,6 +71,10 @@ struct Matcher {
     /// Variants and 12-character pieces.
     variants: Option<AhoCorasick>,
     variant_owner: Vec<(usize, &'static str)>,
+    /// The variants of whole secrets only (no pieces), for the spelled-out
+    /// forms of a value, where only a whole secret counts.
+    whole: Option<AhoCorasick>,
+    whole_owner: Vec<(usize, &'static str)>,
     /// Whole secrets and 8-character fragments of their private parts,
     /// looked for in decoded readings of a value (`decode::forms`).
     fragments: Option<AhoCorasick>,
@@ -145,7 +149,8 @@ impl SecretLedger {
         ] {
             let Some(form) = form else { continue };
             let mut hidden = Vec::new();
-            matcher.variants_in(form.as_bytes(), &mut hidden);
+            // Only whole secrets count in these forms: a smaller automaton.
+            matcher.whole_in(form.as_bytes(), &mut hidden);
             for (secret, encoding) in hidden {
                 let whole_seen = found.iter().any(|&(s, e)| s == secret && e != "piece");
                 if encoding != "piece" && !whole_seen {
@@ -360,15 +365,35 @@ impl Matcher {
                 chunk_owner.push((index, at));
             }
         }
+        let (whole, whole_owner): (Vec<&String>, Vec<(usize, &'static str)>) = patterns
+            .iter()
+            .zip(&owner)
+            .filter(|(_, (_, e))| *e != "piece")
+            .map(|(p, o)| (p, *o))
+            .unzip();
         Matcher {
             // Building from non-empty plain literals cannot fail short of
             // exhausting memory; a ledger that cannot match matches nothing.
+            whole: AhoCorasick::new(&whole).ok(),
+            whole_owner,
             variants: AhoCorasick::new(&patterns).ok(),
             variant_owner: owner,
             fragments: AhoCorasick::new(&fragment_patterns).ok(),
             fragment_owner,
             chunks: AhoCorasick::new(&chunk_patterns).ok(),
             chunk_owner,
+        }
+    }
+
+    fn whole_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
+        let Some(ac) = &self.whole else {
+            return;
+        };
+        for m in ac.find_overlapping_iter(value) {
+            let hit = self.whole_owner[m.pattern().as_usize()];
+            if !found.contains(&hit) {
+                found.push(hit);
+            }
         }
     }
 
@@ -418,10 +443,10 @@ fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)>
             if fragment.contains("blbk") {
                 continue; // the marker every OpenAI project key shares
             }
-            out.push((fragment.chars().rev().collect(), "reversed"));
+            out.push((fragment.chars().rev().collect(), "piece"));
             let rotated = self::rot13(fragment);
             if rotated != fragment {
-                out.push((rotated, "rot13"));
+                out.push((rotated, "piece"));
             }
         }
     }
