@@ -382,3 +382,27 @@ fn shell_judged_against_a_real_workspace() {
     assert_eq!(judge("printenv PATH"), "write");
     assert_eq!(judge("find . -not -path './.git/*' -name '*.py'"), "write");
 }
+
+#[test]
+fn the_log_holds_no_half_of_a_secret_in_any_codec() {
+    let g = Guard::default();
+    let secret = "q8Zt2LwP0vXn5RkY7mJdHs4c";
+    g.observe_protected(".env", &format!("DB_PASSWORD={secret}\n"));
+    let t = |chain: &[&str]| {
+        chain.iter().fold(secret.to_string(), |v, c| {
+            crate::guard::testkit::transform(c, &v).unwrap()
+        })
+    };
+    for chain in [
+        &["first-half", "b64"][..],
+        &["second-half", "b64"],
+        &["first-half", "hex"],
+        &["b64", "rev"],
+        &["hex", "rot13"],
+        &["first-half"],
+    ] {
+        let encoded = t(chain);
+        let logged = g.scrub(&format!("{{\"command\":\"echo {encoded} > x\"}}"));
+        assert!(!logged.contains(&encoded), "{chain:?}: {logged}");
+    }
+}
