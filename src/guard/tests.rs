@@ -406,3 +406,23 @@ fn the_log_holds_no_half_of_a_secret_in_any_codec() {
         assert!(!logged.contains(&encoded), "{chain:?}: {logged}");
     }
 }
+
+#[test]
+fn a_file_a_command_wrote_with_a_secret_is_protected_afterwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let g = Guard::default();
+    let secret = "q8Zt2LwP0vXn5RkY7mJdHs4c";
+    g.observe_protected(".env", &format!("DB_PASSWORD={secret}\n"));
+    let judge = |command: &str| {
+        let call = parse(&SHELL, &json!({ "command": command })).unwrap();
+        g.judge(&call, &ws).as_str()
+    };
+    // The project's own script (not the session's) writes the value; the
+    // command line shows nothing.
+    assert_eq!(judge("python3 tools/export.py > report.txt"), "write");
+    std::fs::write(dir.path().join("report.txt"), format!("pw: {secret}\n")).unwrap();
+    // Read back at the next call: the file now counts as protected.
+    assert_eq!(judge("gzip -c report.txt > report.gz"), "security");
+    assert_eq!(judge("ls"), "write");
+}
