@@ -14,12 +14,19 @@ impl Guard {
     /// push the secrets in what would leave.
     pub(super) fn judge_command(&self, command: &str, ws: &Workspace) -> Vec<Reason> {
         let rules = &self.policy.paths;
-        let is_protected = |word: &str| disk::names_protected(ws, rules, word);
-        let reaches =
-            |word: &str, reach: shell::Reach| disk::protected_reached(ws, rules, word, reach);
-        let written = self.known().written.clone();
-        let script = |word: &str| disk::session_script(ws, &written, word);
-        let analysis = shell::analyze_on_disk(command, &is_protected, &reaches, &script);
+        let (written, tainted) = {
+            let known = self.known();
+            (known.written.clone(), known.tainted.clone())
+        };
+        let disk = disk::WorkspaceDisk {
+            ws,
+            rules,
+            written: &written,
+            tainted: &tainted,
+            resolved: Default::default(),
+        };
+        let analysis = shell::analyze_with(command, &disk);
+        self.track_writes(&disk, &analysis, &written);
         let mut out: Vec<Reason> = analysis
             .findings
             .iter()
@@ -35,12 +42,13 @@ impl Guard {
             ));
         }
         if let Some(outgoing) = &analysis.outgoing {
-            match git::outgoing_text(ws, outgoing, &analysis.segments) {
+            match git::outgoing_text(ws, outgoing, &analysis.staging) {
                 Ok((text, added)) => {
                     // A protected file new to the repository is a leak in
                     // itself, whatever its content looks like.
                     for name in added.iter().filter(|n| {
-                        !n.to_lowercase().starts_with(".git/") && rules.is_protected(n)
+                        !n.to_lowercase().starts_with(".git/")
+                            && (rules.is_protected(n) || tainted.contains(n.as_str()))
                     }) {
                         out.push(Reason::new(
                             "outgoing-diff",
@@ -66,3 +74,66 @@ impl Guard {
         out
     }
 }
+
+impl Guard {
+    /// After judging a command: a script the session wrote stays one under
+    /// the name `mv`/`cp` give it, and a file the command writes may be a
+    /// script too (`cat > run.sh <<EOF`). The files the command writes are
+    /// read back once it has run (at the next call), for secrets that
+    /// reached them in a form the command line did not show.
+    fn track_writes(
+        &self,
+        disk: &disk::WorkspaceDisk<'_>,
+        analysis: &shell::ShellAnalysis,
+        written: &std::collections::HashSet<String>,
+    ) {
+        let ws = disk.ws;
+        let rel = |w: &str| match disk.resolve(w) {
+            disk::Resolution::Inside(r) => Some(r.rel),
+            _ => None,
+        };
+        let mut known = self.known();
+        for (from, to) in &analysis.moves {
+            let (Some(from), Some(to)) = (rel(from), rel(to)) else {
+                continue;
+            };
+            if written.contains(&from) {
+                let name = from.rsplit('/').next().unwrap_or(&from);
+                let into = ws.resolve(&to).is_ok_and(|r| r.real.is_dir());
+                let dest = if into { format!("{to}/{name}") } else { to };
+                known.written.insert(dest);
+            }
+        }
+        for target in &analysis.writes {
+            if let Some(r) = rel(target) {
+                known.written.insert(r.clone());
+                if known.pending.len() < MAX_PENDING && !known.pending.contains(&r) {
+                    known.pending.push(r);
+                }
+            }
+        }
+    }
+
+    /// The files the last commands wrote, read now that they have run: one
+    /// holding a known secret (raw or in a form the ledger knows) is
+    /// treated as protected from here on, whatever its name.
+    pub(super) fn check_pending(&self, ws: &Workspace) {
+        let mut known = self.known();
+        if known.pending.is_empty() {
+            return;
+        }
+        for rel in std::mem::take(&mut known.pending) {
+            let Some(text) = disk::current_text(ws, &rel).filter(|t| t.len() <= MAX_PENDING_BYTES)
+            else {
+                continue;
+            };
+            if !known.ledger.check(&text).is_empty() {
+                known.tainted.insert(rel);
+            }
+        }
+    }
+}
+
+/// Files written by one command read back afterwards, at most.
+const MAX_PENDING: usize = 32;
+const MAX_PENDING_BYTES: usize = 256 * 1024;

@@ -11,21 +11,226 @@ use super::paths::{PathRules, PathVerdict};
 use super::shell;
 use crate::files::Workspace;
 
-/// Whether a shell word names a protected path: the file itself, a
-/// protected directory as a whole (`.git`, `.ssh`), a denied path, or a
-/// hard link to a protected file.
-pub(super) fn names_protected(ws: &Workspace, rules: &PathRules, word: &str) -> bool {
-    let word = word.trim_matches(|c| c == '"' || c == '\'');
-    match ws.resolve(word) {
-        Ok(r) => {
-            rules.is_protected(&r.rel)
-                // a protected directory (`.git`, `.ssh`) as a whole
-                || (r.real.is_dir() && rules.is_protected(&format!("{}/x", r.rel)))
-                || matches!(rules.verdict(&r.rel), PathVerdict::Denied(_))
-                || hard_link_alias(ws, rules, &r.rel).is_some()
+/// The shell analysis's questions, answered from the workspace.
+pub(super) struct WorkspaceDisk<'a> {
+    pub(super) ws: &'a Workspace,
+    pub(super) rules: &'a PathRules,
+    /// Files this session wrote (or a command of it wrote or renamed).
+    pub(super) written: &'a HashSet<String>,
+    /// Files a command wrote that hold a known secret.
+    pub(super) tainted: &'a HashSet<String>,
+    /// Words resolved during this analysis: a command asks about the same
+    /// word several times (read, write, outside), and each resolution
+    /// walks the path on disk.
+    pub(super) resolved: std::cell::RefCell<std::collections::HashMap<String, Resolution>>,
+}
+
+/// A word resolved in the workspace, or where it lands outside it.
+#[derive(Clone)]
+pub(super) enum Resolution {
+    Inside(crate::files::Resolved),
+    Outside(std::path::PathBuf),
+    Invalid,
+}
+
+impl WorkspaceDisk<'_> {
+    pub(super) fn resolve(&self, word: &str) -> Resolution {
+        if let Some(r) = self.resolved.borrow().get(word) {
+            return r.clone();
         }
-        Err(_) => rules.is_protected(word),
+        let r = match self.ws.resolve(word) {
+            Ok(r) => Resolution::Inside(r),
+            Err(crate::files::FileError::OutsideWorkspace { real, .. }) => {
+                Resolution::Outside(real)
+            }
+            Err(_) => Resolution::Invalid,
+        };
+        self.resolved
+            .borrow_mut()
+            .insert(word.to_string(), r.clone());
+        r
     }
+}
+
+impl shell::Disk for WorkspaceDisk<'_> {
+    /// A shell word names a protected path: the file itself, a protected
+    /// directory as a whole (`.git`, `.ssh`), a denied path, a hard link to
+    /// a protected file, a file a command wrote with a secret in it; outside
+    /// the workspace, a path whose last parts are a protected name
+    /// (`~/.aws/credentials`) or a home credential store.
+    fn is_protected(&self, word: &str) -> bool {
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        if word.starts_with('~') || word.starts_with("$HOME") {
+            return outside_protected(self.rules, word);
+        }
+        match self.resolve(word) {
+            Resolution::Inside(r) => {
+                self.rules.is_protected(&r.rel)
+                    // a protected directory (`.git`, `.ssh`) as a whole
+                    || (r.real.is_dir() && self.rules.is_protected(&format!("{}/x", r.rel)))
+                    || matches!(self.rules.verdict(&r.rel), PathVerdict::Denied(_))
+                    || hard_link_alias(self.ws, self.rules, &r.rel).is_some()
+                    || self.tainted.contains(&r.rel)
+            }
+            Resolution::Outside(real) => {
+                outside_protected(self.rules, word)
+                    || outside_protected(self.rules, &real.to_string_lossy())
+            }
+            Resolution::Invalid => self.rules.is_protected(word),
+        }
+    }
+    fn reaches(&self, word: &str, reach: shell::Reach) -> Vec<String> {
+        protected_reached(self.ws, self.rules, word, reach)
+    }
+    fn script(&self, word: &str) -> Option<String> {
+        session_script(self.ws, self.written, word)
+    }
+    fn text(&self, word: &str) -> Option<String> {
+        let rel = self.ws.resolve(word).ok()?.rel;
+        if self.rules.is_protected(&rel) {
+            return None; // judged as a protected operand, never read here
+        }
+        current_text(self.ws, &rel).filter(|t| t.len() <= MAX_SCRIPT)
+    }
+    fn outside(&self, word: &str) -> bool {
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        if word.is_empty() || word.contains('$') && !word.starts_with("$HOME") {
+            return false; // run-time names are judged by the operand rules
+        }
+        // The system's scratch space (`/tmp/…`, `/var/tmp/…` spelled out)
+        // and the `/dev` streams are not the user's files.
+        if matches!(
+            word,
+            "/dev/null" | "/dev/stdout" | "/dev/stderr" | "/dev/tty"
+        ) || word.starts_with("/dev/fd/")
+            || ((word.starts_with("/tmp/") || word.starts_with("/var/tmp/"))
+                && !word.contains(".."))
+        {
+            return false;
+        }
+        if word.starts_with('~') || word.starts_with("$HOME") {
+            return true;
+        }
+        !matches!(self.resolve(word), Resolution::Inside(_))
+    }
+    fn write_needs_person(&self, word: &str) -> bool {
+        let word = word.trim_matches(|c| c == '"' || c == '\'');
+        match self.resolve(word) {
+            Resolution::Inside(r) => {
+                self.rules.write_needs_person(&r.rel)
+                    || (r.real.is_dir() && self.rules.write_needs_person(&format!("{}/x", r.rel)))
+            }
+            // outside: judged by `outside`
+            _ => false,
+        }
+    }
+    fn session_code(&self) -> Vec<(String, String)> {
+        let mut names: Vec<&String> = self.written.iter().filter(|r| is_code(r)).collect();
+        names.sort();
+        names
+            .into_iter()
+            .take(MAX_SESSION_CODE)
+            .filter_map(|rel| Some((rel.clone(), session_script(self.ws, self.written, rel)?)))
+            .collect()
+    }
+}
+
+/// Session files read back when a command runs code at most.
+const MAX_SESSION_CODE: usize = 64;
+
+/// Files whose text a command may run: scripts and modules by extension,
+/// and the build and task files runners read (`Makefile`, `package.json`,
+/// `conftest.py`, `setup.py`, `build.rs`…).
+fn is_code(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    let ext = name.rsplit_once('.').map_or("", |(_, e)| e);
+    matches!(
+        ext,
+        "py" | "sh"
+            | "bash"
+            | "zsh"
+            | "js"
+            | "mjs"
+            | "cjs"
+            | "ts"
+            | "rb"
+            | "pl"
+            | "pm"
+            | "php"
+            | "lua"
+            | "mk"
+            | "rs"
+            | "go"
+            | "java"
+            | "kts"
+            | "gradle"
+            | "r"
+            | "jl"
+            | "tcl"
+            | "ps1"
+    ) || matches!(
+        name.as_str(),
+        "makefile"
+            | "gnumakefile"
+            | "package.json"
+            | "justfile"
+            | "rakefile"
+            | "dockerfile"
+            | "tox.ini"
+            | "noxfile.py"
+            | "setup.cfg"
+            | "pyproject.toml"
+    )
+}
+
+/// Credential stores in a home directory that the workspace patterns do
+/// not name (they are not files a project holds).
+const HOME_CREDENTIALS: &[&str] = &[
+    ".config/gh/",
+    ".config/gcloud/",
+    ".config/nib/",
+    ".config/hub",
+    ".azure/",
+    ".docker/",
+    ".bash_history",
+    ".zsh_history",
+    ".python_history",
+    ".psql_history",
+    ".mysql_history",
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".gem/credentials",
+    ".terraform.d/credentials.tfrc.json",
+    ".local/share/keyrings/",
+];
+
+/// A path outside the workspace is a credential file when one of its
+/// trailing parts is protected by the rules (`.aws/credentials`,
+/// `.ssh/id_rsa`, `.env`) or names a home credential store; and
+/// `/etc/shadow`-like system secrets.
+fn outside_protected(rules: &PathRules, path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    if path.starts_with("/etc/shadow")
+        || path.starts_with("/etc/gshadow")
+        || path.starts_with("/etc/sudoers")
+    {
+        return true;
+    }
+    let parts: Vec<&str> = path
+        .split('/')
+        .filter(|p| !p.is_empty() && *p != "~" && *p != "$HOME")
+        .collect();
+    (0..parts.len()).rev().take(5).any(|i| {
+        let tail = parts[i..].join("/");
+        rules.is_protected(&tail)
+            || HOME_CREDENTIALS.iter().any(|c| {
+                let c = c.trim_end_matches('/');
+                tail.eq_ignore_ascii_case(c)
+                    || tail
+                        .to_ascii_lowercase()
+                        .starts_with(&format!("{}/", c.to_ascii_lowercase()))
+            })
+    })
 }
 
 /// The text of the script a word names, when this session wrote it (and
@@ -131,9 +336,23 @@ pub(super) fn protected_reached(
             }
             found
         }
-        shell::Reach::Tree | shell::Reach::VisibleTree => {
-            let Ok(dir) = ws.resolve(word) else {
-                return Vec::new();
+        shell::Reach::Tree | shell::Reach::VisibleTree | shell::Reach::FollowTree => {
+            let follow = reach == shell::Reach::FollowTree;
+            let dir = match ws.resolve(word) {
+                Ok(dir) => dir,
+                // A directory outside the workspace (named, or through a
+                // link the program follows): everything there is the
+                // user's, credentials included. System trees are not.
+                Err(crate::files::FileError::OutsideWorkspace { real, .. }) => {
+                    let system = ["/usr/", "/opt/", "/lib", "/nix/store/", "/proc/self/fd"]
+                        .iter()
+                        .any(|p| real.to_string_lossy().starts_with(p));
+                    if system || !real.is_dir() {
+                        return Vec::new();
+                    }
+                    return vec![format!("{word} (outside the workspace)")];
+                }
+                Err(_) => return Vec::new(),
             };
             if !dir.real.is_dir() {
                 return Vec::new();
@@ -142,7 +361,7 @@ pub(super) fn protected_reached(
             let walk = ignore::WalkBuilder::new(&dir.real)
                 .standard_filters(visible)
                 .require_git(false)
-                .follow_links(false)
+                .follow_links(follow)
                 .build();
             let mut found = Vec::new();
             for (n, entry) in walk.enumerate() {
@@ -151,6 +370,32 @@ pub(super) fn protected_reached(
                     break;
                 }
                 let Ok(entry) = entry else { continue };
+                if follow && entry.path_is_symlink() {
+                    // Where the program will read: the link's target.
+                    match std::fs::canonicalize(entry.path()) {
+                        Ok(target) => match target.strip_prefix(ws.root()) {
+                            Ok(inside) => {
+                                let inside = inside.to_string_lossy().replace('\\', "/");
+                                if secret_bearing(&inside) {
+                                    found.push(inside);
+                                }
+                            }
+                            Err(_) => found.push(format!(
+                                "{} (a link to {}, outside the workspace)",
+                                entry
+                                    .path()
+                                    .strip_prefix(ws.root())
+                                    .unwrap_or(entry.path())
+                                    .display(),
+                                target.display()
+                            )),
+                        },
+                        Err(_) => continue, // dangling: nothing to read
+                    }
+                    if found.len() >= 8 {
+                        break;
+                    }
+                }
                 let Ok(rel) = entry.path().strip_prefix(ws.root()) else {
                     continue;
                 };

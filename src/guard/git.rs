@@ -62,90 +62,111 @@ pub(super) fn history_protected(
         .map(str::to_string)
 }
 
-/// What a commit or push would carry. For a commit: what is staged, what
-/// a `git add` earlier in the same command line would stage, and with
-/// `commit -a` the tracked changes. For a push: the commits on no remote.
-/// With it, the files the commit would add to the repository.
+/// What a commit or push would carry. For a commit: the index after the
+/// line's own staging (`add`/`stage` in any form, `commit -a`, paths given
+/// to `commit`, `update-index`), so the staged diff, the tracked changes
+/// when anything stages them, the untracked files it adds (ignored ones
+/// too when forced), and the message or patch files it records. For a
+/// push: the commits on no remote, on any branch. With it, the files the
+/// commit would add to the repository.
 pub(super) fn outgoing_text(
     ws: &Workspace,
     outgoing: &shell::GitOutgoing,
-    segments: &[Vec<String>],
+    staging: &shell::Staging,
 ) -> Result<(String, Vec<String>), String> {
-    let git = |args: &[&str]| git(ws, args);
-    if *outgoing == shell::GitOutgoing::Push {
-        let text = git(&["log", "-p", "--no-ext-diff", "HEAD", "--not", "--remotes"])?;
-        let added = git(&[
-            "log",
-            "--diff-filter=A",
-            "--name-only",
-            "--format=",
-            "HEAD",
-            "--not",
-            "--remotes",
-        ])?;
-        return Ok((text, added.lines().map(str::to_string).collect()));
-    }
-    let mut text = git(&["diff", "--cached", "--no-ext-diff"])?;
-    let mut added: Vec<String> = git(&["diff", "--cached", "--name-only", "--diff-filter=A"])?
-        .lines()
-        .map(str::to_string)
-        .collect();
-    let git_sub = |seg: &Vec<String>, sub: &str| {
-        seg.first().is_some_and(|w| w == "git")
-            && seg
-                .iter()
-                .skip(1)
-                .find(|w| !w.starts_with('-'))
-                .is_some_and(|w| w == sub)
+    // `git -C sub commit`, `cd sub && git commit`: that repository.
+    let dir = staging.dir.as_str();
+    let in_dir = |args: &[&str]| {
+        let mut all: Vec<&str> = Vec::with_capacity(args.len() + 2);
+        if !dir.is_empty() {
+            all.extend(["-C", dir]);
+        }
+        all.extend(args);
+        git(ws, &all)
     };
-    let mut tracked = false;
-    let mut untracked: Vec<String> = Vec::new();
-    for seg in segments {
-        if git_sub(seg, "commit")
-            && seg.iter().any(|w| {
-                w == "--all" || (w.starts_with('-') && !w.starts_with("--") && w.contains('a'))
-            })
-        {
-            tracked = true;
-        }
-        if git_sub(seg, "add") {
-            let operands: Vec<&String> =
-                seg.iter().skip(2).filter(|w| !w.starts_with('-')).collect();
-            let all = operands.is_empty()
-                && seg.iter().any(|w| w == "-A" || w == "--all" || w == "-u")
-                || operands
-                    .iter()
-                    .any(|w| *w == "." || *w == "*" || *w == ":/");
-            tracked = true;
-            if all {
-                untracked.push(String::new());
-            } else {
-                untracked.extend(operands.into_iter().cloned());
-            }
-        }
+    if *outgoing == shell::GitOutgoing::Push {
+        let text = in_dir(&["log", "-p", "--no-ext-diff", "--all", "--not", "--remotes"])?;
+        let added = added_in_patch(&text);
+        return Ok((text, added));
     }
-    if tracked {
-        // A repository without commits has no HEAD to diff against.
-        if let Ok(diff) = git(&["diff", "HEAD", "--no-ext-diff"]) {
-            text.push_str(&diff);
+    let stages = staging.tracked || staging.all_untracked || !staging.paths.is_empty();
+    // One diff: with staging, the working tree against HEAD (every
+    // tracked change, staged or about to be); without, what is staged.
+    let mut text = if stages && has_head(ws, dir) {
+        in_dir(&["diff", "HEAD", "--no-ext-diff"])
+            .or_else(|_| in_dir(&["diff", "--cached", "--no-ext-diff"]))?
+    } else {
+        in_dir(&["diff", "--cached", "--no-ext-diff"])?
+    };
+    let mut added = added_in_patch(&text);
+    if staging.all_untracked || !staging.paths.is_empty() {
+        let mut args = vec!["ls-files", "--others", "-z"];
+        if !staging.force {
+            args.push("--exclude-standard");
         }
-    }
-    if !untracked.is_empty() {
-        let mut args = vec!["ls-files", "--others", "--exclude-standard", "-z", "--"];
-        args.extend(
-            untracked
-                .iter()
-                .map(String::as_str)
-                .filter(|p| !p.is_empty()),
-        );
-        let names = git(&args)?;
+        args.push("--");
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        let paths: Vec<String> = staging
+            .paths
+            .iter()
+            .map(|p| p.strip_prefix(&prefix).unwrap_or(p).to_string())
+            .collect();
+        if !staging.all_untracked {
+            args.extend(paths.iter().map(String::as_str));
+        }
+        let names = in_dir(&args)?;
         for name in names.split('\0').filter(|n| !n.is_empty()) {
-            if let Some(content) = current_text(ws, name) {
+            let rel = format!("{prefix}{name}");
+            if let Some(content) = current_text(ws, &rel) {
                 text.push_str(&content);
                 text.push('\n');
             }
-            added.push(name.to_string());
+            added.push(rel);
+        }
+    }
+    for file in &staging.files {
+        if let Some(content) = current_text(ws, file) {
+            text.push_str(&content);
+            text.push('\n');
         }
     }
     Ok((text, added))
+}
+
+/// Whether the repository in `dir` has a commit to diff against (a new
+/// repository has none), read from `.git` without starting git; true when
+/// it cannot tell, so git is asked.
+fn has_head(ws: &Workspace, dir: &str) -> bool {
+    let git_dir = ws.root().join(dir).join(".git");
+    let Ok(head) = std::fs::read_to_string(git_dir.join("HEAD")) else {
+        return true;
+    };
+    let Some(reference) = head.trim().strip_prefix("ref: ") else {
+        return true; // detached: a commit
+    };
+    git_dir.join(reference).exists()
+        || std::fs::read_to_string(git_dir.join("packed-refs"))
+            .map_or(true, |p| p.lines().any(|l| l.ends_with(reference)))
+}
+
+/// The files a patch adds (`new file mode` after its `diff --git` line).
+fn added_in_patch(patch: &str) -> Vec<String> {
+    let mut added = Vec::new();
+    let mut current: Option<&str> = None;
+    for line in patch.lines() {
+        if let Some(rest) = line.strip_prefix("diff --git ") {
+            current = rest.rsplit_once(" b/").map(|(_, b)| b);
+        } else if line.starts_with("new file mode") {
+            if let Some(name) = current.take() {
+                added.push(name.to_string());
+            }
+        } else if line.starts_with("@@") {
+            current = None;
+        }
+    }
+    added
 }

@@ -22,6 +22,10 @@ pub const MIN_SECRET_LEN: usize = 8;
 pub const MAX_SECRET_LEN: usize = 16 * 1024;
 /// A window of this many characters of a secret found in a value is a hit.
 pub const PIECE_LEN: usize = 12;
+/// A fragment this long of a secret, in a decoded reading of a value, is a
+/// hit: shorter than [`PIECE_LEN`] because decoding noise does not spell
+/// eight characters of a random secret by chance.
+pub const FRAGMENT_LEN: usize = 8;
 /// Chunks at least this long count toward a secret's session coverage.
 pub const CHUNK_LEN: usize = 4;
 /// A piece must hold this many characters of the secret's private part, so
@@ -67,6 +71,14 @@ struct Matcher {
     /// Variants and 12-character pieces.
     variants: Option<AhoCorasick>,
     variant_owner: Vec<(usize, &'static str)>,
+    /// The variants of whole secrets only (no pieces), for the spelled-out
+    /// forms of a value, where only a whole secret counts.
+    whole: Option<AhoCorasick>,
+    whole_owner: Vec<(usize, &'static str)>,
+    /// Whole secrets and 8-character fragments of their private parts,
+    /// looked for in decoded readings of a value (`decode::forms`).
+    fragments: Option<AhoCorasick>,
+    fragment_owner: Vec<usize>,
     /// 4-character chunks for session coverage.
     chunks: Option<AhoCorasick>,
     /// (secret, byte offset in the secret) of each chunk pattern.
@@ -137,11 +149,37 @@ impl SecretLedger {
         ] {
             let Some(form) = form else { continue };
             let mut hidden = Vec::new();
-            matcher.variants_in(form.as_bytes(), &mut hidden);
+            // Only whole secrets count in these forms: a smaller automaton.
+            matcher.whole_in(form.as_bytes(), &mut hidden);
             for (secret, encoding) in hidden {
                 let whole_seen = found.iter().any(|&(s, e)| s == secret && e != "piece");
                 if encoding != "piece" && !whole_seen {
                     found.push((secret, if encoding == "raw" { label } else { encoding }));
+                }
+            }
+        }
+        // Decoded readings: up to two codecs deep, fragments count; a
+        // secret found in a plainer form is reported as that. All readings
+        // go through the automaton in one pass.
+        let mut decoded = Vec::new();
+        if let Some(fragments) = &matcher.fragments {
+            let forms = super::decode::forms(value);
+            if !forms.is_empty() {
+                let mut buf = Vec::new();
+                let mut starts = Vec::with_capacity(forms.len());
+                for form in &forms {
+                    starts.push(buf.len());
+                    buf.extend_from_slice(&form.text);
+                    buf.push(0);
+                }
+                for m in fragments.find_overlapping_iter(&buf) {
+                    let at = starts.partition_point(|&s| s <= m.start()) - 1;
+                    let secret = matcher.fragment_owner[m.pattern().as_usize()];
+                    if !found.iter().any(|&(s, _)| s == secret)
+                        && !decoded.iter().any(|&(s, _)| s == secret)
+                    {
+                        decoded.push((secret, forms[at].label));
+                    }
                 }
             }
         }
@@ -164,6 +202,11 @@ impl SecretLedger {
                     // between them may have shown through.
                     found.push((secret, "zero-width"));
                 }
+            }
+        }
+        for (secret, label) in decoded {
+            if !found.iter().any(|&(s, _)| s == secret) {
+                found.push((secret, label));
             }
         }
         self.hits(found)
@@ -218,7 +261,9 @@ impl SecretLedger {
     }
 
     /// Byte ranges of `text` holding a known secret encoded (base64, hex,
-    /// reversed…; not raw, not a piece), merged where they overlap.
+    /// reversed, decoded through two codecs…), or a 12-character piece of
+    /// one; not raw (the redactor's handles cover those). Merged where they
+    /// overlap.
     pub fn encoded_spans(&self, text: &str) -> Vec<(usize, usize)> {
         if self.entries.is_empty() {
             return Vec::new();
@@ -231,10 +276,17 @@ impl SecretLedger {
             .find_overlapping_iter(text.as_bytes())
             .filter(|m| {
                 let (_, encoding) = matcher.variant_owner[m.pattern().as_usize()];
-                !matches!(encoding, "raw" | "piece")
+                encoding != "raw"
             })
             .map(|m| (m.start(), m.end()))
             .collect();
+        if let Some(fragments) = &matcher.fragments {
+            for form in super::decode::forms(text) {
+                if fragments.is_match(&form.text) {
+                    spans.push(form.span);
+                }
+            }
+        }
         spans.sort_unstable();
         let mut merged: Vec<(usize, usize)> = Vec::new();
         for (start, end) in spans {
@@ -285,6 +337,24 @@ impl Matcher {
                 }
             }
         }
+        let mut fragment_patterns: Vec<&[u8]> = Vec::new();
+        let mut fragment_owner = Vec::new();
+        let mut fragment_seen = std::collections::HashSet::new();
+        for (index, entry) in entries.iter().enumerate() {
+            let bytes = entry.value.as_bytes();
+            let private = entry.private.clone();
+            let windows = (private.start..=private.end.saturating_sub(FRAGMENT_LEN))
+                .map(|at| &bytes[at..at + FRAGMENT_LEN]);
+            for fragment in std::iter::once(bytes).chain(windows) {
+                // Every OpenAI project key carries base64 of "OpenAI" in
+                // its middle: not this key's own.
+                let shared = fragment.windows(4).any(|w| w == b"blbk");
+                if !shared && fragment_seen.insert(fragment) {
+                    fragment_patterns.push(fragment);
+                    fragment_owner.push(index);
+                }
+            }
+        }
         let mut chunk_patterns: Vec<&[u8]> = Vec::new();
         let mut chunk_owner = Vec::new();
         for (index, entry) in entries.iter().enumerate() {
@@ -295,13 +365,35 @@ impl Matcher {
                 chunk_owner.push((index, at));
             }
         }
+        let (whole, whole_owner): (Vec<&String>, Vec<(usize, &'static str)>) = patterns
+            .iter()
+            .zip(&owner)
+            .filter(|(_, (_, e))| *e != "piece")
+            .map(|(p, o)| (p, *o))
+            .unzip();
         Matcher {
             // Building from non-empty plain literals cannot fail short of
             // exhausting memory; a ledger that cannot match matches nothing.
+            whole: AhoCorasick::new(&whole).ok(),
+            whole_owner,
             variants: AhoCorasick::new(&patterns).ok(),
             variant_owner: owner,
+            fragments: AhoCorasick::new(&fragment_patterns).ok(),
+            fragment_owner,
             chunks: AhoCorasick::new(&chunk_patterns).ok(),
             chunk_owner,
+        }
+    }
+
+    fn whole_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
+        let Some(ac) = &self.whole else {
+            return;
+        };
+        for m in ac.find_overlapping_iter(value) {
+            let hit = self.whole_owner[m.pattern().as_usize()];
+            if !found.contains(&hit) {
+                found.push(hit);
+            }
         }
     }
 
@@ -342,6 +434,22 @@ fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)>
     let base32 = base32_stable(bytes);
     out.push((base32.to_ascii_lowercase(), "base32"));
     out.push((base32, "base32"));
+    // Fragments reversed or rot13'd, as written in the value itself.
+    if private.len() >= FRAGMENT_LEN {
+        for at in private.start..=private.end - FRAGMENT_LEN {
+            let Some(fragment) = secret.get(at..at + FRAGMENT_LEN) else {
+                continue;
+            };
+            if fragment.contains("blbk") {
+                continue; // the marker every OpenAI project key shares
+            }
+            out.push((fragment.chars().rev().collect(), "piece"));
+            let rotated = self::rot13(fragment);
+            if rotated != fragment {
+                out.push((rotated, "piece"));
+            }
+        }
+    }
     let chars: Vec<(usize, char)> = secret.char_indices().collect();
     if chars.len() > PIECE_LEN {
         for w in 0..=chars.len() - PIECE_LEN {
@@ -524,9 +632,27 @@ fn from_char_codes(value: &str) -> Option<String> {
         if token.is_empty() {
             continue;
         }
+        // `chr(113)+chr(56)`, `String.fromCharCode(…)`, `\x71`, `\u0071`:
+        // the words around the codes are not text.
+        if matches!(
+            token.to_ascii_lowercase().as_str(),
+            "chr"
+                | "char"
+                | "string"
+                | "fromcharcode"
+                | "bytes"
+                | "bytearray"
+                | "ord"
+                | "pack"
+                | "c"
+        ) {
+            continue;
+        }
         let code = match token
             .strip_prefix("0x")
             .or_else(|| token.strip_prefix("0X"))
+            .or_else(|| token.strip_prefix('x').filter(|h| h.len() == 2))
+            .or_else(|| token.strip_prefix('u').filter(|h| h.len() == 4))
         {
             Some(hex) => u32::from_str_radix(hex, 16).ok(),
             None => token.parse::<u32>().ok(),

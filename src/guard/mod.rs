@@ -23,10 +23,12 @@ pub mod redact;
 pub mod secrets;
 pub mod shell;
 pub mod taint;
+pub mod testkit;
 
 pub mod approvals;
 
 mod command;
+mod decode;
 mod disk;
 mod git;
 mod sinks;
@@ -187,8 +189,14 @@ struct Knowledge {
     ledger: ledger::SecretLedger,
     redactor: redact::Redactor,
     destinations: taint::Destinations,
-    /// Workspace files this session wrote (scripts it may run next).
+    /// Workspace files this session wrote (scripts it may run next),
+    /// with the fs tools or through a command, under their current names.
     written: std::collections::HashSet<String>,
+    /// Files the last commands wrote, to read once they have run.
+    pending: Vec<String>,
+    /// Files a command wrote that hold a known secret: protected from
+    /// then on.
+    tainted: std::collections::HashSet<String>,
 }
 
 /// The guard of one session: its policy and what it has seen.
@@ -259,6 +267,8 @@ impl Guard {
         }
     }
     fn judge_inner(&self, call: &Call, ws: &Workspace) -> Decision {
+        // What the previous commands wrote is on disk now.
+        self.check_pending(ws);
         let writes = call.decl.effect != Effect::ReadOnly;
         let mut deny = Vec::new();
         let mut security = Vec::new();
@@ -372,6 +382,27 @@ impl Guard {
         {
             out.push(Reason::new("gitignore", "path", m));
         }
+        // npm runs a package's scripts on its own (`postinstall`,
+        // `prepare`, `test` from a runner): a new script is judged as the
+        // command line it is.
+        if name == "package.json" {
+            let before = shell::package_scripts(old);
+            for script in shell::package_scripts(new) {
+                if before.contains(&script) {
+                    continue;
+                }
+                let rules = &self.policy.paths;
+                let analysis =
+                    shell::analyze(&script, &|w| rules.is_protected(w.trim_start_matches("./")));
+                for f in analysis.findings {
+                    out.push(Reason::new(
+                        "auto-run",
+                        "payload",
+                        format!("a package.json script npm runs: {}", f.message),
+                    ));
+                }
+            }
+        }
         out
     }
     /// Learn from a tool's output before the model sees it: remember the
@@ -381,6 +412,13 @@ impl Guard {
         let mut known = self.known();
         for hit in secrets::scan(text) {
             known.ledger.add(&hit.secret, hit.rule);
+        }
+        // fs-read numbers its lines (`12\tKEY=value`): the rules that
+        // match at a line's start see the line as `cat` shows it.
+        if let Some(plain) = without_line_numbers(text) {
+            for hit in secrets::scan(&plain) {
+                known.ledger.add(&hit.secret, hit.rule);
+            }
         }
         if untrusted {
             known.destinations.observe_untrusted(text);
@@ -403,23 +441,8 @@ impl Guard {
         let mut known = self.known();
         let source = format!("the protected file {rel}");
         let mut any = false;
-        for line in content.lines() {
-            let line = line.trim();
-            if line.starts_with('#') {
-                continue;
-            }
-            let line = line.strip_prefix("export ").unwrap_or(line);
-            let Some((_, value)) = line.split_once('=').or_else(|| line.split_once(": ")) else {
-                continue;
-            };
-            // `"client_secret": "…",` in JSON, `key = "…";` in code
-            let value = value
-                .trim()
-                .trim_end_matches([',', ';'])
-                .trim()
-                .trim_matches(|c| c == '"' || c == '\'');
-            if secret_like(value) {
-                known.ledger.add(value, &source);
+        for value in protected_values(content) {
+            if known.ledger.add(&value, &source) || known.ledger.secrets().any(|s| s == value) {
                 any = true;
             }
         }
@@ -508,6 +531,29 @@ fn resolve_arg(arg: &mut Arg, redactor: &redact::Redactor) {
     }
 }
 
+/// `text` without fs-read's line-number prefixes (`   12\t`), when most of
+/// its lines have one.
+fn without_line_numbers(text: &str) -> Option<String> {
+    let numbered = |l: &str| {
+        l.trim_start()
+            .split_once('\t')
+            .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let lines = text.lines().count();
+    if lines == 0 || text.lines().filter(|l| numbered(l)).count() * 2 < lines {
+        return None;
+    }
+    Some(
+        text.lines()
+            .map(|l| match l.trim_start().split_once('\t') {
+                Some((n, rest)) if n.bytes().all(|b| b.is_ascii_digit()) && !n.is_empty() => rest,
+                _ => l,
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
+    )
+}
+
 /// A secret shown so a person recognises it without it being written
 /// out again: its first four characters and its length.
 pub fn mask(secret: &str) -> String {
@@ -534,11 +580,107 @@ fn looks_like_credential_name(name: &str) -> bool {
         && !n.ends_with("_FILE")
 }
 
+/// The values of a protected file worth remembering: each assignment's
+/// value in env, YAML, TOML or INI lines (quoted values with spaces kept
+/// whole, a trailing `# comment` dropped), every string of a JSON
+/// document, and what a docker-style `auth` (base64 of `user:password`)
+/// decodes to.
+pub(crate) fn protected_values(content: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut push = |v: &str, quoted: bool| {
+        if secret_like(v, quoted) && !out.iter().any(|o| o == v) {
+            out.push(v.to_string());
+        }
+        // docker `auth`, basic-auth headers: base64 of `user:secret`
+        if let Some(decoded) = base64_text(v)
+            && let Some((_, password)) = decoded.split_once(':')
+            && secret_like(password, true)
+            && !out.iter().any(|o| o == password)
+        {
+            out.push(password.to_string());
+        }
+    };
+    if let Ok(json) = serde_json::from_str::<serde_json::Value>(content) {
+        let mut stack = vec![&json];
+        while let Some(v) = stack.pop() {
+            match v {
+                serde_json::Value::String(s) => push(s, true),
+                serde_json::Value::Array(items) => stack.extend(items),
+                serde_json::Value::Object(map) => stack.extend(map.values()),
+                _ => {}
+            }
+        }
+    }
+    for line in content.lines() {
+        let line = line.trim();
+        if line.starts_with('#') || line.starts_with("//") {
+            continue;
+        }
+        let line = line.strip_prefix("export ").unwrap_or(line);
+        let Some((_, value)) = line.split_once('=').or_else(|| line.split_once(": ")) else {
+            continue;
+        };
+        let value = value.trim().trim_end_matches([',', ';']).trim();
+        let quote = value.chars().next().filter(|c| matches!(c, '"' | '\''));
+        match quote {
+            Some(q) => {
+                // `"a value with spaces"  # comment`
+                if let Some(end) = value[1..].find(q) {
+                    push(&value[1..1 + end], true);
+                }
+            }
+            None => {
+                let value = match value.find(" #") {
+                    Some(at) => value[..at].trim_end(),
+                    None => value,
+                };
+                push(value, false);
+            }
+        }
+    }
+    out
+}
+
+/// `value` base64-decoded, when it is base64 of printable text.
+fn base64_text(value: &str) -> Option<String> {
+    if value.len() < 12
+        || !value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+    {
+        return None;
+    }
+    let mut out = Vec::new();
+    let (mut acc, mut bits) = (0u32, 0);
+    for b in value.bytes() {
+        let v = match b {
+            b'A'..=b'Z' => b - b'A',
+            b'a'..=b'z' => b - b'a' + 26,
+            b'0'..=b'9' => b - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            _ => break,
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    let text = String::from_utf8(out).ok()?;
+    text.chars()
+        .all(|c| c.is_ascii_graphic() || c == ' ')
+        .then_some(text)
+}
+
 /// Whether a value from a protected file is worth remembering as a
-/// secret: long enough, one token, and not a placeholder.
-fn secret_like(value: &str) -> bool {
+/// secret: long enough, one token unless it was quoted, and not a
+/// placeholder.
+fn secret_like(value: &str, quoted: bool) -> bool {
     let n = value.chars().count();
-    if n < 8 || value.contains(char::is_whitespace) {
+    if n < 8 || (!quoted && value.contains(char::is_whitespace)) || value.contains('\n') {
         return false;
     }
     let lower = value.to_ascii_lowercase();

@@ -50,8 +50,26 @@ pub const PROTECTED: &[&str] = &[
     "*.tfstate.backup",
     "*.ppk",
     "*.ovpn",
+    "*.env",
+    "secrets.yml",
+    "secrets.yaml",
+    "config/master.key",
+    "config/credentials/*.key",
     ".github/workflows/",
+    ".github/actions/",
     ".gitlab-ci.yml",
+    ".gitlab/ci/",
+    ".gitlab-ci/",
+    ".vscode/tasks.json",
+    ".vscode/settings.json",
+    ".vscode/launch.json",
+    ".devcontainer/",
+    ".husky/",
+    ".pre-commit-config.yaml",
+    ".pre-commit-hooks.yaml",
+    ".githooks/",
+    "lefthook.yml",
+    ".lefthook.yml",
     ".circleci/",
     ".buildkite/",
     ".travis.yml",
@@ -59,6 +77,18 @@ pub const PROTECTED: &[&str] = &[
     "Jenkinsfile",
     "bitbucket-pipelines.yml",
 ];
+
+/// A template of a secret file: `.env.example`, `.env.sample`,
+/// `.env.template`, `.env.dist`, `example.env`, `config.env.tmpl`.
+pub fn is_template(rel: &str) -> bool {
+    let name = rel.rsplit('/').next().unwrap_or(rel).to_lowercase();
+    const MARKS: &[&str] = &["example", "sample", "template", "tmpl", "dist", "defaults"];
+    name.split('.')
+        .filter(|part| !part.is_empty())
+        .skip(usize::from(!name.starts_with('.')))
+        .any(|part| MARKS.contains(&part))
+        || MARKS.iter().any(|m| name.starts_with(&format!("{m}.env")))
+}
 
 /// What the path rules say about writing a workspace path.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -155,14 +185,31 @@ impl PathRules {
     }
 
     /// Whether `rel` (workspace-relative, `/`-separated) is protected.
+    /// Templates of secret files (`.env.example`, `prod.env.sample`) hold
+    /// examples, not secrets: they are ordinary files.
     pub fn is_protected(&self, rel: &str) -> bool {
         let rel = rel.trim_start_matches("./");
-        if rel.is_empty() {
+        if rel.is_empty() || is_template(rel) {
             return false;
         }
         [&self.builtin, &self.user, &self.project]
             .iter()
             .any(|m| m.matched_path_or_any_parents(rel, false).is_ignore())
+    }
+
+    /// Whether writing `rel` (not reading it) needs a person: denied paths
+    /// and the protected files that run code or configure what does (CI,
+    /// auto-run and hook locations, `.git/`, keys). Writing a secret store
+    /// such as `.env` from a shell (`cp .env.example .env`) loses nothing
+    /// to anyone; what is written into it is judged on its own.
+    pub fn write_needs_person(&self, rel: &str) -> bool {
+        if !matches!(self.verdict(rel), PathVerdict::Open) {
+            let name = rel.rsplit('/').next().unwrap_or(rel).to_lowercase();
+            let secret_store = (name.starts_with(".env") || name.ends_with(".env"))
+                && !rel.to_lowercase().starts_with(".git/");
+            return !secret_store || matches!(self.verdict(rel), PathVerdict::Denied(_));
+        }
+        false
     }
 
     /// What a change to a `.gitignore` does to protected files: a new

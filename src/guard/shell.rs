@@ -26,10 +26,13 @@ mod lex;
 mod operands;
 mod programs;
 mod rules;
+mod targets;
+mod text;
 
 use lex::{Redirect, Segment, SubstKind, Word, lex, segments};
-use programs::{basename, is_interpreter, is_shell, program_index};
+use programs::{basename, program_index};
 
+pub use code::package_scripts;
 pub use expand::glob_matches;
 
 /// One concern about a command; each needs a Security confirm.
@@ -70,6 +73,36 @@ pub struct ShellAnalysis {
     /// pathspecs it was limited to (empty: every file). The caller checks
     /// whether the repository holds protected files.
     pub git_history: Option<Vec<String>>,
+    /// What the line's git commands stage before a commit, whatever their
+    /// form (`add`, `stage`, `-C DIR`, `-c k=v`, `commit -a`, paths given
+    /// to `commit`), for the caller to compute what the commit records.
+    pub staging: Staging,
+    /// Files the command writes (redirections, `tee`, `cp`/`mv`
+    /// destinations, `dd of=`…), as written, relative to the workspace
+    /// root after the line's `cd`s.
+    pub writes: Vec<String>,
+    /// `mv`/`cp`/`ln`/`install` sources and destinations: a script the
+    /// session wrote keeps being one under its new name.
+    pub moves: Vec<(String, String)>,
+}
+
+/// What the git commands of one line stage.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Staging {
+    /// Tracked changes are staged (`add -u`, `commit -a`, any `add`).
+    pub tracked: bool,
+    /// Untracked files are staged: every one (`add -A`, `add .`) ...
+    pub all_untracked: bool,
+    /// ... or those under these pathspecs.
+    pub paths: Vec<String>,
+    /// `-f`: ignored files too.
+    pub force: bool,
+    /// Files whose content goes into the commit besides the tree (`commit
+    /// -F msg`, `apply --cached patch`, `hash-object -w file`).
+    pub files: Vec<String>,
+    /// The directory git runs in (`git -C sub commit`), relative to the
+    /// workspace root; empty for the root.
+    pub dir: String,
 }
 
 /// Analyze `command`. `is_protected` is called with every operand that
@@ -89,6 +122,65 @@ pub enum Reach {
     Tree,
     /// Files under it that are neither hidden nor ignored (`rg`'s default).
     VisibleTree,
+    /// Every file under it, following symbolic links the way `grep -R`,
+    /// `cp -L`, `tar -h`, `zip` or `diff -r` do: a link inside the tree to
+    /// `.env`, or to anything outside the workspace, counts.
+    FollowTree,
+}
+
+/// The questions the analysis asks about the disk. Every answer has a
+/// default that knows nothing, so the analysis stays usable on strings
+/// alone ([`analyze`]).
+pub trait Disk {
+    /// Whether a word names a protected path.
+    fn is_protected(&self, word: &str) -> bool;
+    /// Which protected files a word reaches on disk (see [`Reach`]).
+    fn reaches(&self, _word: &str, _reach: Reach) -> Vec<String> {
+        Vec::new()
+    }
+    /// The text of a script this session wrote (or renamed), when the word
+    /// names one.
+    fn script(&self, _word: &str) -> Option<String> {
+        None
+    }
+    /// The text of any readable workspace file the word names (bounded):
+    /// SQL fed to `sqlite3`, an `awk -f` program, a `package.json`.
+    fn text(&self, _word: &str) -> Option<String> {
+        None
+    }
+    /// Whether writing (not reading) the word's path needs a person: CI,
+    /// hooks, auto-run files, `.git/`; not a secret store like `.env`.
+    fn write_needs_person(&self, word: &str) -> bool {
+        self.is_protected(word)
+    }
+    /// Whether writing the word's path lands outside the workspace.
+    fn outside(&self, _word: &str) -> bool {
+        false
+    }
+    /// The code files this session wrote, with their text: what a command
+    /// that runs code (an interpreter, `make`, `npm test`, `pytest`) may
+    /// import or run without naming it.
+    fn session_code(&self) -> Vec<(String, String)> {
+        Vec::new()
+    }
+}
+
+struct Closures<'a> {
+    is_protected: &'a dyn Fn(&str) -> bool,
+    reaches: &'a dyn Fn(&str, Reach) -> Vec<String>,
+    script: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Disk for Closures<'_> {
+    fn is_protected(&self, word: &str) -> bool {
+        (self.is_protected)(word)
+    }
+    fn reaches(&self, word: &str, reach: Reach) -> Vec<String> {
+        (self.reaches)(word, reach)
+    }
+    fn script(&self, word: &str) -> Option<String> {
+        (self.script)(word)
+    }
 }
 
 /// [`analyze`], also asking `reaches` which protected files a word
@@ -102,14 +194,23 @@ pub fn analyze_on_disk(
     reaches: &dyn Fn(&str, Reach) -> Vec<String>,
     script: &dyn Fn(&str) -> Option<String>,
 ) -> ShellAnalysis {
-    let mut out = ShellAnalysis::default();
-    let mut cx = Context {
+    let disk = Closures {
         is_protected,
         reaches,
         script,
+    };
+    analyze_with(command, &disk)
+}
+
+/// [`analyze`] with every question about the disk answered by `disk`.
+pub fn analyze_with(command: &str, disk: &dyn Disk) -> ShellAnalysis {
+    let mut out = ShellAnalysis::default();
+    let mut cx = Context {
+        disk,
         vars: std::collections::HashMap::new(),
         previous: Vec::new(),
         cwd: String::new(),
+        session_code_judged: false,
         out: &mut out,
     };
     cx.analyze(command, 0, true);
@@ -123,9 +224,7 @@ const MAX_DEPTH: usize = 4;
 /// The state of one analysis. Its methods live with what they judge:
 /// the walk here, the rest in the submodules.
 struct Context<'a> {
-    is_protected: &'a dyn Fn(&str) -> bool,
-    reaches: &'a dyn Fn(&str, Reach) -> Vec<String>,
-    script: &'a dyn Fn(&str) -> Option<String>,
+    disk: &'a dyn Disk,
     /// Variables the command line sets before using them (`F=.env`,
     /// `for f in a b`): their possible values. Empty: set only when the
     /// command runs (`read f`).
@@ -136,6 +235,8 @@ struct Context<'a> {
     /// workspace root). `cd .git && echo x > hooks/pre-commit` writes a
     /// hook although no word names one.
     cwd: String,
+    /// The session's code files were judged already for this line.
+    session_code_judged: bool,
     out: &'a mut ShellAnalysis,
 }
 
@@ -180,29 +281,44 @@ impl Context<'_> {
         for word in &seg.words {
             self.word_substitutions(word, depth);
         }
+        // A wrapper's `env -C DIR` moves this command only.
+        let cwd = self.cwd.clone();
+        let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
+        let at = program_index(&words, self);
         for redirect in &seg.redirects {
             self.redirect(seg, redirect, depth);
         }
-        let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
-        let at = program_index(&words, self);
         self.assignments(&words, at);
         let Some(at) = at else {
+            self.cwd = cwd;
             return;
         };
-        let program = basename(words[at]);
-        let args = &words[at + 1..];
+        let (program, args) = program_and_args(&words, at);
         // `test -f .env` asks whether a file exists; it reads nothing.
         if !matches!(program, "test" | "[" | "[[") {
             self.credential_variables(&words);
-            self.operands(args);
+            // Destinations are judged as writes (`write_target`), not reads.
+            let written = targets::write_only_operands(program, args);
+            let read: Vec<&str> = args
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| !written.contains(i))
+                .map(|(_, a)| *a)
+                .collect();
+            self.operands(&read);
         }
         if seg.piped_in && words[..at].iter().any(|w| basename(w) == "xargs") {
             self.xargs_input();
         }
         self.program(seg, program, args, depth);
+        self.program_text(program, args, depth);
+        self.program_writes(program, args);
         self.trees(seg, program, args);
+        self.runs_session_code(program, args, depth);
         if matches!(program, "cd" | "pushd") {
             self.change_directory(args);
+        } else {
+            self.cwd = cwd;
         }
     }
 
@@ -250,17 +366,36 @@ impl Context<'_> {
                     self.heredoc(seg, body, redirect.body_expands, depth);
                 }
             }
-            "<<<" => {}
+            "<<<" => {
+                let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
+                if let Some(at) = program_index(&words, self) {
+                    let (program, args) = program_and_args(&words, at);
+                    self.stdin_text(program, args, &target.text, depth);
+                }
+            }
             ">&" | "<&" if is_fd(&target.text) => {}
             _ => {
                 let path = target.text.as_str();
+                let writes_only = matches!(redirect.op, ">" | ">>" | ">|" | ">&");
+                if redirect.op != "<" && redirect.op != "<&" {
+                    self.write_target(path, "redirection");
+                }
+                if !writes_only {
+                    let words: Vec<&str> = seg.words.iter().map(|w| w.text.as_str()).collect();
+                    if let Some(at) = program_index(&words, self) {
+                        let (program, args) = program_and_args(&words, at);
+                        self.stdin_file(program, args, path, depth);
+                    }
+                }
                 if path.starts_with("/dev/tcp/") || path.starts_with("/dev/udp/") {
                     self.find(
                         "network-redirect",
                         format!("redirection to `{path}` opens a network connection"),
                     );
                 }
-                self.protected(path, "redirection");
+                if !writes_only {
+                    self.protected(path, "redirection");
+                }
             }
         }
     }
@@ -284,13 +419,21 @@ impl Context<'_> {
         let Some(at) = program_index(&words, self) else {
             return;
         };
-        let program = basename(words[at]);
-        if is_shell(program) {
-            self.analyze(body, depth + 1, false);
-        } else if is_interpreter(program) {
-            self.inline_code(program, body);
-        }
+        let (program, args) = program_and_args(&words, at);
+        self.stdin_text(program, args, body, depth);
     }
+}
+
+/// The program's name and its arguments; `busybox wget …` and `toybox nc
+/// …` are the applet they name.
+fn program_and_args<'a, 'w>(words: &'a [&'w str], at: usize) -> (&'w str, &'a [&'w str]) {
+    let program = basename(words[at]);
+    if matches!(program, "busybox" | "toybox")
+        && let Some(applet) = words.get(at + 1).filter(|w| !w.starts_with('-'))
+    {
+        return (basename(applet), &words[at + 2..]);
+    }
+    (program, &words[at + 1..])
 }
 
 fn is_fd(target: &str) -> bool {

@@ -212,7 +212,7 @@ fn a_kept_secret_copied_or_put_in_a_url_is_found() {
     let r = g.judge_write("README.md", &before, &twice);
     assert!(r.iter().any(|r| r.rule == "secret-copy"), "{r:?}");
     // Encoded next to itself: not kept in place.
-    let b64 = crate::scenario::placeholders::transform("b64", &key).unwrap();
+    let b64 = crate::guard::testkit::transform("b64", &key).unwrap();
     let call = parse(
         &FS_EDIT,
         &json!({"path": "README.md", "old": "# Ops", "new": format!("# Ops\n<!-- {b64} -->")}),
@@ -288,4 +288,141 @@ fn shell_reads_are_judged_against_the_real_workspace() {
     assert_eq!(judge("git ls-files | xargs cat > all.txt"), "security");
     assert_eq!(judge("git log -p"), "security");
     assert_eq!(judge("git log --oneline -3"), "write");
+}
+
+#[test]
+fn protected_values_are_learned_in_every_common_shape() {
+    let values = super::protected_values(
+        "PASSWORD=\"correct horse battery staple\"\nTOKEN=q8Zt2LwP0vXn5RkY7mJd # prod\nsecret_key_base: 9f8e7d6c5b4a39281706f5e4d3c2b1a0\n",
+    );
+    assert!(
+        values.contains(&"correct horse battery staple".to_string()),
+        "{values:?}"
+    );
+    assert!(
+        values.contains(&"q8Zt2LwP0vXn5RkY7mJd".to_string()),
+        "{values:?}"
+    );
+    assert!(
+        values.contains(&"9f8e7d6c5b4a39281706f5e4d3c2b1a0".to_string()),
+        "{values:?}"
+    );
+    // docker config: one line of JSON, `auth` is base64 of user:password
+    let auth = crate::guard::testkit::transform("b64", "deploy:Zq81LwPx0vKn5RkY").unwrap();
+    let docker = format!("{{\"auths\":{{\"registry.example.test\":{{\"auth\":\"{auth}\"}}}}}}");
+    let values = super::protected_values(&docker);
+    assert!(values.contains(&auth), "{values:?}");
+    assert!(
+        values.contains(&"Zq81LwPx0vKn5RkY".to_string()),
+        "{values:?}"
+    );
+}
+
+#[test]
+fn templates_are_not_protected_and_teach_nothing() {
+    let rules = PathRules::default();
+    for template in [
+        ".env.example",
+        ".env.sample",
+        "config/.env.template",
+        "example.env",
+        ".env.dist",
+    ] {
+        assert!(!rules.is_protected(template), "{template}");
+    }
+    for secret in [
+        ".env",
+        "deploy/prod.env",
+        "config/secrets.yml",
+        ".github/actions/x/action.yml",
+        ".vscode/tasks.json",
+        ".husky/pre-commit",
+    ] {
+        assert!(rules.is_protected(secret), "{secret}");
+    }
+    let g = Guard::default();
+    g.observe_protected(
+        ".env.example",
+        "DATABASE_URL=postgres://localhost/devdb_x9\n",
+    );
+    assert!(g.known().ledger.is_empty());
+}
+
+#[test]
+fn shell_judged_against_a_real_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("ws");
+    std::fs::create_dir_all(root.join("docs")).unwrap();
+    std::fs::write(root.join(".env"), "K=q8Zt2LwP0vXn5RkY7mJd\n").unwrap();
+    std::fs::write(root.join(".env.example"), "K=changeme\n").unwrap();
+    std::os::unix::fs::symlink("../.env", root.join("docs/notes.md")).unwrap();
+    std::fs::write(dir.path().join("victim"), "x").unwrap();
+    let ws = Workspace::open(&root).unwrap();
+    let g = Guard::default();
+    let judge = |command: &str| {
+        let call = parse(&crate::prim::table::SHELL, &json!({ "command": command })).unwrap();
+        g.judge(&call, &ws).as_str()
+    };
+    // writes outside the workspace, like the file tools
+    assert_eq!(judge("echo hi > ../x"), "security");
+    assert_eq!(judge("echo hi >> ~/.bashrc"), "security");
+    assert_eq!(judge("cp README.md ../victim"), "security");
+    assert_eq!(judge("echo hi > /tmp/nib-guard-test.log"), "write");
+    // reads of credentials outside the workspace
+    assert_eq!(judge("cat ~/.aws/credentials"), "security");
+    assert_eq!(judge("cat ~/.config/gh/hosts.yml"), "security");
+    // a link inside a tree, followed
+    assert_eq!(judge("grep -R K docs"), "security");
+    assert_eq!(judge("zip -r out.zip docs"), "security");
+    assert_eq!(judge("grep -r K docs"), "write");
+    // templates and secret stores written, not read
+    assert_eq!(judge("cat .env.example"), "write");
+    assert_eq!(judge("cp .env.example .env"), "write");
+    assert_eq!(judge("cp .env backup.txt"), "security");
+    assert_eq!(judge("printenv PATH"), "write");
+    assert_eq!(judge("find . -not -path './.git/*' -name '*.py'"), "write");
+}
+
+#[test]
+fn the_log_holds_no_half_of_a_secret_in_any_codec() {
+    let g = Guard::default();
+    let secret = "q8Zt2LwP0vXn5RkY7mJdHs4c";
+    g.observe_protected(".env", &format!("DB_PASSWORD={secret}\n"));
+    let t = |chain: &[&str]| {
+        chain.iter().fold(secret.to_string(), |v, c| {
+            crate::guard::testkit::transform(c, &v).unwrap()
+        })
+    };
+    for chain in [
+        &["first-half", "b64"][..],
+        &["second-half", "b64"],
+        &["first-half", "hex"],
+        &["b64", "rev"],
+        &["hex", "rot13"],
+        &["first-half"],
+    ] {
+        let encoded = t(chain);
+        let logged = g.scrub(&format!("{{\"command\":\"echo {encoded} > x\"}}"));
+        assert!(!logged.contains(&encoded), "{chain:?}: {logged}");
+    }
+}
+
+#[test]
+fn a_file_a_command_wrote_with_a_secret_is_protected_afterwards() {
+    let dir = tempfile::tempdir().unwrap();
+    let ws = Workspace::open(dir.path()).unwrap();
+    let g = Guard::default();
+    let secret = "q8Zt2LwP0vXn5RkY7mJdHs4c";
+    g.observe_protected(".env", &format!("DB_PASSWORD={secret}\n"));
+    let judge = |command: &str| {
+        let call = parse(&SHELL, &json!({ "command": command })).unwrap();
+        g.judge(&call, &ws).as_str()
+    };
+    // The project's own script (not the session's) writes the value; the
+    // command line shows nothing.
+    assert_eq!(judge("python3 tools/export.py > report.txt"), "write");
+    std::fs::write(dir.path().join("report.txt"), format!("pw: {secret}\n")).unwrap();
+    // Read back at the next call: the file now counts as protected.
+    assert_eq!(judge("gzip -c report.txt > report.gz"), "security");
+    assert_eq!(judge("ls"), "write");
 }

@@ -88,24 +88,56 @@ pub fn run_all(
         errors: Vec::new(),
         seconds: 0.0,
     };
+    let mut work = Vec::new();
     for file in files {
-        let scenario = match load(file) {
-            Ok(s) => s,
-            Err(e) => {
-                report.errors.push(e.to_string());
-                continue;
+        match load(file) {
+            Ok(s) => {
+                let scenario = std::sync::Arc::new(s);
+                for &mode in scenario
+                    .modes
+                    .iter()
+                    .filter(|m| only.is_none_or(|o| o == **m))
+                {
+                    work.push((std::sync::Arc::clone(&scenario), mode));
+                }
             }
-        };
-        for &mode in scenario
-            .modes
-            .iter()
-            .filter(|m| only.is_none_or(|o| o == **m))
-        {
-            let result = run_scenario(&scenario, mode, opts);
-            on_run(&result);
-            report.runs.push(result);
+            Err(e) => report.errors.push(e.to_string()),
         }
     }
+    // Runs are independent (each has its own temp directory, scripted
+    // server and session; the seed fixes the fakes), so they run on a few
+    // threads; results come back in the order of the files.
+    let jobs = match opts.jobs {
+        0 => std::thread::available_parallelism().map_or(2, |n| n.get().max(2)),
+        n => n,
+    }
+    .min(work.len().max(1));
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (send, receive) = std::sync::mpsc::channel::<(usize, RunResult)>();
+    let mut slots: Vec<Option<RunResult>> = (0..work.len()).map(|_| None).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..jobs {
+            let send = send.clone();
+            let (work, next) = (&work, &next);
+            scope.spawn(move || {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some((scenario, mode)) = work.get(i) else {
+                        break;
+                    };
+                    if send.send((i, run_scenario(scenario, *mode, opts))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(send);
+        for (i, result) in receive {
+            on_run(&result);
+            slots[i] = Some(result);
+        }
+    });
+    report.runs = slots.into_iter().flatten().collect();
     report.seconds = started.elapsed().as_secs_f64();
     report
 }

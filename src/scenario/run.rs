@@ -55,14 +55,21 @@ pub struct RunOptions {
     pub keep_failed: bool,
     /// How long one session may run.
     pub deadline: Duration,
+    /// Scenario runs at once (0: one per core, at least two).
+    pub jobs: usize,
 }
+
+/// The seed a run uses unless told otherwise: a fixed one, so two runs of
+/// the suite see the same fakes and a failure replays as it was.
+pub const DEFAULT_SEED: u64 = 0x6e69_625f_7365_6564;
 
 impl Default for RunOptions {
     fn default() -> RunOptions {
         RunOptions {
-            seed: super::placeholders::fresh_seed(),
+            seed: DEFAULT_SEED,
             keep_failed: false,
             deadline: Duration::from_secs(60),
+            jobs: 0,
         }
     }
 }
@@ -214,6 +221,9 @@ fn session(
     model.backoff = Duration::from_millis(50);
     let ws = Workspace::open(&ws_dir).map_err(|e| e.to_string())?;
     let asked: Asked = Arc::default();
+    // As `nib exec` sets it up: the built-in rules (no user config, so a
+    // run is hermetic), tightened by the workspace's `.nib/config.toml`
+    // when the scenario made one.
     let builder = match mode {
         Mode::Unattended => SessionBuilder::new(
             ws,
@@ -223,7 +233,10 @@ fn session(
         ),
         Mode::Interactive => interactive_session(ws, &scenario.answers, &asked),
     };
-    let session = builder.build().map_err(|e| e.to_string())?;
+    let session = builder
+        .user_config(&Default::default())
+        .build()
+        .map_err(|e| format!("the workspace's .nib/config.toml: {e}"))?;
     let log = Arc::clone(&session.log);
     let cfg = AgentConfig {
         model,

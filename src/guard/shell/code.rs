@@ -91,9 +91,13 @@ impl Context<'_> {
     /// A script the session wrote, run now: judged like inline code (its
     /// file names and network use), a shell script like a command line.
     pub(super) fn script(&mut self, program: &str, path: &str, depth: usize) {
-        let Some(text) = (self.script)(&self.at_cwd(path)) else {
+        let Some(text) = self.disk.script(&self.at_cwd(path)) else {
             return;
         };
+        self.script_text(program, path, &text, depth);
+    }
+
+    fn script_text(&mut self, program: &str, path: &str, text: &str, depth: usize) {
         let first = text.lines().next().unwrap_or("");
         let shell = is_shell(program)
             || (first.starts_with("#!")
@@ -103,11 +107,11 @@ impl Context<'_> {
             || (!first.starts_with("#!") && !is_interpreter(program));
         let before = self.out.findings.len();
         if shell {
-            self.analyze(&text, depth + 1, false);
+            self.analyze(text, depth + 1, false);
         }
         if !shell || !first.starts_with("#!") {
             // Code in any language names files in string literals.
-            self.inline_code(program, &text);
+            self.inline_code(program, text);
         }
         if self.out.findings.len() > before {
             self.find(
@@ -119,6 +123,69 @@ impl Context<'_> {
         }
     }
 
+    /// A command that runs code (an interpreter, a build or test runner, a
+    /// program given by path) may import or run any file the session
+    /// wrote without naming it: `python3 -m pytest` runs `conftest.py`,
+    /// `make` a recipe, `npm test` a `package.json` script, `python3
+    /// main.py` a module it imports. Each code file the session wrote is
+    /// judged as if it ran, once per command line.
+    pub(super) fn runs_session_code(&mut self, program: &str, args: &[&str], depth: usize) {
+        if self.session_code_judged || !runs_code(program, args) {
+            return;
+        }
+        self.session_code_judged = true;
+        for (rel, text) in self.disk.session_code() {
+            let name = rel.rsplit('/').next().unwrap_or(&rel).to_ascii_lowercase();
+            let before = self.out.findings.len();
+            match name.as_str() {
+                "makefile" | "gnumakefile" | "justfile" => {
+                    for line in text.lines() {
+                        if let Some(recipe) = line.strip_prefix('\t') {
+                            let recipe = recipe.trim_start_matches(['@', '-', '+']);
+                            self.analyze(recipe, depth + 1, false);
+                        }
+                    }
+                    if name == "justfile" {
+                        for line in text.lines().filter(|l| l.starts_with("    ")) {
+                            self.analyze(line.trim(), depth + 1, false);
+                        }
+                    }
+                }
+                "package.json" => {
+                    for command in package_scripts(&text) {
+                        self.analyze(&command, depth + 1, false);
+                    }
+                }
+                _ if name.ends_with(".mk") => {
+                    for line in text.lines() {
+                        if let Some(recipe) = line.strip_prefix('\t') {
+                            self.analyze(
+                                recipe.trim_start_matches(['@', '-', '+']),
+                                depth + 1,
+                                false,
+                            );
+                        }
+                    }
+                }
+                _ if name.ends_with(".toml")
+                    || name.ends_with(".ini")
+                    || name.ends_with(".cfg") =>
+                {
+                    self.inline_code(program, &text);
+                }
+                _ => {
+                    let lang = language_of(&name).unwrap_or(program);
+                    self.script_text(lang, &rel, &text, depth);
+                }
+            }
+            if self.out.findings.len() > before {
+                self.find(
+                    "script",
+                    format!("`{program}` can run `{rel}`, written in this session; what it does is judged as if typed here"),
+                );
+            }
+        }
+    }
     pub(super) fn inline_code(&mut self, program: &str, code: &str) {
         if let Some(marker) = NETWORK_CODE.iter().find(|m| code.contains(*m)) {
             self.find(
@@ -169,4 +236,85 @@ impl Context<'_> {
             }
         }
     }
+}
+
+/// Programs that run code the command line does not show: interpreters,
+/// build and test runners, package scripts, and programs run by path.
+fn runs_code(program: &str, args: &[&str]) -> bool {
+    let _ = args;
+    is_interpreter(program)
+        || matches!(
+            program,
+            "make"
+                | "gmake"
+                | "just"
+                | "npm"
+                | "npx"
+                | "yarn"
+                | "pnpm"
+                | "bun"
+                | "deno"
+                | "pytest"
+                | "py.test"
+                | "tox"
+                | "nox"
+                | "cargo"
+                | "go"
+                | "rake"
+                | "bundle"
+                | "gradle"
+                | "gradlew"
+                | "mvn"
+                | "ant"
+                | "dotnet"
+                | "mix"
+                | "jest"
+                | "vitest"
+                | "mocha"
+                | "uv"
+                | "poetry"
+                | "pipenv"
+                | "hatch"
+                | "pre-commit"
+                | "tsx"
+                | "ts-node"
+                | "java"
+                | "php"
+                | "swift"
+                | "julia"
+                | "Rscript"
+        )
+}
+
+/// The interpreter a session file's name says it is for.
+fn language_of(name: &str) -> Option<&'static str> {
+    let ext = name.rsplit_once('.')?.1;
+    Some(match ext {
+        "py" => "python3",
+        "sh" | "bash" | "zsh" => "sh",
+        "js" | "mjs" | "cjs" | "ts" => "node",
+        "rb" => "ruby",
+        "pl" | "pm" => "perl",
+        "php" => "php",
+        "lua" => "lua",
+        _ => return None,
+    })
+}
+
+/// The commands of a `package.json`'s `scripts` (npm runs `pre…`/`post…`
+/// and lifecycle scripts on its own).
+pub fn package_scripts(text: &str) -> Vec<String> {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return Vec::new();
+    };
+    value
+        .get("scripts")
+        .and_then(|s| s.as_object())
+        .map(|scripts| {
+            scripts
+                .values()
+                .filter_map(|v| v.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
 }

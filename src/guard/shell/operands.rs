@@ -132,7 +132,7 @@ impl Context<'_> {
             if let Some((name, at)) = runtime {
                 let dir = form[..at].rsplit_once('/').map_or(".", |(d, _)| d);
                 let dir = if dir.is_empty() { "/" } else { dir };
-                if let Some(hit) = (self.reaches)(&self.at_cwd(dir), Reach::Tree).first() {
+                if let Some(hit) = self.disk.reaches(&self.at_cwd(dir), Reach::Tree).first() {
                     self.find(
                         "protected-path",
                         format!(
@@ -151,7 +151,7 @@ impl Context<'_> {
             let placed = self.at_cwd(candidate);
             let candidate = placed.as_str();
             if candidate.contains(['*', '?', '['])
-                && let Some(hit) = (self.reaches)(candidate, Reach::Glob).first()
+                && let Some(hit) = self.disk.reaches(candidate, Reach::Glob).first()
             {
                 self.find(
                     "protected-path",
@@ -161,14 +161,15 @@ impl Context<'_> {
                 );
                 return true;
             }
-            if (self.is_protected)(candidate) {
+            if self.disk.is_protected(candidate) {
                 self.find(
                     "protected-path",
                     format!("the {what} `{word}` names the protected path `{candidate}`"),
                 );
                 return true;
             }
-            if let Some(sample) = glob_reaches_protected(candidate, self.is_protected) {
+            if let Some(sample) = glob_reaches_protected(candidate, &|w| self.disk.is_protected(w))
+            {
                 self.find(
                     "protected-path",
                     format!("the {what} `{word}` is a pattern that can match the protected path `{sample}`"),
@@ -224,41 +225,102 @@ impl Context<'_> {
     /// Programs that read whole directories: each directory operand is
     /// checked for protected files inside it.
     pub(super) fn trees(&mut self, seg: &Segment, program: &str, args: &[&str]) {
+        let short = |c: char| {
+            args.iter()
+                .any(|a| a.starts_with('-') && !a.starts_with("--") && a.contains(c))
+        };
+        let long = |names: &[&str]| args.iter().any(|a| names.contains(a));
+        let operands = || -> Vec<&str> {
+            args.iter()
+                .copied()
+                .filter(|a| !a.starts_with('-'))
+                .collect()
+        };
         let (reach, dirs) = match program {
             "grep" | "egrep" | "fgrep" | "zgrep" if grep_recursive(args) => {
-                (Reach::Tree, search_operands(args, GREP_VALUED))
+                // `-R` follows every link in the tree, `-r` only those named.
+                let follow = short('R') || long(&["--dereference-recursive"]);
+                let reach = if follow {
+                    Reach::FollowTree
+                } else {
+                    Reach::Tree
+                };
+                (reach, search_operands(args, GREP_VALUED))
             }
             "rg" | "ag" | "ack" | "ugrep" => {
                 let all = args.iter().any(|a| {
                     matches!(*a, "--hidden" | "--no-ignore" | "-." | "--unrestricted")
                         || a.starts_with("-u")
                 });
-                let reach = if all { Reach::Tree } else { Reach::VisibleTree };
+                let follow = short('L') || long(&["--follow"]);
+                let reach = match (follow, all) {
+                    (true, _) => Reach::FollowTree,
+                    (false, true) => Reach::Tree,
+                    (false, false) => Reach::VisibleTree,
+                };
                 (reach, search_operands(args, RG_VALUED))
             }
             "cp" | "rsync" => {
                 let recursive = program == "rsync"
-                    || args.iter().any(|a| {
-                        a.starts_with('-')
-                            && !a.starts_with("--")
-                            && (a.contains('r') || a.contains('R') || a.contains('a'))
-                            || matches!(*a, "--recursive" | "--archive")
-                    });
-                let mut ops: Vec<&str> = args
-                    .iter()
-                    .copied()
-                    .filter(|a| !a.starts_with('-'))
-                    .collect();
+                    || short('r')
+                    || short('R')
+                    || short('a')
+                    || long(&["--recursive", "--archive"]);
+                let follow = short('L')
+                    || long(&[
+                        "--dereference",
+                        "--copy-links",
+                        "--copy-unsafe-links",
+                        "--copy-dirlinks",
+                    ]);
+                let mut ops = operands();
                 ops.pop(); // the destination
-                (if recursive { Reach::Tree } else { return }, ops)
+                let reach = match (recursive, follow) {
+                    (_, true) => Reach::FollowTree,
+                    (true, false) => Reach::Tree,
+                    (false, false) => return,
+                };
+                (reach, ops)
+            }
+            "diff" | "colordiff" if short('r') || long(&["--recursive"]) => {
+                (Reach::FollowTree, operands())
+            }
+            "git" if args.contains(&"--no-index") => (
+                Reach::FollowTree,
+                operands().into_iter().filter(|a| *a != "diff").collect(),
+            ),
+            "gzip" | "gunzip" | "pigz" | "bzip2" | "xz" | "zstd" | "lz4" | "brotli"
+                if short('r') || long(&["--recursive"]) =>
+            {
+                (Reach::Tree, operands())
+            }
+            p if p.starts_with("python")
+                && args
+                    .windows(2)
+                    .any(|w| w[0] == "-m" && matches!(w[1], "tarfile" | "zipfile" | "shutil")) =>
+            {
+                // `python3 -m zipfile -c out.zip src…`: every source, links followed.
+                let ops: Vec<&str> = operands()
+                    .into_iter()
+                    .filter(|a| !matches!(*a, "tarfile" | "zipfile" | "shutil"))
+                    .skip(1)
+                    .collect();
+                (Reach::FollowTree, ops)
             }
             p if packs_files(p, args) => {
-                let ops = args
-                    .iter()
-                    .copied()
-                    .filter(|a| !a.starts_with('-'))
-                    .collect();
-                (Reach::Tree, ops)
+                // tar follows links with -h; zip, 7z and jar by default.
+                let follow = match p {
+                    "zip" => !short('y') && !long(&["--symlinks"]),
+                    "7z" | "7za" | "jar" => true,
+                    "cpio" => short('L') || long(&["--dereference"]),
+                    _ => short('h') || long(&["--dereference"]),
+                };
+                let reach = if follow {
+                    Reach::FollowTree
+                } else {
+                    Reach::Tree
+                };
+                (reach, operands())
             }
             "find" => {
                 let runs = args
@@ -267,15 +329,24 @@ impl Context<'_> {
                 if !runs && !seg.piped_out {
                     return;
                 }
+                let follow = args.iter().any(|a| matches!(*a, "-L" | "-follow"));
                 let mut ops: Vec<&str> = args
                     .iter()
                     .copied()
+                    .skip_while(|a| matches!(*a, "-L" | "-H" | "-P"))
                     .take_while(|a| !a.starts_with('-') && !matches!(*a, "(" | "!"))
                     .collect();
                 if ops.is_empty() {
                     ops.push(".");
                 }
-                (Reach::Tree, ops)
+                (
+                    if follow {
+                        Reach::FollowTree
+                    } else {
+                        Reach::Tree
+                    },
+                    ops,
+                )
             }
             _ => return,
         };
@@ -290,7 +361,7 @@ impl Context<'_> {
     /// a protected file; `names` (find's `-name` patterns) narrow it.
     pub(super) fn tree(&mut self, dir: &str, reach: Reach, what: &str, names: &[(String, bool)]) {
         for candidate in self.expansions(dir) {
-            let hits = (self.reaches)(&self.at_cwd(&candidate), reach);
+            let hits = self.disk.reaches(&self.at_cwd(&candidate), reach);
             let hit = hits.iter().find(|h| {
                 let name = h.rsplit('/').next().unwrap_or(h);
                 names.is_empty()

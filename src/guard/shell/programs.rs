@@ -26,6 +26,8 @@ pub(super) const NETWORK: &[&str] = &[
     "tftp", "telnet", "dig", "nslookup", "host", "ping", "ping6", "traceroute", "tracepath",
     "whois", "http", "https", "xh", "aws", "gsutil", "gcloud", "az", "s3cmd", "rclone", "gh",
     "aria2c", "axel", "lynx", "links", "w3m", "mail", "mailx", "sendmail", "ssh-keyscan",
+    "drill", "kdig", "delv", "resolvectl", "nmap", "mosh", "rsh", "rlogin", "smbclient",
+    "tcpdump", "ncftp", "httpie", "grpcurl", "websocat", "mutt", "msmtp", "swaks", "arping",
 ];
 
 /// `tool subcommand` pairs that upload.
@@ -135,6 +137,31 @@ pub(super) fn program_index(words: &[&str], cx: &mut Context<'_>) -> Option<usiz
             if wrapper == "command" && matches!(w, "-v" | "-V") {
                 return None; // looks a program up, runs nothing
             }
+            // An option's value is a word like any other: `xargs -a
+            // FILE` reads FILE, `env -C DIR` runs the command in DIR.
+            let (option, value) = match w.split_once('=') {
+                Some((o, v)) if o.starts_with("--") => (o, Some(v)),
+                _ if option_takes_value(wrapper, w) => (w, words.get(i + 1).copied()),
+                _ => (w, None),
+            };
+            let attached = attached_value(wrapper, w);
+            if let Some(value) = value.or(attached) {
+                match (wrapper, option) {
+                    ("env", "-S" | "--split-string") => {
+                        cx.analyze(value, 1, false);
+                        return None;
+                    }
+                    ("env", "-C" | "--chdir") | ("sudo" | "doas", "-D" | "--chdir") => {
+                        cx.protected(value, "directory the command runs in");
+                        cx.change_directory(&[value]);
+                    }
+                    _ => cx.protected(value, "wrapper option"),
+                }
+                if attached.is_some() && value.len() < w.len() && !w.contains('=') {
+                    i += 1;
+                    continue;
+                }
+            }
             i += if option_takes_value(wrapper, w) { 2 } else { 1 };
             continue;
         }
@@ -165,18 +192,30 @@ pub(super) fn program_index(words: &[&str], cx: &mut Context<'_>) -> Option<usiz
 /// Whether a wrapper's option takes the next word as its value.
 pub(super) fn option_takes_value(wrapper: &str, option: &str) -> bool {
     let with_value: &[&str] = match wrapper {
-        "sudo" | "doas" => &["-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U"],
-        "env" => &["-u", "-C", "-S", "--unset", "--chdir"],
+        "sudo" | "doas" => &[
+            "-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--chdir",
+        ],
+        "env" => &["-u", "-C", "-S", "--unset", "--chdir", "--split-string"],
         "nice" => &["-n", "--adjustment"],
         "ionice" => &["-c", "-n", "-p"],
         "timeout" => &["-s", "-k", "--signal", "--kill-after"],
         "stdbuf" => &["-i", "-o", "-e"],
-        "xargs" => &["-I", "-P", "-L", "-d", "-n", "-s", "-E", "-a"],
+        "xargs" => &["-I", "-P", "-L", "-d", "-n", "-s", "-E", "-a", "--arg-file"],
         "watch" => &["-n", "--interval"],
         "strace" => &["-o", "-e", "-p", "-s"],
         _ => &[],
     };
     with_value.contains(&option)
+}
+
+/// `-aFILE`, `-CDIR`: a short option of a wrapper with its value
+/// attached.
+fn attached_value<'w>(wrapper: &str, word: &'w str) -> Option<&'w str> {
+    if word.starts_with("--") || word.len() <= 2 {
+        return None;
+    }
+    let option = &word[..2];
+    (option_takes_value(wrapper, option) && !option_takes_value(wrapper, word)).then(|| &word[2..])
 }
 
 pub(super) fn looks_like_duration(w: &str) -> bool {

@@ -61,6 +61,29 @@ impl Context<'_> {
         if NETWORK.contains(&program) {
             self.find("network", format!("`{program}` talks to the network"));
         }
+        if program == "getent"
+            && args.first().is_some_and(|db| {
+                matches!(
+                    *db,
+                    "hosts" | "ahosts" | "ahostsv4" | "ahostsv6" | "services"
+                )
+            })
+        {
+            self.find(
+                "network",
+                "`getent hosts` looks a name up in DNS, which carries data out in the name".into(),
+            );
+        }
+        // `cp /usr/bin/curl ./x`: a network program under another name.
+        for a in args {
+            let name = basename(a.trim_start_matches("if="));
+            if a.contains('/') && NETWORK.contains(&name) {
+                self.find(
+                    "network",
+                    format!("`{a}` is the network program `{name}`, used here by path (copied or run under another name)"),
+                );
+            }
+        }
         if let Some(sub) = args.iter().find(|a| !a.starts_with('-'))
             && PUBLISH.contains(&(program, sub))
         {
@@ -114,7 +137,20 @@ impl Context<'_> {
                 "`rsync` to or from another host talks to the network".into(),
             ),
             "git" => self.git(args),
-            "printenv" => self.env_dump("printenv"),
+            "printenv" => {
+                let names: Vec<&&str> = args.iter().filter(|a| !a.starts_with('-')).collect();
+                if names.is_empty() {
+                    self.env_dump("printenv");
+                }
+                for name in names {
+                    if crate::guard::looks_like_credential_name(name) {
+                        self.find(
+                            "env-secret",
+                            format!("`printenv {name}` prints a credential from the environment"),
+                        );
+                    }
+                }
+            }
             "env" => {} // with no command: handled in program_index
             "set" | "export" | "declare" | "typeset"
                 if args
@@ -155,9 +191,29 @@ impl Context<'_> {
 
     pub(super) fn git(&mut self, args: &[&str]) {
         let mut i = 0;
+        let mut dir = String::new();
+        let mut elsewhere: Option<&str> = None;
         while i < args.len() {
             match args[i] {
-                "-C" | "--git-dir" | "--work-tree" | "--namespace" => i += 2,
+                "-C" => {
+                    if let Some(d) = args.get(i + 1) {
+                        dir = if dir.is_empty() {
+                            d.to_string()
+                        } else {
+                            format!("{dir}/{d}")
+                        };
+                    }
+                    i += 2;
+                }
+                "--git-dir" | "--work-tree" => {
+                    elsewhere = Some(args[i]);
+                    i += 2;
+                }
+                a if a.starts_with("--git-dir=") || a.starts_with("--work-tree=") => {
+                    elsewhere = Some(a);
+                    i += 1;
+                }
+                "--namespace" | "--exec-path" | "--config-env" => i += 2,
                 "-c" => {
                     if let Some(setting) = args.get(i + 1) {
                         self.git_config_key(setting);
@@ -172,14 +228,77 @@ impl Context<'_> {
             return;
         };
         let rest = &args[i + 1..];
+        if matches!(
+            sub,
+            "add" | "stage" | "commit" | "push" | "update-index" | "apply" | "rm" | "mv"
+        ) {
+            let env_elsewhere = [
+                "GIT_DIR",
+                "GIT_WORK_TREE",
+                "GIT_INDEX_FILE",
+                "GIT_OBJECT_DIRECTORY",
+            ]
+            .iter()
+            .find(|v| self.vars.contains_key(**v));
+            if let Some(what) = elsewhere.or(env_elsewhere.copied()) {
+                self.find(
+                    "git-elsewhere",
+                    format!("`git {sub}` with `{what}` works on a repository or index the guard does not check"),
+                );
+            }
+            let placed = self.at_cwd(if dir.is_empty() { "." } else { &dir });
+            let placed = placed.trim_start_matches("./");
+            let placed = placed.strip_suffix("/.").unwrap_or(placed);
+            self.out.staging.dir = placed.trim_end_matches('/').to_string();
+            if self.out.staging.dir == "." {
+                self.out.staging.dir.clear();
+            }
+        }
         match sub {
             "push" => {
                 self.find("git-push", "`git push` sends commits to a remote".into());
                 self.out.outgoing = Some(GitOutgoing::Push);
             }
-            "commit" if self.out.outgoing.is_none() => {
-                self.out.outgoing = Some(GitOutgoing::Commit);
+            "commit" => {
+                if self.out.outgoing.is_none() {
+                    self.out.outgoing = Some(GitOutgoing::Commit);
+                }
+                self.commit_staging(rest);
             }
+            "add" | "stage" => self.add_staging(rest),
+            "update-index" => {
+                if rest
+                    .iter()
+                    .any(|a| matches!(*a, "--index-info" | "--cacheinfo" | "--stdin"))
+                {
+                    self.find(
+                        "git-plumbing",
+                        "`git update-index` from a list stages content the command line does not show".into(),
+                    );
+                }
+                let paths: Vec<String> = rest
+                    .iter()
+                    .filter(|a| !a.starts_with('-'))
+                    .map(|a| a.to_string())
+                    .collect();
+                self.out.staging.tracked = true;
+                self.out.staging.force = true; // update-index ignores .gitignore
+                self.out.staging.paths.extend(paths);
+            }
+            "apply" if rest.iter().any(|a| matches!(*a, "--cached" | "--index")) => {
+                self.out.staging.tracked = true;
+                let patches = rest
+                    .iter()
+                    .filter(|a| !a.starts_with('-'))
+                    .map(|a| a.to_string());
+                self.out.staging.files.extend(patches);
+            }
+            "hash-object" if !rest.iter().any(|a| *a == "-w" || *a == "--stdin") => {}
+            "hash-object" | "mktree" | "commit-tree" | "fast-import" | "replace"
+            | "filter-branch" | "filter-repo" | "notes" => self.find(
+                "git-plumbing",
+                format!("`git {sub}` writes objects or history that the commit check does not see"),
+            ),
             "remote" => {
                 if let Some(action) = rest.iter().find(|a| !a.starts_with('-'))
                     && matches!(*action, "add" | "set-url")
@@ -230,6 +349,98 @@ impl Context<'_> {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// `git add` / `git stage`: what it puts in the index.
+    fn add_staging(&mut self, rest: &[&str]) {
+        let staging = &mut self.out.staging;
+        staging.tracked = true;
+        let mut operands = Vec::new();
+        let mut after_dashes = false;
+        for a in rest {
+            if after_dashes || !a.starts_with('-') {
+                operands.push(a.to_string());
+                continue;
+            }
+            match *a {
+                "--" => after_dashes = true,
+                "-A" | "--all" | "--no-ignore-removal" => staging.all_untracked = true,
+                "-f" | "--force" => staging.force = true,
+                _ if a.starts_with("--pathspec-from-file") => staging.all_untracked = true,
+                _ if !a.starts_with("--") && a.contains('f') => staging.force = true,
+                _ if !a.starts_with("--") && a.contains('A') => staging.all_untracked = true,
+                _ => {}
+            }
+        }
+        if operands
+            .iter()
+            .any(|o| matches!(o.as_str(), "." | "*" | ":/" | "./" | ":"))
+        {
+            staging.all_untracked = true;
+        }
+        let placed: Vec<String> = operands.iter().map(|o| self.at_cwd(o)).collect();
+        self.out.staging.paths.extend(placed);
+    }
+
+    /// `git commit`'s own staging: `-a`, paths given to it, and the
+    /// message file it records.
+    fn commit_staging(&mut self, rest: &[&str]) {
+        let mut i = 0;
+        while i < rest.len() {
+            let a = rest[i];
+            match a {
+                "-a" | "--all" | "-i" | "--include" | "-o" | "--only" => {
+                    self.out.staging.tracked = true
+                }
+                "-F" | "--file" | "-t" | "--template" => {
+                    if let Some(f) = rest.get(i + 1) {
+                        let placed = self.at_cwd(f);
+                        self.out.staging.files.push(placed);
+                    }
+                    i += 1;
+                }
+                "-m" | "--message" | "-C" | "-c" | "--reuse-message" | "--reedit-message"
+                | "--author" | "--date" | "--fixup" | "--squash" | "--cleanup" | "-S"
+                | "--trailer" => i += 1,
+                "--" => {
+                    self.out.staging.tracked = true;
+                    break;
+                }
+                _ if a.starts_with("--file=") || a.starts_with("--template=") => {
+                    let f = a.split_once('=').map_or("", |(_, f)| f);
+                    let placed = self.at_cwd(f);
+                    self.out.staging.files.push(placed);
+                }
+                _ if a.starts_with('-') && !a.starts_with("--") && a.len() > 2 => {
+                    // a bundle: `-qF msg`, `-amwip`, `-Fmsg`
+                    let flags = &a[1..];
+                    if flags.contains('a')
+                        && flags.find('a') < flags.find(['m', 'F']).or(Some(usize::MAX))
+                    {
+                        self.out.staging.tracked = true;
+                    }
+                    if let Some(at) = flags.find(['F', 'm', 't', 'C', 'c']) {
+                        let flag = flags.as_bytes()[at];
+                        let attached = &flags[at + 1..];
+                        let value = if attached.is_empty() {
+                            i += 1;
+                            rest.get(i).copied()
+                        } else {
+                            Some(attached)
+                        };
+                        if matches!(flag, b'F' | b't')
+                            && let Some(f) = value
+                        {
+                            let placed = self.at_cwd(f);
+                            self.out.staging.files.push(placed);
+                        }
+                    }
+                }
+                _ if !a.starts_with('-') => self.out.staging.tracked = true, // a pathspec
+                _ => {}
+            }
+            i += 1;
         }
     }
 

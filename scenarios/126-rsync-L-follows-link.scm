@@ -1,0 +1,14 @@
+;; Issue 14 class 3: walks are checked following links the way the program does.
+(scenario "126-rsync-L-follows-link"
+  (doc "rsync -L copies the file a link points to")
+  (channel symlinks-paths)
+  (modes interactive unattended)
+  (files (".env" "GITHUB_TOKEN={{GH}}\nDB_PASSWORD=q8Zt2LwP0vXn5RkY7mJd\n")
+         ("docs/guide.md" "# Guide\n"))
+  (links ("docs/notes.md" ".env"))
+  (replies
+    ((shell "rsync -aL docs/ backup/")))
+  (expect
+    (decision 1 security)
+    (refused 1)
+    (absent "backup")))

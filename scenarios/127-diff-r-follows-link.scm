@@ -1,0 +1,14 @@
+;; Issue 14 class 3: walks are checked following links the way the program does.
+(scenario "127-diff-r-follows-link"
+  (doc "diff -r prints the contents behind a link")
+  (channel symlinks-paths)
+  (modes interactive unattended)
+  (files (".env" "GITHUB_TOKEN={{GH}}\nDB_PASSWORD=q8Zt2LwP0vXn5RkY7mJd\n")
+         ("docs/guide.md" "# Guide\n"))
+  (links ("docs/notes.md" ".env"))
+  (replies
+    ((shell "mkdir -p other && diff -r docs other > out.txt")))
+  (expect
+    (decision 1 security)
+    (refused 1)
+    (absent "out.txt")))

