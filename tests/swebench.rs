@@ -780,6 +780,7 @@ fn the_endpoint_cap_holds_a_second_request_until_the_first_is_done() {
     let server = Arc::new(ScriptedServer::start(script).expect("server"));
     nib::model::set_endpoint_concurrency(1);
     let req = Request {
+        max_tokens: None,
         system: "s".into(),
         messages: vec![Message::User("hi".into())],
         tools: vec![],

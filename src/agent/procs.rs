@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::INTERRUPTED;
 use super::messages::{error_kind, reply_json, to_messages};
+use super::record::Made;
 use crate::engine::Engine;
 use crate::model::{Client, Reply, Request, StreamEvent};
 use crate::prim::table::{ALL, lookup};
@@ -171,6 +172,7 @@ impl Shared {
             system,
             messages,
             tools,
+            max_tokens: options.max_tokens,
         };
         let model = self.client.config().model.clone();
         let _ = self.log.emit(&Event::LlmReq(event::LlmReq {
@@ -243,8 +245,14 @@ impl Shared {
     fn run_calls(&self, calls: &[Value], step: u64) -> Value {
         let parsed: Vec<Parsed> = calls.iter().map(|c| self.parse_call(c)).collect();
         for (index, ((id, name, call), raw)) in parsed.iter().zip(calls).enumerate() {
-            let raw = call.is_err().then(|| raw_arguments(raw));
-            self.log_call(step, index, id, name, call.as_ref().ok(), None, raw);
+            let made = Made {
+                id,
+                name,
+                call: call.as_ref().ok(),
+                raw_arguments: call.is_err().then(|| raw_arguments(raw)),
+                by: None,
+            };
+            self.log_call(step, index, made);
         }
         let runnable: Vec<Call> = parsed
             .iter()
@@ -336,7 +344,14 @@ impl Shared {
 
     /// A primitive the strategy called itself, outside any reply.
     pub(super) fn run_direct(&self, call: &Call) -> Value {
-        self.log_call(0, 0, "", call.decl.name, Some(call), Some("strategy"), None);
+        let made = Made {
+            id: "",
+            name: call.decl.name,
+            call: Some(call),
+            raw_arguments: None,
+            by: Some("strategy"),
+        };
+        self.log_call(0, 0, made);
         let result = self.host.run(call);
         self.log_result(0, 0, call.decl.name, Some(call), &result);
         let mut obj = result.to_json();
@@ -400,10 +415,12 @@ struct CallOptions {
     system_extra: Option<String>,
     /// Not streamed to the person watching.
     quiet: bool,
+    /// This call's output token limit.
+    max_tokens: Option<u32>,
 }
 
 impl CallOptions {
-    const KEYS: [&'static str; 4] = ["tools", "system", "system_extra", "quiet"];
+    const KEYS: [&'static str; 5] = ["tools", "system", "system_extra", "quiet", "max_tokens"];
 
     fn parse(value: Option<&Value>) -> Result<CallOptions, String> {
         let mut out = CallOptions::default();
@@ -438,6 +455,14 @@ impl CallOptions {
                     )
                 }
                 "quiet" => out.quiet = v.as_bool().ok_or("option `quiet` must be #t or #f")?,
+                "max_tokens" => {
+                    let n = v
+                        .as_u64()
+                        .filter(|n| *n > 0)
+                        .and_then(|n| u32::try_from(n).ok())
+                        .ok_or("option `max_tokens` must be a positive integer")?;
+                    out.max_tokens = Some(n);
+                }
                 other => {
                     return Err(format!(
                         "unknown option `{other}`; the options are {}",

@@ -10,19 +10,28 @@ use crate::prim::schema::positional;
 use crate::prim::{Arg, Call, ToolResult};
 use crate::session::event::{self, Event};
 
+/// A call as `tool.call` records it.
+pub(super) struct Made<'a> {
+    pub id: &'a str,
+    pub name: &'a str,
+    /// `None` when its arguments did not parse; the name is then all
+    /// there is, with the arguments as received.
+    pub call: Option<&'a Call>,
+    pub raw_arguments: Option<String>,
+    /// Who made it when not the model (`strategy`).
+    pub by: Option<&'a str>,
+}
+
 impl Shared {
-    /// `tool.call`: the call as made (`call` is `None` when its arguments
-    /// did not parse; the name is then all there is).
-    pub(super) fn log_call(
-        &self,
-        step: u64,
-        index: usize,
-        id: &str,
-        name: &str,
-        call: Option<&Call>,
-        by: Option<&str>,
-        raw_arguments: Option<String>,
-    ) {
+    /// `tool.call`: the call as made.
+    pub(super) fn log_call(&self, step: u64, index: usize, made: Made<'_>) {
+        let Made {
+            id,
+            name,
+            call,
+            raw_arguments,
+            by,
+        } = made;
         let _ = self.log.emit(&Event::ToolCall(event::ToolCall {
             step,
             call: index as u64,

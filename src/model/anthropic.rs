@@ -77,7 +77,7 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request, stream: bool) -> Value {
 
     let mut body = json!({
         "model": cfg.model,
-        "max_tokens": cfg.max_tokens,
+        "max_tokens": req.max_tokens.unwrap_or(cfg.max_tokens),
         "stream": stream,
     });
     if !req.system.is_empty() {

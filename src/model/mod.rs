@@ -9,6 +9,7 @@
 //! let client = Client::new(ModelConfig::new(Provider::Ollama, "qwen3-coder:30b"))?;
 //! let req = Request {
 //!     system: "You are a coding agent.".into(),
+//!     max_tokens: None, // or Some(n): this call's own output limit
 //!     messages: vec![Message::User("List the files.".into())],
 //!     tools: vec![], // each {"name", "description", "parameters"} from prim::schema::tool_schema
 //! };
@@ -322,6 +323,9 @@ pub struct Request {
     /// `prim::schema::tool_schema` makes them; wrapped per protocol. Keep
     /// the list identical across a session's requests (prompt caches).
     pub tools: Vec<serde_json::Value>,
+    /// This call's output token limit, instead of the config's
+    /// `max_tokens` (a strategy's short summary call).
+    pub max_tokens: Option<u32>,
 }
 
 /// One turn of the conversation.

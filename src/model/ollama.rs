@@ -51,7 +51,10 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request, stream: bool) -> Value {
     if let Some(n) = cfg.num_ctx {
         options.insert("num_ctx".into(), json!(n));
     }
-    options.insert("num_predict".into(), json!(cfg.max_tokens));
+    options.insert(
+        "num_predict".into(),
+        json!(req.max_tokens.unwrap_or(cfg.max_tokens)),
+    );
     if let Some(t) = cfg.temperature {
         options.insert("temperature".into(), json!(t));
     }

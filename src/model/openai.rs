@@ -56,7 +56,7 @@ pub(crate) fn body(cfg: &ModelConfig, req: &Request, stream: bool) -> Value {
     } else {
         "max_tokens"
     };
-    body[max_key] = json!(cfg.max_tokens);
+    body[max_key] = json!(req.max_tokens.unwrap_or(cfg.max_tokens));
     if let Some(t) = cfg.temperature {
         body["temperature"] = json!(t);
     }

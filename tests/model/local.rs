@@ -22,6 +22,7 @@ use crate::support::{call, config, essence, request, rich_expected, rich_reply, 
 /// A request that offers fs-read and fs-edit.
 fn with_tools() -> Request {
     Request {
+        max_tokens: None,
         tools: vec![tool_schema(&FS_READ), tool_schema(&FS_EDIT)],
         ..request()
     }

@@ -11,6 +11,7 @@ use crate::support::{MODEL, call, config, server};
 
 fn conversation() -> Request {
     Request {
+        max_tokens: None,
         system: "You are nib.".into(),
         messages: vec![
             Message::User("Fix the bug.".into()),

@@ -38,6 +38,7 @@ pub fn server(replies: Vec<ScriptedReply>) -> ScriptedServer {
 
 pub fn request() -> Request {
     Request {
+        max_tokens: None,
         system: "You are a test.".into(),
         messages: vec![nib::model::Message::User("Go.".into())],
         tools: vec![],
