@@ -74,7 +74,7 @@ pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
 enum Prefix {
     /// `    12\tline` (fs-read's own form).
     Tab,
-    /// `12:line` or `12: line` (grep -n and many viewers).
+    /// `12:line` (grep -n).
     Colon,
 }
 
@@ -94,9 +94,8 @@ fn split_prefix(line: &str, form: Prefix) -> Option<(usize, &str)> {
             None if rest.is_empty() => Some((number, "")),
             None => None,
         },
-        Prefix::Colon => rest
-            .strip_prefix(':')
-            .map(|r| (number, r.strip_prefix(' ').unwrap_or(r))),
+        // As grep -n prints it: a space after the colon is the line's own.
+        Prefix::Colon => rest.strip_prefix(':').map(|r| (number, r)),
     }
 }
 

@@ -138,8 +138,15 @@ fn usual_ending(norm: &str, endings: &[(usize, Eol)]) -> Eol {
     let crlf = endings.iter().filter(|(_, e)| *e == Eol::Crlf).count();
     let cr = endings.len() - crlf;
     let lf = total - endings.len();
-    let first_lf = memchr::memchr(b'\n', norm.as_bytes())
-        .filter(|&at| endings.first().is_none_or(|&(p, _)| p != at))
+    // The first '\n' that was a plain LF: the first not in `endings`.
+    let mut others = endings.iter().map(|&(p, _)| p).peekable();
+    let first_lf = memchr::memchr_iter(b'\n', norm.as_bytes())
+        .find(|&at| {
+            while others.peek().is_some_and(|&p| p < at) {
+                others.next();
+            }
+            others.peek() != Some(&at)
+        })
         .unwrap_or(usize::MAX);
     let first_of = |eol: Eol| match eol {
         Eol::Lf => first_lf,
@@ -275,6 +282,7 @@ mod tests {
         assert_eq!(usual("a\rb\rc"), Eol::Cr);
         assert_eq!(usual("one\r\ntwo\rthree\nfour\r\n"), Eol::Crlf);
         assert_eq!(usual("x"), Eol::Lf);
+        assert_eq!(usual("a\r\nb\nc\nd\re\r"), Eol::Lf);
     }
 
     #[test]
