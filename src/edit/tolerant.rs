@@ -254,12 +254,35 @@ pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<Found
     // thousands of equal lines) finds every place any level could match,
     // and the levels then look only there.
     let n = lines.count();
-    let file_loose: Vec<u64> = (0..n).map(|j| loose_hash(lines.line(text, j))).collect();
-    let old_loose: Vec<u64> = probe.old_lines.iter().map(|l| loose_hash(l)).collect();
-    let starts: Vec<usize> = kmp_all(&file_loose, &old_loose)
-        .into_iter()
-        .filter(|&j| probe.allows(lines, j, m, text.len()))
+    // Lines loosely equal to old's first line (a comparison that stops at
+    // the first differing byte) are where a match can start; only the lines
+    // those places cover are hashed.
+    let first_key = key(Level::InnerWhitespace, probe.old_lines[0]).into_owned();
+    let first: Vec<usize> = (0..=n - m)
+        .filter(|&j| loosely_equal(lines.line(text, j), &first_key))
         .collect();
+    let mut file_loose: Vec<u64> = vec![0; n];
+    let mut covered_to = 0;
+    for &s in &first {
+        for (j, slot) in file_loose
+            .iter_mut()
+            .enumerate()
+            .take(s + m)
+            .skip(s.max(covered_to))
+        {
+            *slot = loose_hash(lines.line(text, j)) | 1;
+        }
+        covered_to = covered_to.max(s + m);
+    }
+    let old_loose: Vec<u64> = probe.old_lines.iter().map(|l| loose_hash(l) | 1).collect();
+    let starts: Vec<usize> = if first.is_empty() {
+        Vec::new()
+    } else {
+        kmp_all(&file_loose, &old_loose)
+    }
+    .into_iter()
+    .filter(|&j| probe.allows(lines, j, m, text.len()))
+    .collect();
     let file_unit = if starts.is_empty() {
         None
     } else {
@@ -286,6 +309,29 @@ pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<Found
         }
     }
     None
+}
+
+/// `key(InnerWhitespace, line) == key`, without allocating for ASCII lines.
+fn loosely_equal(line: &str, key: &str) -> bool {
+    if !line.is_ascii() {
+        return self::key(Level::InnerWhitespace, line) == key;
+    }
+    let mut want = key.bytes();
+    let mut in_space = false;
+    for b in line.trim().bytes() {
+        if (b as char).is_whitespace() {
+            in_space = true;
+            continue;
+        }
+        if in_space && want.next() != Some(b' ') {
+            return false;
+        }
+        in_space = false;
+        if want.next() != Some(b) {
+            return false;
+        }
+    }
+    want.next().is_none()
 }
 
 /// A hash of a line's loosest key, without allocating for ASCII lines.
