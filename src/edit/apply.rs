@@ -17,13 +17,11 @@ use std::borrow::Cow;
 use std::collections::HashMap;
 use std::ops::Range;
 
-use aho_corasick::AhoCorasick;
-
 use super::diff::Diff;
 use super::error::{EditError, ErrorKind};
 use super::hints;
 use super::pieces::{
-    Pieces, Replacement, find_overlapping, locate, overlaps, overlaps_any, windows,
+    Automaton, Pieces, Replacement, find_overlapping, locate, overlaps, overlaps_any, windows,
 };
 use super::request::{Edit, check_edit};
 use super::text::{LineIndex, Source, lf};
@@ -227,7 +225,7 @@ fn run(
             Some(id)
         })
         .collect();
-    let (orig_hits, automaton) = locate(&src.norm, &patterns);
+    let (orig_hits, automaton) = locate(&src.norm, &patterns, LONG);
     let reach = patterns
         .iter()
         .map(|p| p.len())
@@ -305,7 +303,7 @@ struct Call<'s> {
     orig_hits: Vec<Vec<usize>>,
     /// All patterns, when there are several; reads the text around each
     /// edit's changes.
-    automaton: Option<AhoCorasick>,
+    automaton: Option<Automaton>,
     pat_len: Vec<usize>,
     /// The last edit (0-based) that looks for each pattern.
     last_use: Vec<usize>,
@@ -379,15 +377,15 @@ impl Call<'_> {
             *start = (*start as isize + delta) as usize;
             true
         });
-        let Some(ac) = &self.automaton else {
+        let Some(Automaton { ac, ids }) = &self.automaton else {
             return;
         };
         let edit = n - 1;
         for w in windows(&done.regions, self.reach, self.pieces.len()) {
             let text = self.pieces.bytes(w.clone());
             for m in ac.find_overlapping_iter(text.as_ref()) {
-                let pid = m.pattern().as_usize();
-                if self.last_use[pid] <= edit || self.pat_len[pid] > LONG {
+                let pid = ids[m.pattern().as_usize()];
+                if self.last_use[pid] <= edit {
                     continue;
                 }
                 let start = w.start + m.start();
@@ -404,6 +402,15 @@ impl Call<'_> {
         let lines = LineIndex::new(&cur);
         at.iter().map(|&h| lines.line_of(h)).collect()
     }
+}
+
+/// The current text with its lines, made when an edit first needs them.
+type View<'s> = (Cow<'s, str>, LineIndex);
+
+fn see<'s>(pieces: &Pieces<'s>) -> View<'s> {
+    let cur = pieces.materialize();
+    let lines = LineIndex::new(&cur);
+    (cur, lines)
 }
 
 /// One edit of the call, in its place in the order.
@@ -446,22 +453,25 @@ fn end_after(replacements: &[Replacement]) -> usize {
 }
 
 impl Step<'_> {
-    fn run(&self, call: &mut Call) -> Result<Outcome, EditError> {
+    fn run<'s>(&self, call: &mut Call<'s>) -> Result<Outcome, EditError> {
         let region = self.region(call)?;
         if self.old.is_empty() {
             return Ok(self.insert(call, &region));
         }
-        if let Some(outcome) = self.try_match(call, &region, self.old, self.new, self.pid)? {
+        let mut view = None;
+        if let Some(outcome) =
+            self.try_match(call, &region, self.old, self.new, self.pid, &mut view)?
+        {
             return Ok(outcome);
         }
-        let cur = call.pieces.materialize();
-        let lines = LineIndex::new(&cur);
+        let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
+        let (cur, lines) = (&*cur, &*lines);
         if self.was_applied && (self.new.trim().is_empty() || self.new_at(&cur, &lines).is_some()) {
             return Ok(Outcome::AlreadyApplied);
         }
         // old copied from fs-read output with its line numbers.
         if let Some((old, new)) = hints::strip_read_prefixes(self.old, self.new)
-            && let Some(outcome) = self.try_match(call, &region, &old, &new, None)?
+            && let Some(outcome) = self.try_match(call, &region, &old, &new, None, &mut view)?
         {
             call.notes.push(format!(
                 "edit {}: every line of old started with a line number as fs-read shows it; \
@@ -473,18 +483,20 @@ impl Step<'_> {
         if let Some(stale) = self.stale(call) {
             return Err(stale);
         }
-        Err(self.not_found(&cur, &lines))
+        let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
+        Err(self.not_found(cur, lines))
     }
 
     /// Exact, then the tolerant levels. None when old matches nowhere in
     /// the region.
-    fn try_match(
+    fn try_match<'s>(
         &self,
-        call: &mut Call,
+        call: &mut Call<'s>,
         region: &Region,
         old: &str,
         new: &str,
         pid: Option<usize>,
+        view: &mut Option<View<'s>>,
     ) -> Result<Option<Outcome>, EditError> {
         let (mut old, mut new) = (old, new);
         let len = call.pieces.len();
@@ -515,8 +527,8 @@ impl Step<'_> {
         if !hits.is_empty() {
             return self.replace_exact(call, &hits, old, new).map(Some);
         }
-        let cur = call.pieces.materialize();
-        let lines = LineIndex::new(&cur);
+        let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
+        let (cur, lines): (&str, &LineIndex) = (cur, lines);
         let near_line = match self.near {
             Near::Line(n) => Some(n.saturating_sub(1)),
             _ => None,
@@ -529,7 +541,7 @@ impl Step<'_> {
             level,
             matches: mut found,
             unsure,
-        }) = tolerant::find(&cur, &lines, &probe)
+        }) = tolerant::find(cur, lines, &probe)
         else {
             return Ok(None);
         };
@@ -554,7 +566,7 @@ impl Step<'_> {
                 hints::line_list(&at)
             )));
         }
-        found.retain(|m| tolerant::verified(&cur, &lines, &probe, level, m));
+        found.retain(|m| tolerant::verified(cur, lines, &probe, level, m));
         if found.is_empty() {
             return Ok(None);
         }
@@ -572,7 +584,7 @@ impl Step<'_> {
             }
             replacements.push((
                 m.range.clone(),
-                tolerant::replacement(&cur, &lines, m, old, new),
+                tolerant::replacement(cur, lines, m, old, new),
             ));
         }
         call.notes.push(format!(
@@ -582,8 +594,6 @@ impl Step<'_> {
             level.ignoring()
         ));
         let count = replacements.len();
-        drop(lines);
-        drop(cur);
         call.splice(self.n, replacements);
         Ok(Some(Outcome::Applied { level, count }))
     }

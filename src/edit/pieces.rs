@@ -658,43 +658,54 @@ fn failure(needle: &[u8]) -> Vec<usize> {
 }
 
 /// Every start of each pattern in `text`, overlapping ones included: one
-/// pass for all patterns together. The automaton is returned for the seam
-/// searches after each edit.
-pub(crate) fn locate(text: &str, patterns: &[&str]) -> (Vec<Vec<usize>>, Option<AhoCorasick>) {
-    if patterns.len() <= 1 {
-        let hits = patterns
-            .iter()
-            .map(|p| find_overlapping(text.as_bytes(), p.as_bytes()))
-            .collect();
-        return (hits, None);
-    }
-    // A contiguous NFA: its build is linear in the patterns' size. The DFA
-    // the builder would pick for few patterns takes minutes to build for an
-    // old text of 10,000 equal lines.
-    let automaton = AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .kind(Some(AhoCorasickKind::ContiguousNFA))
-        .build(patterns);
-    match automaton {
-        Ok(ac) => {
-            let mut hits: Vec<Vec<usize>> = vec![Vec::new(); patterns.len()];
+/// pass for all patterns up to `long` bytes together, and one linear search
+/// for each longer one (an automaton's build grows with its patterns, and
+/// long olds are few). The automaton, over the short patterns only (the
+/// others match nothing in it), is returned for the seam searches after
+/// each edit.
+pub(crate) fn locate(
+    text: &str,
+    patterns: &[&str],
+    long: usize,
+) -> (Vec<Vec<usize>>, Option<Automaton>) {
+    let mut hits: Vec<Vec<usize>> = vec![Vec::new(); patterns.len()];
+    let ids: Vec<usize> = (0..patterns.len())
+        .filter(|&i| patterns[i].len() <= long)
+        .collect();
+    let mut automaton = None;
+    if ids.len() > 1 {
+        // A contiguous NFA: its build is linear in the patterns' size. The
+        // DFA the builder would pick for few patterns takes minutes to build
+        // for an old text of 10,000 equal lines.
+        let built = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(ids.iter().map(|&i| patterns[i]));
+        if let Ok(ac) = built {
             for m in ac.find_overlapping_iter(text) {
-                hits[m.pattern().as_usize()].push(m.start());
+                hits[ids[m.pattern().as_usize()]].push(m.start());
             }
             for h in &mut hits {
                 h.sort_unstable();
             }
-            (hits, Some(ac))
-        }
-        // Too large to build: one linear search per pattern.
-        Err(_) => {
-            let hits = patterns
-                .iter()
-                .map(|p| find_overlapping(text.as_bytes(), p.as_bytes()))
-                .collect();
-            (hits, None)
+            automaton = Some(Automaton { ac, ids });
         }
     }
+    for (i, p) in patterns.iter().enumerate() {
+        let in_automaton = automaton.is_some() && p.len() <= long;
+        if !in_automaton {
+            hits[i] = find_overlapping(text.as_bytes(), p.as_bytes());
+        }
+    }
+    (hits, automaton)
+}
+
+/// The automaton over the short patterns, and each of its patterns' index
+/// among all of them.
+#[derive(Debug)]
+pub(crate) struct Automaton {
+    pub ac: AhoCorasick,
+    pub ids: Vec<usize>,
 }
 
 #[cfg(test)]
