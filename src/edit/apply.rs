@@ -466,7 +466,7 @@ impl Step<'_> {
         }
         let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
         let (cur, lines) = (&*cur, &*lines);
-        if self.was_applied && (self.new.trim().is_empty() || self.new_at(&cur, &lines).is_some()) {
+        if self.was_applied && (self.new.trim().is_empty() || self.new_at(cur, lines).is_some()) {
             return Ok(Outcome::AlreadyApplied);
         }
         // old copied from fs-read output with its line numbers.
