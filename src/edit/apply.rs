@@ -464,11 +464,6 @@ impl Step<'_> {
         {
             return Ok(outcome);
         }
-        let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
-        let (cur, lines) = (&*cur, &*lines);
-        if self.was_applied && (self.new.trim().is_empty() || self.new_at(cur, lines).is_some()) {
-            return Ok(Outcome::AlreadyApplied);
-        }
         // old copied from fs-read output with its line numbers.
         if let Some((old, new)) = hints::strip_read_prefixes(self.old, self.new)
             && let Some(outcome) = self.try_match(call, &region, &old, &new, None, &mut view)?
@@ -529,6 +524,14 @@ impl Step<'_> {
         }
         let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
         let (cur, lines): (&str, &LineIndex) = (cur, lines);
+        // Before any tolerant level: a resent edit whose old still matches
+        // loosely (an insertion leaves old's lines in place) is done.
+        if old == self.old
+            && self.was_applied
+            && (self.new.trim().is_empty() || self.new_at(cur, lines).is_some())
+        {
+            return Ok(Some(Outcome::AlreadyApplied));
+        }
         let near_line = match self.near {
             Near::Line(n) => Some(n.saturating_sub(1)),
             _ => None,
