@@ -185,3 +185,24 @@ fn runs_of_equal_lines() {
     let e = err(&text, &[Edit::new("x\n".repeat(10_000), "y\n")]);
     assert_eq!(e.kind, ErrorKind::Ambiguous);
 }
+
+/// A resent insertion applied at a tolerant level: its old still matches
+/// loosely, but the record says it was made, so it is skipped.
+#[test]
+fn a_resent_tolerant_insertion_is_not_applied_twice() {
+    let text = "fn f() {\n        a();\n        b();\n}\n";
+    let e = Edit::new("a();\nb();\n", "a();\nprobe();\nb();\n");
+    let first = ok(text, std::slice::from_ref(&e));
+    assert_eq!(
+        first.text,
+        "fn f() {\n        a();\n        probe();\n        b();\n}\n"
+    );
+    let again = apply(
+        &first.text,
+        std::slice::from_ref(&e),
+        &first.made(&[e.clone()]),
+    )
+    .unwrap();
+    assert_eq!(again.outcomes, [Outcome::AlreadyApplied]);
+    assert_eq!(again.text, first.text);
+}
