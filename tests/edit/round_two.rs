@@ -200,7 +200,7 @@ fn a_resent_tolerant_insertion_is_not_applied_twice() {
     let again = apply(
         &first.text,
         std::slice::from_ref(&e),
-        &first.made(&[e.clone()]),
+        &first.made(std::slice::from_ref(&e)),
     )
     .unwrap();
     assert_eq!(again.outcomes, [Outcome::AlreadyApplied]);
