@@ -1,24 +1,43 @@
 //! `nib apply` as a whole process on large files, beside a floor measured in
-//! the same run: a plain Rust read + `str::find` + write of the same file.
+//! the same run (a plain Rust read + `str::find` + write of the same file)
+//! and, when `CODEX_BIN` names a Codex CLI binary, beside Codex's own
+//! applier (`codex --codex-run-as-apply-patch PATCH`) on the same files with
+//! the same changes as a V4A patch.
 //!
-//! Run with `cargo bench --bench apply`. Prints a table of medians and each
-//! case's ratio to the floor; the ratios are what to compare across
-//! machines. The cases are the ones the foundation issue sets targets for:
-//! one exact edit in 10 MB, 100 edits in one call in 10 MB, a refused edit
-//! on 100,000 lines explained with its nearest lines, and a dedented edit on
-//! 100,000 lines.
+//! Run with `cargo bench --bench apply` (or `CODEX_BIN=/path/to/codex cargo
+//! bench --bench apply`). Prints a table of medians and each case's ratio
+//! to the floor (and to Codex); the ratios are what to compare across
+//! machines. Cases: one exact edit in 10 MB; 100 edits in one call in 10
+//! MB; a refused edit on 100,000 lines explained with its nearest lines; a
+//! dedented edit on 100,000 lines; 1,000 and 2,000 edits in one call on
+//! 100,000 lines (in shuffled order, and in file order for Codex, whose
+//! chunks must come in file order and whose patch must fit in one 128 KiB
+//! argument); and old texts made of 10,000 and 50,000 equal lines, as
+//! fs-edit and as a unified diff's context.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-const RUNS: usize = 15;
+const RUNS: usize = 11;
+
+/// One workload: the file, nib's input, nib's expected exit code, and the
+/// same change as a V4A patch for Codex (None when it cannot take it).
+struct Case {
+    name: String,
+    text: String,
+    input: String,
+    format: Option<&'static str>,
+    code: i32,
+    codex: Option<String>,
+}
 
 fn main() {
     let dir = tempfile::tempdir().expect("a temp dir for the benchmark");
     let big = code(250_000);
     let small = code(100_000);
+    let codex = std::env::var_os("CODEX_BIN").map(PathBuf::from);
     println!(
         "files: {:.1} MB / {} lines, {:.1} MB / {} lines; {RUNS} runs each, medians\n",
         big.len() as f64 / 1e6,
@@ -44,50 +63,251 @@ fn main() {
     });
     let spawn = measure(|| time(Command::new(nib()).arg("--version"), &[0]));
 
-    let one = single(125_001, 125_002);
-    let hundred = hundred_edits();
     let refused = r#"{"path": "f.txt", "old": "    value_50001 = compute(50001, options.retry_limit) + extra;\n    total += value_50001;\n", "new": "x"}"#;
     let dedent = r#"{"path": "f.txt", "old": "value_60001 = compute(60001, options.retry_limit);\ntotal += value_60001;\n", "new": "value_60001 = compute(60001, options.retry_limit) * 2;\ntotal += value_60001;\n"}"#;
-
-    let cases = [
-        ("one exact edit, 10 MB", &big, one.as_str(), 0),
-        ("100 edits in one call, 10 MB", &big, hundred.as_str(), 0),
-        ("refused with nearest lines, 100k lines", &small, refused, 1),
-        ("dedented edit applied, 100k lines", &small, dedent, 0),
+    let mut cases = vec![
+        Case {
+            name: "one exact edit, 10 MB".into(),
+            text: big.clone(),
+            input: single(125_001, 125_002),
+            format: None,
+            code: 0,
+            codex: Some(v4a(&spread(1, 125_001, 1))),
+        },
+        Case {
+            name: "100 edits in one call, 10 MB".into(),
+            text: big.clone(),
+            input: edits_call(&spread(100, 11, 1_237)),
+            format: None,
+            code: 0,
+            codex: Some(v4a(&spread(100, 11, 1_237))),
+        },
+        Case {
+            name: "refused with nearest lines, 100k lines".into(),
+            text: small.clone(),
+            input: refused.into(),
+            format: None,
+            code: 1,
+            codex: Some(
+                "*** Begin Patch\n*** Update File: f.txt\n@@\n-    value_50001 = compute(50001, \
+                 options.retry_limit) + extra;\n-    total += value_50001;\n+x\n*** End Patch\n"
+                    .into(),
+            ),
+        },
+        Case {
+            name: "dedented edit applied, 100k lines".into(),
+            text: small.clone(),
+            input: dedent.into(),
+            format: None,
+            code: 0,
+            codex: None,
+        },
     ];
-    println!("{:<42} {:>10} {:>8}", "case", "median", "÷ floor");
+    for k in [1_000, 2_000] {
+        let sites = spread(k, 3, 24);
+        cases.push(Case {
+            name: format!("{k} edits in one call, shuffled, 100k lines"),
+            text: small.clone(),
+            input: edits_call(&shuffled(&sites)),
+            format: None,
+            code: 0,
+            codex: None,
+        });
+        let patch = v4a(&sites);
+        cases.push(Case {
+            name: format!("{k} edits in one call, file order, 100k lines"),
+            text: small.clone(),
+            input: edits_call(&sites),
+            format: None,
+            code: 0,
+            // One argument holds at most 128 KiB on Linux.
+            codex: (patch.len() < 128 * 1024).then_some(patch),
+        });
+    }
+    for n in [10_000, 50_000] {
+        let (text, input) = equal_lines(n);
+        cases.push(Case {
+            name: format!("old of {n} equal lines + 1 edit"),
+            text: text.clone(),
+            input,
+            format: None,
+            code: 0,
+            codex: None,
+        });
+        cases.push(Case {
+            name: format!("udiff, {n} equal context lines"),
+            text,
+            input: equal_lines_udiff(n),
+            format: Some("udiff"),
+            code: 0,
+            codex: None,
+        });
+    }
+
+    let with_codex = codex.is_some();
     println!(
-        "{:<42} {:>10} {:>8}",
+        "{:<46} {:>10} {:>8} {:>10} {:>8}",
+        "case",
+        "median",
+        "÷ floor",
+        if with_codex { "codex" } else { "" },
+        if with_codex { "÷ codex" } else { "" }
+    );
+    println!(
+        "{:<46} {:>10} {:>8}",
         "floor: read + str::find + write (in process)",
         ms(floor),
         "1.0"
     );
     println!(
-        "{:<42} {:>10} {:>8.1}",
+        "{:<46} {:>10} {:>8.2}",
         "process start: nib --version",
         ms(spawn),
         ratio(spawn, floor)
     );
-    for (name, text, calls, code) in cases {
+    if let Some(bin) = &codex {
+        let start = measure(|| time(Command::new(bin).arg("--version"), &[0]));
+        println!(
+            "{:<46} {:>10} {:>8.2}",
+            "process start: codex --version",
+            ms(start),
+            ratio(start, floor)
+        );
+    }
+    for case in &cases {
         let ws = dir.path().join("ws");
-        let _ = fs::remove_dir_all(&ws);
-        fs::create_dir_all(&ws).expect("workspace");
-        let input = dir.path().join("calls.jsonl");
-        fs::write(&input, calls).expect("calls");
+        let input = dir.path().join("calls.txt");
+        fs::write(&input, &case.input).expect("calls");
         let t = measure(|| {
-            fs::write(ws.join("f.txt"), text).expect("reset");
-            let _ = fs::remove_dir_all(ws.join(".nib"));
-            time(
-                Command::new(nib())
-                    .args(["apply", "--json", "--root"])
-                    .arg(&ws)
-                    .arg(&input),
-                &[code],
-            )
+            reset(&ws, &case.text);
+            let mut cmd = Command::new(nib());
+            cmd.arg("apply").arg("--json");
+            if let Some(f) = case.format {
+                cmd.args(["--format", f]);
+            }
+            time(cmd.arg("--root").arg(&ws).arg(&input), &[case.code])
         });
-        println!("{name:<42} {:>10} {:>8.1}", ms(t), ratio(t, floor));
+        let theirs = match (&codex, &case.codex) {
+            (Some(bin), Some(patch)) => Some(measure(|| {
+                reset(&ws, &case.text);
+                time(
+                    Command::new(bin)
+                        .arg("--codex-run-as-apply-patch")
+                        .arg(patch)
+                        .current_dir(&ws),
+                    &[case.code],
+                )
+            })),
+            _ => None,
+        };
+        match theirs {
+            Some(c) => println!(
+                "{:<46} {:>10} {:>8.2} {:>10} {:>8.2}",
+                case.name,
+                ms(t),
+                ratio(t, floor),
+                ms(c),
+                ratio(t, c)
+            ),
+            None => println!("{:<46} {:>10} {:>8.2}", case.name, ms(t), ratio(t, floor)),
+        }
+    }
+    println!("\nthe edit engine alone, in process (nib::edit::apply):");
+    for case in cases.iter().filter(|c| c.format.is_none()) {
+        let Ok(call) = nib::edit::parse_call_text(&case.input) else {
+            continue;
+        };
+        let t = measure(|| {
+            let start = Instant::now();
+            let result = nib::edit::apply(&case.text, &call.edits, &[]);
+            let took = start.elapsed();
+            assert_eq!(result.is_ok(), case.code == 0, "{}", case.name);
+            took
+        });
+        println!("{:<46} {:>10} {:>8.2}", case.name, ms(t), ratio(t, floor));
     }
     check_dedent(dir.path(), &small, dedent);
+}
+
+fn reset(ws: &Path, text: &str) {
+    let _ = fs::remove_dir_all(ws);
+    fs::create_dir_all(ws).expect("workspace");
+    fs::write(ws.join("f.txt"), text).expect("reset");
+}
+
+/// `count` edit sites (odd line numbers of `code`'s value lines), `step`
+/// lines apart from `first` on.
+fn spread(count: usize, first: usize, step: usize) -> Vec<usize> {
+    (0..count).map(|k| 1 + 2 * (k * step + first / 2)).collect()
+}
+
+/// The sites in a fixed pseudo-random order.
+fn shuffled(sites: &[usize]) -> Vec<usize> {
+    let mut out = sites.to_vec();
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for i in (1..out.len()).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        out.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    out
+}
+
+/// One fs-edit call changing the value line at each site.
+fn edits_call(sites: &[usize]) -> String {
+    let edits: Vec<String> = sites
+        .iter()
+        .map(|i| {
+            format!(
+                r#"{{"old": "value_{i} = compute({i}, ", "new": "value_{i} = compute({i} + 1, "}}"#
+            )
+        })
+        .collect();
+    format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
+}
+
+/// The same changes as a V4A patch: one chunk per site, in file order.
+fn v4a(sites: &[usize]) -> String {
+    let mut sorted = sites.to_vec();
+    sorted.sort_unstable();
+    let mut out = String::from("*** Begin Patch\n*** Update File: f.txt\n");
+    for i in sorted {
+        out.push_str(&format!(
+            "@@\n-    value_{i} = compute({i}, options.retry_limit);\n+    value_{i} = compute({i} + 1, options.retry_limit);\n"
+        ));
+    }
+    out.push_str("*** End Patch\n");
+    out
+}
+
+/// A file of `n` equal lines between a first and a last line, and a call
+/// of two edits: the first line, and old = the `n` equal lines and the
+/// last line.
+fn equal_lines(n: usize) -> (String, String) {
+    let line = "    x = 1;\n";
+    let text = format!("start\n{}end\n", line.repeat(n));
+    let old = format!("{}end\n", line.repeat(n)).replace('\n', "\\n");
+    let new = format!("{}END\n", line.repeat(n)).replace('\n', "\\n");
+    let call = format!(
+        r#"{{"path": "f.txt", "edits": [{{"old": "start\n", "new": "START\n"}}, {{"old": "{old}", "new": "{new}"}}]}}"#
+    );
+    (text, call)
+}
+
+/// A unified diff of the last line of `equal_lines`'s file with all the
+/// equal lines before it as context.
+fn equal_lines_udiff(n: usize) -> String {
+    let mut out = format!(
+        "--- a/f.txt\n+++ b/f.txt\n@@ -2,{} +2,{} @@\n",
+        n + 1,
+        n + 1
+    );
+    for _ in 0..n {
+        out.push_str("     x = 1;\n");
+    }
+    out.push_str("-end\n+END\n");
+    out
 }
 
 /// Lines like an indented function body, each unique.
@@ -110,19 +330,6 @@ fn single(line: usize, to: usize) -> String {
     format!(
         r#"{{"path": "f.txt", "old": "value_{line} = compute({line}, ", "new": "value_{line} = compute({to}, "}}"#
     )
-}
-
-/// One call, 100 edits spread over the file, in file order.
-fn hundred_edits() -> String {
-    let edits: Vec<String> = (0..100)
-        .map(|k| {
-            let i = 1 + 2 * (k * 1_237 + 11);
-            format!(
-                r#"{{"old": "value_{i} = compute({i}, ", "new": "value_{i} = compute({i} + 1, "}}"#
-            )
-        })
-        .collect();
-    format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
 }
 
 /// The dedented edit must land at the file's indentation.

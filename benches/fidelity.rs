@@ -458,6 +458,12 @@ const KINDS: &[&str] = &[
     "re-spaced inner whitespace",
     "sequential multi-edit",
     "replace_all",
+    "mixed line endings",
+    "old Mac (CR) file",
+    "edit sent twice",
+    "2 spaces per tab",
+    "line numbers copied",
+    "invisible characters",
     "typo",
     "invented line",
     "stale old text",
@@ -467,9 +473,59 @@ const KINDS: &[&str] = &[
     "elided old",
     "already applied",
     "noop",
+    "stale by an earlier edit",
 ];
 
-const FIRST_REFUSE: usize = 11;
+const FIRST_REFUSE: usize = 17;
+
+/// Lines joined, each with its own ending.
+fn with_endings(lines: &[String], eols: &[&str]) -> String {
+    lines
+        .iter()
+        .zip(eols)
+        .map(|(l, e)| format!("{l}{e}"))
+        .collect()
+}
+
+/// The ending lines an edit adds get: the most common; the first seen
+/// of those tied.
+fn usual(eols: &[&str]) -> &'static str {
+    let crlf = eols.iter().filter(|e| **e == "\r\n").count();
+    let lf = eols.len() - crlf;
+    let first_crlf = eols.iter().position(|e| *e == "\r\n");
+    let first_lf = eols.iter().position(|e| *e != "\r\n");
+    if crlf > lf || (crlf == lf && first_crlf < first_lf) {
+        "\r\n"
+    } else {
+        "\n"
+    }
+}
+
+/// The endings of `s.expected(lines)`: a line the change keeps keeps its
+/// own; a changed or added line takes the usual one.
+fn expected_endings<'a>(s: &Site, eols: &[&'a str], usual: &'a str) -> Vec<&'a str> {
+    let mut out = eols[..s.start].to_vec();
+    for (i, e) in eols[s.start..s.start + s.len].iter().enumerate() {
+        if i != s.at {
+            out.push(e);
+        } else if s.change == Change::Insert {
+            out.push(e);
+            out.push(usual);
+        } else {
+            out.push(usual);
+        }
+    }
+    out.extend(&eols[s.start + s.len..]);
+    out
+}
+
+/// A line with an invisible character put after its first visible one.
+fn with_invisible(line: &str, c: char) -> Option<String> {
+    let ind = indent(line).len();
+    let first = line[ind..].chars().next()?;
+    let at = ind + first.len_utf8();
+    Some(format!("{}{c}{}", &line[..at], &line[at..]))
+}
 
 fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
     let text = file.text();
@@ -692,6 +748,100 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
                 return Some(ok(text.clone(), vec![e], text.replace(id, &new)));
             }
             None
+        }
+        "mixed line endings" => {
+            let s = site(file, rng, 1, 6, &any_line)?;
+            let eols: Vec<&str> = (0..lines.len())
+                .map(|_| if rng.chance() { "\r\n" } else { "\n" })
+                .collect();
+            let u = usual(&eols);
+            let want = with_endings(&s.expected(lines), &expected_endings(&s, &eols, u));
+            Some(ok(
+                with_endings(lines, &eols),
+                vec![edit(&s.old, &s.new)],
+                want,
+            ))
+        }
+        "old Mac (CR) file" => {
+            let s = site(file, rng, 1, 6, &any_line)?;
+            let cr = |v: &[String]| join(v).replace('\n', "\r");
+            Some(ok(
+                cr(lines),
+                vec![edit(&s.old, &s.new)],
+                cr(&s.expected(lines)),
+            ))
+        }
+        "edit sent twice" => {
+            let s = site(file, rng, 1, 6, &any_line)?;
+            let e = edit(&s.old, &s.new);
+            Some(ok(text, vec![e.clone(), e], join(&s.expected(lines))))
+        }
+        "2 spaces per tab" => {
+            if file.lang != Lang::Go {
+                return None;
+            }
+            let s = site(file, rng, 1, 6, &any_line)?;
+            if !s.old.iter().any(|l| l.starts_with('\t')) {
+                return None;
+            }
+            let sp = |l: &str| {
+                let i = indent(l);
+                format!("{}{}", i.replace('\t', "  "), &l[i.len()..])
+            };
+            let (o, n) = (map(&s.old, sp), map(&s.new, sp));
+            if count(&text, &join(&o)) != 0 {
+                return None;
+            }
+            Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
+        }
+        "line numbers copied" => {
+            let s = site(file, rng, 1, 6, &any_line)?;
+            let number = |v: &[String]| -> Vec<String> {
+                v.iter()
+                    .enumerate()
+                    .map(|(i, l)| format!("{:>6}\t{l}", s.start + i + 1))
+                    .collect()
+            };
+            let o = number(&s.old);
+            // The model numbers new too, or writes it plainly.
+            let n = if rng.chance() {
+                number(&s.new)
+            } else {
+                s.new.clone()
+            };
+            Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
+        }
+        "invisible characters" => {
+            let s = site(file, rng, 2, 6, &any_line)?;
+            // The file has an invisible character on an unchanged line of
+            // the window; the model's old and new do not.
+            let c = ['\u{200b}', '\u{200d}', '\u{feff}', '\u{00ad}', '\u{200e}'][rng.below(5)];
+            let m = (0..s.len).find(|&i| i != s.at && !s.old[i].trim().is_empty())?;
+            let mut f = lines.clone();
+            f[s.start + m] = with_invisible(&f[s.start + m], c)?;
+            let mut exp = s.clone();
+            let nm = if m > s.at { m + s.new.len() - s.len } else { m };
+            exp.new[nm] = f[s.start + m].clone();
+            Some(ok(
+                join(&f),
+                vec![edit(&s.old, &s.new)],
+                join(&exp.expected(&f)),
+            ))
+        }
+        "stale by an earlier edit" => {
+            // Edit 1 changes a line of edit 2's window; edit 2's old is the
+            // window as read.
+            let s = site(file, rng, 2, 6, &any_line)?;
+            let m = (0..s.len).find(|&i| i != s.at && s.old[i].trim().len() >= 3)?;
+            let line = &s.old[m];
+            if count(&text, &format!("{line}\n")) != 1 {
+                return None;
+            }
+            let e1 = Edit::new(
+                format!("{line}\n"),
+                format!("{line} {} first\n", file.lang.comment()),
+            );
+            Some(refuse(text, vec![e1, edit(&s.old, &s.new)]))
         }
         "typo" => {
             let s = site(file, rng, 1, 6, &any_line)?;

@@ -6,6 +6,11 @@
 //! - `multi`: the fs-edit rules of DESIGN.md for calls with several edits:
 //!   order, all or nothing, replace_all, ambiguity, "already applied", line
 //!   endings, BOM, and a large call against one-edit-at-a-time.
+//! - `model`: random files (mixed LF/CRLF/CR endings, BOM, invisible
+//!   characters) and random edit lists (overlapping, repeated) against a
+//!   line-by-line model of the result: exact bytes or a refusal.
+//! - `round_two`: duplicate edits, stale edits, kept lines' endings, lone-CR
+//!   files, fs-read line numbers, invisible characters, indent units.
 //! - `props`: properties over generated texts and edits: an edit and its
 //!   inverse restore the text, `apply` never panics and agrees with
 //!   `replacen` where it should, CRLF files get no bare LF, the final
@@ -15,7 +20,11 @@
 
 #[path = "edit/conformance.rs"]
 mod conformance;
+#[path = "edit/model.rs"]
+mod model;
 #[path = "edit/multi.rs"]
 mod multi;
 #[path = "edit/props.rs"]
 mod props;
+#[path = "edit/round_two.rs"]
+mod round_two;

@@ -2,22 +2,35 @@
 //!
 //! Edits run in order, each on the text the previous one left. Every edit's
 //! exact matches in the original text are found in one pass before the first
-//! edit runs (Aho-Corasick over all old texts); the piece table finds the
-//! rest near the seams edits leave. Only an edit that fails to match exactly
-//! pays for a full look at the text (tolerant levels, then hints).
+//! edit runs (one Aho-Corasick automaton over all old texts, built in time
+//! linear in their size). After each edit the same automaton reads only the
+//! text around what that edit changed, so the matches later edits gain
+//! there are known too; matches in the original are checked against the
+//! piece table with a binary search. Only an edit that fails to match
+//! exactly pays for a full look at the text (tolerant levels, then hints).
+//!
+//! An edit identical to an earlier one of the same call is applied once;
+//! the copy is reported as a duplicate. An edit whose old text an earlier
+//! edit of the call changed is refused naming that edit.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-
-use aho_corasick::{AhoCorasick, MatchKind};
+use std::ops::Range;
 
 use super::diff::Diff;
 use super::error::{EditError, ErrorKind};
 use super::hints;
-use super::pieces::{Pieces, find_overlapping};
+use super::pieces::{
+    Automaton, Pieces, Replacement, find_overlapping, locate, overlaps, overlaps_any, windows,
+};
 use super::request::{Edit, check_edit};
 use super::text::{LineIndex, Source, lf};
 use super::tolerant::{self, Level, Probe};
+
+/// Old texts longer than this are not looked for by the automaton around
+/// each edit's changes (its window would grow with them); they are looked
+/// for around every change when their own edit runs.
+const LONG: usize = 4096;
 
 /// What happened to one edit of a call that succeeded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,6 +39,9 @@ pub enum Outcome {
     Applied { level: Level, count: usize },
     /// The previous call made exactly this edit; skipped.
     AlreadyApplied,
+    /// The same edit as edit `of` (1-based) of this call; it was applied
+    /// once, and this copy skipped.
+    Duplicate { of: usize },
 }
 
 /// A call that succeeded: the new file content and what each edit did.
@@ -60,7 +76,7 @@ impl Applied {
 /// several places. A hint only chooses among the matches a level found: it
 /// never makes a non-match match, and several equally good matches still
 /// refuse.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub enum Near {
     /// No hint: old must match one place (as `apply`).
     #[default]
@@ -139,6 +155,36 @@ pub fn apply_hinted(text: &str, edits: &[Hinted], previous: &[Edit]) -> Result<A
     run(text, &plain, &nears, previous)
 }
 
+/// For each edit, the earlier edit of the call it repeats, if any: same old,
+/// new, replace_all and hint. An anchor hint counts from the cursor, so two
+/// anchored edits alike are two places, not a repeat.
+fn duplicates(
+    wanted: &[(Cow<str>, Cow<str>)],
+    edits: &[Edit],
+    nears: &[Near],
+) -> Vec<Option<usize>> {
+    let none = Near::None;
+    let mut first: HashMap<(&str, &str, bool, &Near), usize> = HashMap::new();
+    wanted
+        .iter()
+        .enumerate()
+        .map(|(i, (old, new))| {
+            let near = nears.get(i).unwrap_or(&none);
+            if matches!(near, Near::After(_)) {
+                return None;
+            }
+            let key = (old.as_ref(), new.as_ref(), edits[i].replace_all, near);
+            match first.get(&key) {
+                Some(&j) => Some(j),
+                None => {
+                    first.insert(key, i);
+                    None
+                }
+            }
+        })
+        .collect()
+}
+
 /// The call after validation. `nears` is empty (no hints) or one per edit.
 fn run(
     text: &str,
@@ -148,60 +194,233 @@ fn run(
 ) -> Result<Applied, EditError> {
     let total = edits.len();
     let src = Source::parse(text);
-    let wanted: Vec<(Cow<str>, Cow<str>)> =
-        edits.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
-    let previous: Vec<(Cow<str>, Cow<str>)> =
-        previous.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
-    let olds: Vec<&str> = wanted.iter().map(|(o, _)| o.as_ref()).collect();
-    let orig_hits = locate(&src.norm, &olds);
-    let mut pieces = Pieces::new(&src.norm);
+    let cr = src.has_cr();
+    let wanted: Vec<(Cow<str>, Cow<str>)> = edits
+        .iter()
+        .map(|e| (lf(&e.old, cr), lf(&e.new, cr)))
+        .collect();
+    let previous: Vec<(Cow<str>, Cow<str>)> = previous
+        .iter()
+        .map(|e| (lf(&e.old, cr), lf(&e.new, cr)))
+        .collect();
+    let dup_of = duplicates(&wanted, edits, nears);
+    // One pattern per distinct old text (an empty one, an insertion, has
+    // none); `pid[i]` is edit i's.
+    let mut ids: HashMap<&str, usize> = HashMap::new();
+    let mut patterns: Vec<&str> = Vec::new();
+    let mut last_use: Vec<usize> = Vec::new();
+    let pid: Vec<Option<usize>> = wanted
+        .iter()
+        .enumerate()
+        .map(|(i, (old, _))| {
+            if old.is_empty() || dup_of[i].is_some() {
+                return None;
+            }
+            let id = *ids.entry(old.as_ref()).or_insert_with(|| {
+                patterns.push(old.as_ref());
+                last_use.push(i);
+                patterns.len() - 1
+            });
+            last_use[id] = i;
+            Some(id)
+        })
+        .collect();
+    let (orig_hits, automaton) = locate(&src.norm, &patterns, LONG);
+    let reach = patterns
+        .iter()
+        .map(|p| p.len())
+        .filter(|&l| l <= LONG)
+        .max()
+        .unwrap_or(0);
+    let mut call = Call {
+        pieces: Pieces::new(&src.norm),
+        orig: &src.norm,
+        orig_hits,
+        automaton,
+        pat_len: patterns.iter().map(|p| p.len()).collect(),
+        last_use,
+        reach,
+        pending: Vec::new(),
+        cuts: Vec::new(),
+        notes: Vec::new(),
+        cursor: 0,
+    };
     let mut outcomes = Vec::with_capacity(total);
-    let mut notes = Vec::new();
-    let mut cursor = 0;
     for (i, (old, new)) in wanted.iter().enumerate() {
+        if let Some(j) = dup_of[i] {
+            call.notes.push(format!(
+                "edit {} is the same as edit {}; applied it once and skipped the copy",
+                i + 1,
+                j + 1
+            ));
+            outcomes.push(Outcome::Duplicate { of: j + 1 });
+            continue;
+        }
         let step = Step {
             n: i + 1,
             total,
             old,
             new,
+            pid: pid[i],
             replace_all: edits[i].replace_all,
             was_applied: previous.iter().any(|(po, pn)| po == old && pn == new),
             near: nears.get(i).unwrap_or(&Near::None),
         };
-        let outcome = step.run(&mut pieces, &orig_hits[i], &mut notes, &mut cursor)?;
+        let outcome = step.run(&mut call)?;
         if outcome == Outcome::AlreadyApplied {
-            notes.push(format!(
+            call.notes.push(format!(
                 "edit {} was already applied by the previous call; skipped it",
                 i + 1
             ));
         }
         outcomes.push(outcome);
     }
+    let pieces = call.pieces;
     let changes = pieces.changes();
     let text = pieces.render(&src);
-    // Without CRLF the written text is the compared text plus the BOM: no
-    // need for a second copy of a large file.
+    // Without other endings the written text is the compared text plus the
+    // BOM: no need for a second copy of a large file.
     let compared = if src.lf_only() {
         Cow::Borrowed(&text[src.prefix().len()..])
     } else {
-        Cow::Owned(pieces.materialize())
+        pieces.materialize()
     };
     let diff = Diff::from_changes(&src.norm, &compared, &changes);
     Ok(Applied {
         text,
         outcomes,
-        notes,
+        notes: call.notes,
         diff,
         changed: !changes.is_empty(),
     })
 }
 
+/// The state of a call between its edits.
+struct Call<'s> {
+    pieces: Pieces<'s>,
+    orig: &'s str,
+    /// Starts of each pattern in the original text.
+    orig_hits: Vec<Vec<usize>>,
+    /// All patterns, when there are several; reads the text around each
+    /// edit's changes.
+    automaton: Option<Automaton>,
+    pat_len: Vec<usize>,
+    /// The last edit (0-based) that looks for each pattern.
+    last_use: Vec<usize>,
+    /// The longest pattern the automaton looks for around changes.
+    reach: usize,
+    /// Matches (pattern, current start) that touch text an edit changed.
+    pending: Vec<(usize, usize)>,
+    /// Original ranges each edit (1-based) took out or cut into.
+    cuts: Vec<(usize, Range<usize>)>,
+    notes: Vec<String>,
+    /// Where the previous hinted edit ended.
+    cursor: usize,
+}
+
+impl Call<'_> {
+    /// Every start of old (pattern `pid`) in the current text, ascending.
+    fn exact_hits(&self, pid: Option<usize>, old: &str) -> Vec<usize> {
+        let Some(pid) = pid else {
+            return self.anywhere(old);
+        };
+        let len = old.len();
+        let mut hits: Vec<usize> = self.orig_hits[pid]
+            .iter()
+            .filter_map(|&h| self.pieces.orig_now(h, len))
+            .collect();
+        if !self.pieces.untouched() {
+            if self.automaton.is_some() && len <= LONG {
+                hits.extend(
+                    self.pending
+                        .iter()
+                        .filter(|&&(p, _)| p == pid)
+                        .map(|&(_, s)| s),
+                );
+            } else {
+                hits.extend(self.pieces.find_near(old, &self.pieces.changed_regions()));
+            }
+            hits.sort_unstable();
+            hits.dedup();
+        }
+        hits
+    }
+
+    /// Every start of a text that is not one of the call's patterns.
+    fn anywhere(&self, text: &str) -> Vec<usize> {
+        let cur = self.pieces.materialize();
+        find_overlapping(cur.as_bytes(), text.as_bytes())
+    }
+
+    /// Splice edit `n`'s replacements (ascending, current offsets) in, and
+    /// move the cursor past them.
+    fn splice(&mut self, n: usize, reps: Vec<Replacement>) {
+        self.cursor = end_after(&reps);
+        let reps = self.pieces.refine(reps);
+        if reps.is_empty() {
+            return;
+        }
+        let replaced: Vec<(Range<usize>, isize)> = reps
+            .iter()
+            .map(|(r, t)| (r.clone(), t.len() as isize - r.len() as isize))
+            .collect();
+        let done = self.pieces.splice(reps);
+        self.cuts.extend(done.cut.into_iter().map(|r| (n, r)));
+        let pat_len = &self.pat_len;
+        self.pending.retain_mut(|(pid, start)| {
+            let end = *start + pat_len[*pid];
+            if replaced.iter().any(|(r, _)| overlaps(*start, end, r)) {
+                return false;
+            }
+            let before = replaced.partition_point(|(r, _)| r.end <= *start);
+            let delta: isize = replaced[..before].iter().map(|(_, d)| d).sum();
+            *start = (*start as isize + delta) as usize;
+            true
+        });
+        let Some(Automaton { ac, ids }) = &self.automaton else {
+            return;
+        };
+        let edit = n - 1;
+        for w in windows(&done.regions, self.reach, self.pieces.len()) {
+            let text = self.pieces.bytes(w.clone());
+            for m in ac.find_overlapping_iter(text.as_ref()) {
+                let pid = ids[m.pattern().as_usize()];
+                if self.last_use[pid] <= edit {
+                    continue;
+                }
+                let start = w.start + m.start();
+                if overlaps_any(start, start + m.len(), &done.regions) {
+                    self.pending.push((pid, start));
+                }
+            }
+        }
+    }
+
+    /// Line numbers (0-based) of current offsets.
+    fn lines_of(&self, at: &[usize]) -> Vec<usize> {
+        let cur = self.pieces.materialize();
+        let lines = LineIndex::new(&cur);
+        at.iter().map(|&h| lines.line_of(h)).collect()
+    }
+}
+
+/// The current text with its lines, made when an edit first needs them.
+type View<'s> = (Cow<'s, str>, LineIndex);
+
+fn see<'s>(pieces: &Pieces<'s>) -> View<'s> {
+    let cur = pieces.materialize();
+    let lines = LineIndex::new(&cur);
+    (cur, lines)
+}
+
 /// One edit of the call, in its place in the order.
 struct Step<'a> {
+    /// 1-based place in the call.
     n: usize,
     total: usize,
     old: &'a str,
     new: &'a str,
+    pid: Option<usize>,
     replace_all: bool,
     /// The previous call applied exactly this edit.
     was_applied: bool,
@@ -223,7 +442,7 @@ impl Region {
 
 /// Where the cursor goes after `replacements` (ascending) are spliced in:
 /// the end of the last one's new text.
-fn end_after(replacements: &[(std::ops::Range<usize>, String)]) -> usize {
+fn end_after(replacements: &[Replacement]) -> usize {
     let mut delta: isize = 0;
     let mut end = 0;
     for (range, text) in replacements {
@@ -234,23 +453,56 @@ fn end_after(replacements: &[(std::ops::Range<usize>, String)]) -> usize {
 }
 
 impl Step<'_> {
-    fn run(
-        &self,
-        pieces: &mut Pieces,
-        orig_hits: &[usize],
-        notes: &mut Vec<String>,
-        cursor: &mut usize,
-    ) -> Result<Outcome, EditError> {
-        let (mut old, mut new) = (self.old, self.new);
-        let region = self.region(pieces, *cursor)?;
-        if old.is_empty() {
-            return Ok(self.insert(pieces, &region, cursor));
+    fn run<'s>(&self, call: &mut Call<'s>) -> Result<Outcome, EditError> {
+        let region = self.region(call)?;
+        if self.old.is_empty() {
+            return Ok(self.insert(call, &region));
         }
-        let len = pieces.len();
-        let mut hits = pieces.find_all(old, orig_hits);
+        let mut view = None;
+        if let Some(outcome) =
+            self.try_match(call, &region, self.old, self.new, self.pid, &mut view)?
+        {
+            return Ok(outcome);
+        }
+        // old copied from fs-read output with its line numbers.
+        if let Some((old, new)) = hints::strip_read_prefixes(self.old, self.new)
+            && let Some(outcome) = self.try_match(call, &region, &old, &new, None, &mut view)?
+        {
+            call.notes.push(format!(
+                "edit {}: every line of old started with a line number as fs-read shows it; \
+                 matched without the numbers (they are not part of the file); check the diff",
+                self.n
+            ));
+            return Ok(outcome);
+        }
+        if let Some(stale) = self.stale(call) {
+            return Err(stale);
+        }
+        let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
+        Err(self.not_found(cur, lines))
+    }
+
+    /// Exact, then the tolerant levels. None when old matches nowhere in
+    /// the region.
+    fn try_match<'s>(
+        &self,
+        call: &mut Call<'s>,
+        region: &Region,
+        old: &str,
+        new: &str,
+        pid: Option<usize>,
+        view: &mut Option<View<'s>>,
+    ) -> Result<Option<Outcome>, EditError> {
+        let (mut old, mut new) = (old, new);
+        let len = call.pieces.len();
+        let mut hits = if pid.is_some() && old == self.old {
+            call.exact_hits(pid, old)
+        } else {
+            call.anywhere(old)
+        };
         hits.retain(|&h| region.allows(h, h + old.len(), len));
         if hits.is_empty()
-            && let Some(at) = at_eof_without_newline(pieces, old)
+            && let Some(at) = at_eof_without_newline(&call.pieces, old)
             && at >= region.from
         {
             // old ends in a newline the file's last line lacks: match the
@@ -260,37 +512,66 @@ impl Step<'_> {
             new = new.strip_suffix('\n').unwrap_or(new);
         }
         if hits.len() > 1 && !self.replace_all {
-            let cur = pieces.materialize();
-            let lines = LineIndex::new(&cur);
-            hits = self.nearest(hits, |&h| lines.line_of(h));
+            let at = call.lines_of(&hits);
+            hits = self
+                .nearest(hits.into_iter().zip(at).collect(), |&(_, l)| l)
+                .into_iter()
+                .map(|(h, _)| h)
+                .collect();
         }
         if !hits.is_empty() {
-            return self.replace_exact(pieces, &hits, old, new, cursor, notes);
+            return self.replace_exact(call, &hits, old, new).map(Some);
         }
-        let cur = pieces.materialize();
-        let lines = LineIndex::new(&cur);
-        if self.was_applied && (self.new.trim().is_empty() || self.new_at(&cur, &lines).is_some()) {
-            return Ok(Outcome::AlreadyApplied);
+        let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
+        let (cur, lines): (&str, &LineIndex) = (cur, lines);
+        // Before any tolerant level: a resent edit whose old still matches
+        // loosely (an insertion leaves old's lines in place) is done.
+        if old == self.old
+            && self.was_applied
+            && (self.new.trim().is_empty() || self.new_at(cur, lines).is_some())
+        {
+            return Ok(Some(Outcome::AlreadyApplied));
         }
-        let Some((level, mut found)) = tolerant::find(&cur, &lines, &Probe::new(old, new)) else {
-            return Err(self.not_found(&cur, &lines));
+        let near_line = match self.near {
+            Near::Line(n) => Some(n.saturating_sub(1)),
+            _ => None,
         };
-        found.retain(|m| region.allows(m.range.start, m.range.end, cur.len()));
-        if found.is_empty() {
-            return Err(self.not_found(&cur, &lines));
-        }
+        let probe = Probe::new(old, new)
+            .within(region.from, region.eof)
+            .near(near_line)
+            .all(self.replace_all);
+        let Some(tolerant::Found {
+            level,
+            matches: mut found,
+            unsure,
+        }) = tolerant::find(cur, lines, &probe)
+        else {
+            return Ok(None);
+        };
         if found.len() > 1 && !self.replace_all {
             found = self.nearest(found, |m| m.first_line);
+        }
+        if unsure && (found.len() <= 1 || self.replace_all) {
+            return Err(self.ambiguous(format!(
+                "old is not in the file as sent; {} it may match more places than can be \
+                 checked (thousands of candidate places); send old exactly as the file has it",
+                level.ignoring()
+            )));
         }
         if found.len() > 1 && !self.replace_all {
             let mut at: Vec<usize> = found.iter().map(|m| m.first_line).collect();
             at.dedup();
+            let more = if unsure { "at least " } else { "" };
             return Err(self.ambiguous(format!(
-                "old is not in the file as sent; {} it matches {} places (lines {})",
+                "old is not in the file as sent; {} it matches {more}{} places (lines {})",
                 level.ignoring(),
                 found.len(),
                 hints::line_list(&at)
             )));
+        }
+        found.retain(|m| tolerant::verified(cur, lines, &probe, level, m));
+        if found.is_empty() {
+            return Ok(None);
         }
         let mut end = 0;
         let mut replacements = Vec::new();
@@ -306,19 +587,18 @@ impl Step<'_> {
             }
             replacements.push((
                 m.range.clone(),
-                tolerant::replacement(&cur, &lines, m, old, new),
+                tolerant::replacement(cur, lines, m, old, new),
             ));
         }
-        notes.push(format!(
+        call.notes.push(format!(
             "edit {}: old matched {} {}; check the diff",
             self.n,
             spans.join(", "),
             level.ignoring()
         ));
         let count = replacements.len();
-        *cursor = end_after(&replacements);
-        pieces.splice(replacements);
-        Ok(Outcome::Applied { level, count })
+        call.splice(self.n, replacements);
+        Ok(Some(Outcome::Applied { level, count }))
     }
 
     /// Among several matches, the one nearest the hinted line; all the
@@ -341,7 +621,7 @@ impl Step<'_> {
     }
 
     /// Where this edit may match, from its hint and the cursor.
-    fn region(&self, pieces: &Pieces, cursor: usize) -> Result<Region, EditError> {
+    fn region(&self, call: &Call) -> Result<Region, EditError> {
         let anchor = match self.near {
             Near::None | Near::Line(_) => {
                 return Ok(Region {
@@ -352,73 +632,53 @@ impl Step<'_> {
             Near::Eof => return Ok(Region { from: 0, eof: true }),
             Near::After(anchor) => anchor.trim(),
         };
+        let cursor = call.cursor;
         if anchor.is_empty() {
             return Ok(Region {
                 from: cursor,
                 eof: false,
             });
         }
-        let cur = pieces.materialize();
-        let lines = LineIndex::new(&cur);
-        let first = (0..lines.count()).find(|&i| lines.start(i) >= cursor);
-        let found = first.and_then(|first| {
-            (first..lines.count()).find(|&i| lines.line(&cur, i).trim() == anchor)
-        });
-        match found {
-            Some(i) => Ok(Region {
-                from: if i + 1 < lines.count() {
-                    lines.start(i + 1)
-                } else {
-                    cur.len()
-                },
+        if let Some(next) = call.pieces.line_after(cursor, |l| l.trim() == anchor) {
+            return Ok(Region {
+                from: next,
                 eof: false,
-            }),
-            None => {
-                let after = if cursor > 0 {
-                    format!(
-                        " after line {}",
-                        lines.line_of(cursor.min(cur.len().saturating_sub(1))) + 1
-                    )
-                } else {
-                    String::new()
-                };
-                Err(EditError::new(
-                    ErrorKind::NotFound,
-                    format!("could not find the anchor line `{anchor}`{after}"),
-                )
-                .at(self.n, self.total)
-                .with_hint(Some(hints::not_found(&cur, &lines, anchor))))
-            }
+            });
         }
+        let cur = call.pieces.materialize();
+        let lines = LineIndex::new(&cur);
+        let after = if cursor > 0 {
+            format!(
+                " after line {}",
+                lines.line_of(cursor.min(cur.len().saturating_sub(1))) + 1
+            )
+        } else {
+            String::new()
+        };
+        Err(EditError::new(
+            ErrorKind::NotFound,
+            format!("could not find the anchor line `{anchor}`{after}"),
+        )
+        .at(self.n, self.total)
+        .with_hint(Some(hints::not_found(&cur, &lines, anchor))))
     }
 
     /// An insertion (empty old) at the place the hint names. A missing final
     /// newline stays missing when the text is appended to.
-    fn insert(&self, pieces: &mut Pieces, region: &Region, cursor: &mut usize) -> Outcome {
-        let len = pieces.len();
+    fn insert(&self, call: &mut Call, region: &Region) -> Outcome {
+        let len = call.pieces.len();
         let at = match self.near {
-            Near::Line(n) => {
-                let cur = pieces.materialize();
-                let lines = LineIndex::new(&cur);
-                let line = n.saturating_sub(1);
-                if line < lines.count() {
-                    lines.start(line)
-                } else {
-                    len
-                }
-            }
+            Near::Line(n) => call.pieces.line_start(n.saturating_sub(1)).unwrap_or(len),
             Near::After(_) => region.from,
             Near::Eof | Near::None => len,
         };
-        let ends_nl = len == 0 || pieces.slice_bytes(len - 1..len) == b"\n";
+        let ends_nl = len == 0 || *call.pieces.bytes(len - 1..len) == *b"\n";
         let text = if at == len && !ends_nl {
             format!("\n{}", self.new.strip_suffix('\n').unwrap_or(self.new))
         } else {
             self.new.to_string()
         };
-        let replacements = vec![(at..at, text)];
-        *cursor = end_after(&replacements);
-        pieces.splice(replacements);
+        call.splice(self.n, vec![(at..at, text)]);
         Outcome::Applied {
             level: Level::Exact,
             count: 1,
@@ -427,20 +687,16 @@ impl Step<'_> {
 
     fn replace_exact(
         &self,
-        pieces: &mut Pieces,
+        call: &mut Call,
         hits: &[usize],
         old: &str,
         new: &str,
-        cursor: &mut usize,
-        notes: &mut Vec<String>,
     ) -> Result<Outcome, EditError> {
-        if self.was_applied && self.new.contains(self.old) && self.all_inside_new(pieces, hits) {
+        if self.was_applied && self.new.contains(self.old) && self.all_inside_new(call, hits) {
             return Ok(Outcome::AlreadyApplied);
         }
         if hits.len() > 1 && !self.replace_all {
-            let cur = pieces.materialize();
-            let lines = LineIndex::new(&cur);
-            let at: Vec<usize> = hits.iter().map(|&h| lines.line_of(h)).collect();
+            let at = call.lines_of(hits);
             return Err(self.ambiguous(format!(
                 "old matches {} places (lines {})",
                 hits.len(),
@@ -459,7 +715,7 @@ impl Step<'_> {
                 keep
             })
             .map(|&h| {
-                let text = match line_indent_left_out(pieces, h, old, new) {
+                let text = match line_indent_left_out(&call.pieces, h, old, new) {
                     Some(indented) => {
                         reindented = true;
                         indented
@@ -470,15 +726,14 @@ impl Step<'_> {
             })
             .collect();
         if reindented {
-            notes.push(format!(
+            call.notes.push(format!(
                 "edit {}: old is a whole line sent without its indentation; new's added lines \
                  were given that indentation; check the diff",
                 self.n
             ));
         }
         let count = ranges.len();
-        *cursor = end_after(&ranges);
-        pieces.splice(ranges);
+        call.splice(self.n, ranges);
         Ok(Outcome::Applied {
             level: Level::Exact,
             count,
@@ -487,9 +742,8 @@ impl Step<'_> {
 
     /// Whether every match of old sits inside a copy of new: the edit was
     /// made and its new text contains its old.
-    fn all_inside_new(&self, pieces: &Pieces, hits: &[usize]) -> bool {
-        let cur = pieces.materialize();
-        let news: Vec<usize> = find_overlapping(cur.as_bytes(), self.new.as_bytes()).collect();
+    fn all_inside_new(&self, call: &Call, hits: &[usize]) -> bool {
+        let news = call.anywhere(self.new);
         hits.iter().all(|&h| {
             news.iter()
                 .any(|&n| n <= h && h + self.old.len() <= n + self.new.len())
@@ -505,8 +759,79 @@ impl Step<'_> {
         if let Some(at) = memchr::memmem::find(cur.as_bytes(), self.new.as_bytes()) {
             return Some(lines.line_of(at));
         }
-        let (_, found) = tolerant::find(cur, lines, &Probe::new(self.new, self.new))?;
-        found.first().map(|m| m.first_line)
+        let found = tolerant::find(cur, lines, &Probe::new(self.new, self.new))?;
+        found.matches.first().map(|m| m.first_line)
+    }
+
+    /// old was in the file as read, but an earlier edit of this call changed
+    /// it: say which, and show the text as that edit left it.
+    fn stale(&self, call: &Call) -> Option<EditError> {
+        if call.cuts.is_empty() {
+            return None;
+        }
+        let len = self.old.len();
+        let mut places: Vec<Range<usize>> = match self.pid {
+            Some(pid) => call.orig_hits[pid].iter().map(|&h| h..h + len).collect(),
+            None => find_overlapping(call.orig.as_bytes(), self.old.as_bytes())
+                .into_iter()
+                .map(|h| h..h + len)
+                .collect(),
+        };
+        if places.is_empty() {
+            let lines = LineIndex::new(call.orig);
+            if let Some(found) = tolerant::find(call.orig, &lines, &Probe::new(self.old, self.new))
+            {
+                places = found.matches.into_iter().map(|m| m.range).collect();
+            }
+        }
+        let (place, by) = places.iter().find_map(|p| {
+            call.cuts
+                .iter()
+                .find(|(_, cut)| overlaps(p.start, p.end, cut))
+                .map(|(m, _)| (p.clone(), *m))
+        })?;
+        let orig_lines = LineIndex::new(call.orig);
+        let first = orig_lines.line_of(place.start);
+        let last = orig_lines.line_of(place.end.saturating_sub(1).max(place.start));
+        let cur = call.pieces.materialize();
+        let lines = LineIndex::new(&cur);
+        let (from, to) = (
+            call.pieces.orig_to_current(place.start),
+            call.pieces.orig_to_current(place.end),
+        );
+        let now_first = lines.line_of(from.min(cur.len().saturating_sub(1)));
+        let now_last = lines.line_of(
+            to.saturating_sub(1)
+                .max(from)
+                .min(cur.len().saturating_sub(1)),
+        );
+        let now = if lines.count() == 0 {
+            "(the file is now empty)".to_string()
+        } else {
+            hints::numbered(&cur, &lines, now_first, now_last - now_first + 1)
+        };
+        Some(
+            EditError::new(
+                ErrorKind::NotFound,
+                format!(
+                    "edit {}'s old text was changed by edit {by}: it was at {} of the file as \
+                     read, and edit {by} changed it before edit {} ran",
+                    self.n,
+                    hints::span(first, last - first + 1),
+                    self.n
+                ),
+            )
+            .at(self.n, self.total)
+            .with_hint(Some(format!(
+                "edits apply in order, each to the text the one before left; merge edits {by} \
+                 and {} into one edit, or give edit {}'s old as the text is after edit {by}. \
+                 That text is now at {} (number, tab, line; the numbers are not part of the \
+                 file):\n{now}",
+                self.n,
+                self.n,
+                hints::span(now_first, now_last - now_first + 1),
+            ))),
+        )
     }
 
     fn ambiguous(&self, reason: String) -> EditError {
@@ -610,49 +935,6 @@ fn at_eof_without_newline(pieces: &Pieces, old: &str) -> Option<usize> {
     let len = pieces.len();
     let start = len.checked_sub(body.len())?;
     (pieces.slice_bytes(start..len) == body.as_bytes()).then_some(start)
-}
-
-/// Every start of each pattern in `text`, overlapping ones included: one
-/// pass for all patterns together.
-fn locate(text: &str, patterns: &[&str]) -> Vec<Vec<usize>> {
-    let mut ids: HashMap<&str, usize> = HashMap::new();
-    let mut distinct = Vec::new();
-    // An empty pattern (an insertion) matches nowhere.
-    ids.insert("", usize::MAX);
-    let which: Vec<usize> = patterns
-        .iter()
-        .map(|p| {
-            *ids.entry(p).or_insert_with(|| {
-                distinct.push(*p);
-                distinct.len() - 1
-            })
-        })
-        .collect();
-    let mut hits: Vec<Vec<usize>> = vec![Vec::new(); distinct.len()];
-    let automaton = AhoCorasick::builder()
-        .match_kind(MatchKind::Standard)
-        .build(&distinct);
-    match automaton {
-        Ok(ac) if distinct.len() > 1 => {
-            for m in ac.find_overlapping_iter(text) {
-                hits[m.pattern().as_usize()].push(m.start());
-            }
-            for h in &mut hits {
-                h.sort_unstable();
-            }
-        }
-        // One pattern (or an automaton too large to build): memmem is the
-        // fastest single-pattern search there is.
-        _ => {
-            for (h, p) in hits.iter_mut().zip(&distinct) {
-                h.extend(find_overlapping(text.as_bytes(), p.as_bytes()));
-            }
-        }
-    }
-    which
-        .into_iter()
-        .map(|i| hits.get(i).cloned().unwrap_or_default())
-        .collect()
 }
 
 #[cfg(test)]

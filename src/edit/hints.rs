@@ -1,8 +1,10 @@
 //! Explaining a failed edit so the model's next try succeeds.
 //!
 //! Most specific first: a repeated character miscounted, lines that differ
-//! from old only in whitespace (shown visibly), then the nearest real lines
-//! of the file, numbered like fs-read so they can be copied. Similarity is
+//! from old only in whitespace (shown visibly), invisible characters named,
+//! then the nearest real lines of the file, numbered like fs-read (and said
+//! to be numbered, so the numbers are not copied into old; when old already
+//! carries such numbers the lines are shown without them). Similarity is
 //! used here only to explain, never to apply.
 //!
 //! Everything stays linear in the file: candidate windows come from lines
@@ -27,6 +29,7 @@ const SHOW_LINES: usize = 40;
 pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
     let (old_lines, _) = split_lines(old);
     let mut parts = Vec::new();
+    let prefixed = read_prefix_format(&old_lines).is_some();
     if let Some(miscount) = miscounted_run(text, lines, &old_lines) {
         parts.push(miscount);
     }
@@ -36,11 +39,26 @@ pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
             if let Some(ws) = whitespace_only(text, lines, &old_lines, first) {
                 parts.push(ws);
             }
-            parts.push(format!(
-                "the nearest lines in the file are {}; copy old from them:\n{}",
-                span(first, count),
-                numbered(text, lines, first, count)
-            ));
+            if let Some(inv) = invisible_difference(text, lines, &old_lines, first) {
+                parts.push(inv);
+            }
+            if prefixed {
+                // Numbered lines would invite the same mistake again.
+                parts.push(format!(
+                    "every line of old starts with a line number, as fs-read shows them; the \
+                     numbers are not part of the file. The nearest lines in the file are {}; \
+                     old must be exactly these lines, without numbers:\n{}",
+                    span(first, count),
+                    plain(text, lines, first, count)
+                ));
+            } else {
+                parts.push(format!(
+                    "the nearest lines in the file are {} (shown as fs-read shows them: \
+                     number, tab, line; copy only what follows the tab):\n{}",
+                    span(first, count),
+                    numbered(text, lines, first, count)
+                ));
+            }
         }
         None => parts.push(
             "no lines in the file are close to old; read the file again (fs-read) \
@@ -49,6 +67,154 @@ pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
         ),
     }
     parts.join("\n")
+}
+
+/// How fs-read-style line numbers were put in front of lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Prefix {
+    /// `    12\tline` (fs-read's own form).
+    Tab,
+    /// `12:line` (grep -n).
+    Colon,
+}
+
+/// The number and the rest of a line carrying a prefix of this form.
+fn split_prefix(line: &str, form: Prefix) -> Option<(usize, &str)> {
+    let body = line.trim_start_matches(' ');
+    let digits = body.len() - body.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 || digits > 9 {
+        return None;
+    }
+    let number = body[..digits].parse().ok()?;
+    let rest = &body[digits..];
+    match form {
+        Prefix::Tab => match rest.strip_prefix('\t') {
+            Some(rest) => Some((number, rest)),
+            // A blank line's number with the tab trimmed away.
+            None if rest.is_empty() => Some((number, "")),
+            None => None,
+        },
+        // As grep -n prints it: a space after the colon is the line's own.
+        Prefix::Colon => rest.strip_prefix(':').map(|r| (number, r)),
+    }
+}
+
+/// The prefix form every line of old carries, with consecutive numbers.
+fn read_prefix_format(old_lines: &[&str]) -> Option<Prefix> {
+    if old_lines.is_empty() {
+        return None;
+    }
+    [Prefix::Tab, Prefix::Colon].into_iter().find(|&form| {
+        let mut expect = None;
+        old_lines.iter().all(|l| match split_prefix(l, form) {
+            Some((n, _)) if expect.is_none_or(|e| e == n) => {
+                expect = Some(n + 1);
+                true
+            }
+            _ => false,
+        })
+    })
+}
+
+/// old and new without fs-read line-number prefixes, when every line of
+/// old carries one (same form, consecutive numbers). new's lines lose the
+/// prefix where they have one of the same form.
+pub(crate) fn strip_read_prefixes(old: &str, new: &str) -> Option<(String, String)> {
+    let (old_lines, old_nl) = split_lines(old);
+    let form = read_prefix_format(&old_lines)?;
+    let strip = |lines: &[&str], nl: bool| {
+        let mut out: Vec<&str> = lines
+            .iter()
+            .map(|l| split_prefix(l, form).map_or(*l, |(_, rest)| rest))
+            .collect();
+        if nl {
+            out.push("");
+        }
+        out.join("\n")
+    };
+    let (new_lines, new_nl) = split_lines(new);
+    let old = strip(&old_lines, old_nl);
+    let new = strip(&new_lines, new_nl);
+    (!old.trim().is_empty() && old != new).then_some((old, new))
+}
+
+/// Lines without numbers, indented by two spaces so they stand apart.
+fn plain(text: &str, lines: &LineIndex, first: usize, count: usize) -> String {
+    let end = (first + count).min(lines.count());
+    let mut out = String::new();
+    for i in first..end.min(first + SHOW_LINES) {
+        let _ = writeln!(out, "{}", lines.line(text, i));
+    }
+    if end > first + SHOW_LINES {
+        let _ = writeln!(out, "({} more lines)", end - first - SHOW_LINES);
+    }
+    out.pop();
+    out
+}
+
+/// Characters that show as nothing.
+pub(crate) fn invisible_name(c: char) -> Option<&'static str> {
+    Some(match c {
+        '\u{200b}' => "zero-width space",
+        '\u{200c}' => "zero-width non-joiner",
+        '\u{200d}' => "zero-width joiner",
+        '\u{2060}' => "word joiner",
+        '\u{feff}' => "byte order mark",
+        '\u{fe0f}' => "variation selector 16",
+        '\u{fe0e}' => "variation selector 15",
+        '\u{200e}' => "left-to-right mark",
+        '\u{200f}' => "right-to-left mark",
+        '\u{202a}'..='\u{202e}' => "bidirectional control",
+        '\u{2066}'..='\u{2069}' => "bidirectional isolate",
+        '\u{00ad}' => "soft hyphen",
+        '\u{180e}' => "Mongolian vowel separator",
+        _ => return None,
+    })
+}
+
+/// Invisible characters on the window's lines that old lacks (or that old
+/// has and the file lacks), named with where they are.
+fn invisible_difference(
+    text: &str,
+    lines: &LineIndex,
+    old_lines: &[&str],
+    first: usize,
+) -> Option<String> {
+    let mut out = Vec::new();
+    for (i, o) in old_lines.iter().enumerate().take(SHOW_LINES) {
+        if first + i >= lines.count() {
+            break;
+        }
+        let f = lines.line(text, first + i);
+        let found = |line: &str| -> Vec<(char, usize)> {
+            line.char_indices()
+                .filter(|&(_, c)| invisible_name(c).is_some())
+                .map(|(at, c)| (c, line[..at].chars().count() + 1))
+                .collect()
+        };
+        let (in_file, in_old) = (found(f), found(o));
+        if in_file.len() == in_old.len() && in_file.iter().zip(&in_old).all(|(a, b)| a.0 == b.0) {
+            continue;
+        }
+        for (whose, list) in [("the file", in_file), ("old", in_old)] {
+            for (c, col) in list {
+                out.push(format!(
+                    "  line {}: {whose} has a {} (U+{:04X}) at column {col}",
+                    first + i + 1,
+                    invisible_name(c).unwrap_or("invisible character"),
+                    c as u32
+                ));
+            }
+        }
+    }
+    if out.is_empty() {
+        return None;
+    }
+    out.truncate(6);
+    Some(format!(
+        "invisible characters differ between old and the file:\n{}",
+        out.join("\n")
+    ))
 }
 
 /// "line 12" or "lines 12-14", 1-based.
@@ -111,7 +277,12 @@ fn shared_line_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec
         let t = l.trim();
         // Short lines ("}", "") are everywhere and vote for nothing useful.
         if t.len() >= 3 {
-            wanted.entry(t).or_default().push(i);
+            let at = wanted.entry(t).or_default();
+            // A line old repeats many times would cast a vote per copy for
+            // every equal file line: quadratic on runs of equal lines.
+            if at.len() < 4 {
+                at.push(i);
+            }
         }
     }
     if wanted.is_empty() {
@@ -282,22 +453,35 @@ fn visible(line: &str) -> String {
 /// A run of one repeated character (a box-drawing rule, a row of '=')
 /// whose length in old differs from the file's.
 fn miscounted_run(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Option<String> {
+    // Distinct shapes only: old may repeat one rule line thousands of times.
+    let mut shapes: Vec<(char, usize, String)> = Vec::new();
     for o in old_lines {
         let Some((c, count)) = longest_run(o) else {
             continue;
         };
         let shape = collapse_runs(o.trim(), c);
+        if !shapes
+            .iter()
+            .any(|(sc, n, s)| *sc == c && *n == count && *s == shape)
+        {
+            shapes.push((c, count, shape));
+        }
+        if shapes.len() >= 8 {
+            break;
+        }
+    }
+    for (c, count, shape) in &shapes {
         for j in 0..lines.count() {
             let f = lines.line(text, j);
-            if !f.contains(c) {
+            if !f.contains(*c) {
                 continue;
             }
-            if collapse_runs(f.trim(), c) == shape {
+            if collapse_runs(f.trim(), *c) == *shape {
                 let found = longest_run(f).map_or(0, |(_, n)| n);
-                if found != count {
+                if found != *count {
                     return Some(format!(
                         "old has {count} '{c}' (U+{:04X}) in a row; the file has {found} at line {}",
-                        c as u32,
+                        *c as u32,
                         j + 1
                     ));
                 }
@@ -357,7 +541,7 @@ mod tests {
     fn nearest_without_shared_lines_uses_bigrams() {
         let text = "alpha\nlet total = price * quantity;\nomega\n";
         let h = hint(text, "let total = prices * quantity;");
-        assert!(h.contains("line 2;"), "{h}");
+        assert!(h.contains("line 2 ("), "{h}");
     }
 
     #[test]

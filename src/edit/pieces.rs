@@ -2,33 +2,53 @@
 //!
 //! Edits apply in order, each to the text the previous one left. Copying a
 //! 10 MB file once per edit would make 100 edits cost 100 copies, so the
-//! current text is a list of pieces instead: ranges of the original (whose
-//! matches were all found in one pass before the first edit) and strings the
-//! edits brought in. A match inside an original piece comes from that one
-//! pass; a match touching new text or crossing a seam between pieces is
-//! found by searching just around the seams. Every step is linear in the
-//! number of pieces, never in the size of the file.
+//! current text is an ordered list of pieces instead: ranges of the original
+//! (whose matches were all found in one pass before the first edit) and
+//! strings the edits brought in. Each piece knows where it starts in the
+//! current text and where it stands in the original, so finding the piece
+//! at a position, or whether an original match is still intact, is a binary
+//! search. A splice rebuilds only the pieces it touches; the ones after it
+//! move in memory and get their new start (a few microseconds even with
+//! thousands of pieces).
+//!
+//! Splices also change as little as they can: a replacement is compared
+//! with the text it replaces line by line, and lines it leaves as they were
+//! stay pieces of the text they came from, so they keep their own line
+//! ending in a file with mixed endings.
 
+use std::borrow::Cow;
 use std::ops::Range;
 
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use memchr::memmem;
+use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 use super::text::Source;
 
-#[derive(Debug, Clone)]
-enum Piece {
-    /// A range of the original (normalized) text.
-    Orig(Range<usize>),
-    /// Text an edit brought in.
-    New(String),
+/// Where a piece's bytes come from: 0 is the original, k is `news[k - 1]`.
+type SrcId = u32;
+const ORIG: SrcId = 0;
+
+#[derive(Debug, Clone, Copy)]
+struct Piece {
+    /// Start in the current text.
+    at: usize,
+    src: SrcId,
+    start: usize,
+    end: usize,
+    /// For an original piece its start; for a new one the end of the last
+    /// original piece before it. Never decreases along the list, so the
+    /// piece holding an original offset is a binary search away.
+    orig_at: usize,
 }
 
 impl Piece {
     fn len(&self) -> usize {
-        match self {
-            Piece::Orig(r) => r.len(),
-            Piece::New(s) => s.len(),
-        }
+        self.end - self.start
+    }
+
+    fn is_orig(&self) -> bool {
+        self.src == ORIG
     }
 }
 
@@ -39,10 +59,15 @@ pub(crate) struct Change {
     pub new: Range<usize>,
 }
 
+/// A replacement in current-text offsets: the range and its new text.
+pub(crate) type Replacement = (Range<usize>, String);
+
 #[derive(Debug)]
 pub(crate) struct Pieces<'s> {
     orig: &'s str,
+    news: Vec<String>,
     list: Vec<Piece>,
+    len: usize,
 }
 
 impl<'s> Pieces<'s> {
@@ -50,52 +75,144 @@ impl<'s> Pieces<'s> {
         let list = if orig.is_empty() {
             Vec::new()
         } else {
-            vec![Piece::Orig(0..orig.len())]
+            vec![Piece {
+                at: 0,
+                src: ORIG,
+                start: 0,
+                end: orig.len(),
+                orig_at: 0,
+            }]
         };
-        Pieces { orig, list }
+        Pieces {
+            orig,
+            news: Vec::new(),
+            list,
+            len: orig.len(),
+        }
     }
 
     pub fn len(&self) -> usize {
-        self.list.iter().map(Piece::len).sum()
+        self.len
     }
 
-    fn bytes<'p>(&'p self, piece: &'p Piece) -> &'p [u8] {
-        match piece {
-            Piece::Orig(r) => &self.orig.as_bytes()[r.clone()],
-            Piece::New(s) => s.as_bytes(),
+    /// No edit has changed anything yet.
+    pub fn untouched(&self) -> bool {
+        self.news.is_empty() && self.list.len() <= 1 && self.len == self.orig.len()
+    }
+
+    fn text_of(&self, p: &Piece) -> &str {
+        match p.src {
+            ORIG => &self.orig[p.start..p.end],
+            k => &self.news[k as usize - 1][p.start..p.end],
         }
     }
 
-    /// Every start of `pat` in the current text, overlapping ones included,
-    /// ascending. `orig_hits` are the starts of `pat` in the original text.
-    pub fn find_all(&self, pat: &str, orig_hits: &[usize]) -> Vec<usize> {
+    /// The index of the piece holding current offset `pos` (the number of
+    /// pieces when `pos` is the end).
+    fn index_at(&self, pos: usize) -> usize {
+        self.list.partition_point(|p| p.at + p.len() <= pos)
+    }
+
+    /// Where original bytes `start..start + len` are now, if they are still
+    /// there together: inside one original piece, nothing cut out of them
+    /// and nothing put between them.
+    pub fn orig_now(&self, start: usize, len: usize) -> Option<usize> {
+        let i = self
+            .list
+            .partition_point(|p| p.orig_at <= start)
+            .checked_sub(1)?;
+        let p = &self.list[i];
+        (p.is_orig() && p.start <= start && start + len <= p.end).then(|| p.at + start - p.start)
+    }
+
+    /// The current offset the original offset `orig` maps to: where that
+    /// byte is, or where the text that replaced it starts.
+    pub fn orig_to_current(&self, orig: usize) -> usize {
+        let Some(i) = self
+            .list
+            .partition_point(|p| p.orig_at <= orig)
+            .checked_sub(1)
+        else {
+            return 0;
+        };
+        let p = &self.list[i];
+        if p.is_orig() && orig < p.end {
+            p.at + orig - p.start
+        } else if p.is_orig() {
+            p.at + p.len()
+        } else {
+            p.at
+        }
+    }
+
+    /// The current text's bytes in `range`, borrowed when one piece holds
+    /// them. The range may cut characters (windows around seams do).
+    pub fn bytes(&self, range: Range<usize>) -> Cow<'_, [u8]> {
+        let range = range.start.min(self.len)..range.end.min(self.len);
+        if range.is_empty() {
+            return Cow::Borrowed(&[]);
+        }
+        let first = self.index_at(range.start);
+        let p = &self.list[first];
+        if range.end <= p.at + p.len() {
+            return Cow::Borrowed(
+                &self.text_of(p).as_bytes()[range.start - p.at..range.end - p.at],
+            );
+        }
+        let mut out = Vec::with_capacity(range.len());
+        for p in &self.list[first..] {
+            if p.at >= range.end {
+                break;
+            }
+            let (lo, hi) = (range.start.max(p.at), range.end.min(p.at + p.len()));
+            out.extend_from_slice(&self.text_of(p).as_bytes()[lo - p.at..hi - p.at]);
+        }
+        Cow::Owned(out)
+    }
+
+    pub fn slice_bytes(&self, range: Range<usize>) -> Vec<u8> {
+        self.bytes(range).into_owned()
+    }
+
+    /// The current text, LF-normalized, as one string (borrowed while no
+    /// edit has changed it).
+    pub fn materialize(&self) -> Cow<'s, str> {
+        if self.untouched() {
+            return Cow::Borrowed(self.orig);
+        }
+        let mut out = String::with_capacity(self.len);
+        for p in &self.list {
+            out.push_str(self.text_of(p));
+        }
+        Cow::Owned(out)
+    }
+
+    /// The current text as the file should hold it: BOM and line endings
+    /// restored.
+    pub fn render(&self, src: &Source) -> String {
+        let mut out = String::with_capacity(self.len + self.len / 16 + 3);
+        out.push_str(src.prefix());
+        for p in &self.list {
+            match p.src {
+                ORIG => src.write_orig(p.start..p.end, &mut out),
+                _ => src.write_new(self.text_of(p), &mut out),
+            }
+        }
+        out
+    }
+
+    /// Every start of `pat` in the current text that touches text an edit
+    /// brought in or crosses a place where text was taken out: the matches
+    /// the original's one pass cannot know. `near` are the changed regions
+    /// to look around (current offsets, ascending).
+    pub fn find_near(&self, pat: &str, near: &[Range<usize>]) -> Vec<usize> {
         let len = pat.len();
         let mut found = Vec::new();
-        let mut seams = Vec::new();
-        let mut at = 0;
-        for piece in &self.list {
-            match piece {
-                Piece::Orig(r) if r.len() >= len => {
-                    let first = orig_hits.partition_point(|&h| h < r.start);
-                    let hits = orig_hits[first..].iter().take_while(|&&h| h + len <= r.end);
-                    found.extend(hits.map(|&h| at + h - r.start));
-                }
-                Piece::Orig(_) => {}
-                Piece::New(s) => {
-                    found.extend(find_overlapping(s.as_bytes(), pat.as_bytes()).map(|h| at + h))
-                }
-            }
-            at += piece.len();
-            seams.push(at);
-        }
-        seams.pop();
-        // A match that crosses a seam lies within len-1 bytes on each side.
-        for seam in seams {
-            let window = seam.saturating_sub(len - 1)..(seam + len - 1).min(at);
-            let bytes = self.slice_bytes(window.clone());
-            for h in find_overlapping(&bytes, pat.as_bytes()) {
+        for window in windows(near, len, self.len) {
+            let text = self.bytes(window.clone());
+            for h in find_overlapping(&text, pat.as_bytes()) {
                 let start = window.start + h;
-                if start < seam && seam < start + len {
+                if overlaps_any(start, start + len, near) {
                     found.push(start);
                 }
             }
@@ -105,149 +222,490 @@ impl<'s> Pieces<'s> {
         found
     }
 
-    /// The current text's bytes in `range`.
-    pub fn slice_bytes(&self, range: Range<usize>) -> Vec<u8> {
-        let mut out = Vec::with_capacity(range.len());
-        let mut at = 0;
-        for piece in &self.list {
-            let len = piece.len();
-            let (lo, hi) = (range.start.max(at), range.end.min(at + len));
-            if lo < hi {
-                out.extend_from_slice(&self.bytes(piece)[lo - at..hi - at]);
+    /// The start of the line after the first whole line starting at or
+    /// after `from` that `pred` accepts (the end of the text when that is
+    /// the last line). Reads only as far as that line.
+    pub fn line_after(&self, from: usize, pred: impl Fn(&str) -> bool) -> Option<usize> {
+        // A line that starts before `from` is not looked at.
+        let mut skip = from > 0 && from < self.len && *self.bytes(from - 1..from) != *b"\n";
+        let mut line = String::new();
+        let mut line_start = from;
+        for p in &self.list[self.index_at(from)..] {
+            let text = self.text_of(p);
+            let mut at = from.saturating_sub(p.at).min(text.len());
+            while let Some(nl) = memchr::memchr(b'\n', &text.as_bytes()[at..]) {
+                line.push_str(&text[at..at + nl]);
+                let next = p.at + at + nl + 1;
+                if !skip && pred(&line) {
+                    return Some(next);
+                }
+                skip = false;
+                line.clear();
+                line_start = next;
+                at += nl + 1;
             }
-            at += len;
-            if at >= range.end {
-                break;
-            }
+            line.push_str(&text[at..]);
         }
-        out
+        (!skip && line_start < self.len && pred(&line)).then_some(self.len)
     }
 
-    /// The current text, LF-normalized, as one string.
-    pub fn materialize(&self) -> String {
-        let mut out = String::with_capacity(self.len());
-        for piece in &self.list {
-            match piece {
-                Piece::Orig(r) => out.push_str(&self.orig[r.clone()]),
-                Piece::New(s) => out.push_str(s),
+    /// The start of 0-based line `n`, if the text has that many lines.
+    pub fn line_start(&self, n: usize) -> Option<usize> {
+        if n == 0 {
+            return (self.len > 0).then_some(0);
+        }
+        let mut seen = 0;
+        for p in &self.list {
+            for nl in memchr::memchr_iter(b'\n', self.text_of(p).as_bytes()) {
+                seen += 1;
+                if seen == n {
+                    let start = p.at + nl + 1;
+                    return (start < self.len).then_some(start);
+                }
             }
         }
-        out
+        None
     }
 
-    /// The current text as the file should hold it: BOM and line endings
-    /// restored.
-    pub fn render(&self, src: &Source) -> String {
-        let mut out = String::with_capacity(self.len() + self.len() / 16 + 3);
-        out.push_str(src.prefix());
-        for piece in &self.list {
-            match piece {
-                Piece::Orig(r) => src.write_orig(r.clone(), &mut out),
-                Piece::New(s) => src.write_new(s, &mut out),
+    /// The regions edits changed, in current offsets: new pieces, and the
+    /// empty places between two original pieces that are not adjacent.
+    pub fn changed_regions(&self) -> Vec<Range<usize>> {
+        let mut out: Vec<Range<usize>> = Vec::new();
+        let mut orig_end = 0;
+        let mut prev_orig = true;
+        let push = |r: Range<usize>, out: &mut Vec<Range<usize>>| match out.last_mut() {
+            Some(last) if last.end >= r.start => last.end = last.end.max(r.end),
+            _ => out.push(r),
+        };
+        for p in &self.list {
+            if p.is_orig() {
+                if prev_orig && p.start != orig_end {
+                    push(p.at..p.at, &mut out);
+                }
+                orig_end = p.end;
+                prev_orig = true;
+            } else {
+                push(p.at..p.at + p.len(), &mut out);
+                prev_orig = false;
             }
+        }
+        if prev_orig && orig_end != self.orig.len() {
+            push(self.len..self.len, &mut out);
         }
         out
     }
 
     /// Replace each range of the current text with its string. Ranges must
-    /// be ascending and must not overlap.
-    pub fn splice(&mut self, replacements: Vec<(Range<usize>, String)>) {
-        let mut out = Vec::with_capacity(self.list.len() + 2 * replacements.len());
-        let mut reps = replacements.into_iter().peekable();
-        // Everything before `skip_to` is being replaced and is dropped.
-        let mut skip_to = 0;
-        let mut at = 0;
-        for piece in std::mem::take(&mut self.list) {
-            let end = at + piece.len();
-            let mut pos = skip_to.clamp(at, end);
-            while let Some((range, _)) = reps.peek() {
-                if range.start > end || (range.start == end && !range.is_empty()) {
-                    break;
+    /// be ascending and must not overlap. Returns the regions the new texts
+    /// occupy afterwards (empty where text was only taken out), and the
+    /// original ranges the replacements took out or cut into.
+    pub fn splice(&mut self, reps: Vec<Replacement>) -> Spliced {
+        let mut spliced = Spliced::default();
+        let (Some(first), Some(last)) = (reps.first(), reps.last()) else {
+            return spliced;
+        };
+        let (lo, hi) = (first.0.start, last.0.end);
+        let i0 = self.index_at(lo);
+        // Pieces that start at or after `hi` are untouched, except that an
+        // insertion at `hi` goes before the piece starting there.
+        let i1 = self.list.partition_point(|p| p.at < hi).max(i0);
+        let section_at = self.list.get(i0).map_or(self.len, |p| p.at);
+        let mut orig_end = i0.checked_sub(1).map_or(0, |i| self.orig_end_through(i));
+        let mut middle: Vec<Piece> = Vec::with_capacity(i1 - i0 + 2 * reps.len());
+        let mut pos = section_at;
+        let mut delta: isize = 0;
+        let section: Vec<Piece> = self.list[i0..i1].to_vec();
+        let mut k = 0;
+        let mut reps = reps.into_iter().peekable();
+        loop {
+            // Copy section bytes up to the next replacement's start.
+            let until = reps.peek().map_or(usize::MAX, |(r, _)| r.start);
+            while k < section.len() && pos < until {
+                let p = section[k];
+                let p_end = p.at + p.len();
+                let cut = until.min(p_end);
+                if cut > pos {
+                    let piece = self.part(&p, pos - p.at..cut - p.at, &mut orig_end);
+                    middle.push(piece);
                 }
-                let Some((range, text)) = reps.next() else {
-                    break;
-                };
-                push_part(&mut out, &piece, pos - at..range.start - at);
-                if !text.is_empty() {
-                    out.push(Piece::New(text));
+                pos = cut;
+                if pos >= p_end {
+                    k += 1;
                 }
-                skip_to = range.end;
-                pos = range.end.min(end);
             }
-            push_part(&mut out, &piece, pos - at..end - at);
-            at = end;
-        }
-        for (_, text) in reps {
+            let Some((range, text)) = reps.next() else {
+                break;
+            };
+            // Record what the replacement takes out of the original.
+            let mut cut_orig = Vec::new();
+            let mut j = k;
+            while j < section.len() && section[j].at < range.end.max(range.start + 1) {
+                let p = section[j];
+                if p.is_orig() {
+                    let (a, b) = (range.start.max(p.at), range.end.min(p.at + p.len()));
+                    if a <= b && (a < b || (p.at < a && a < p.at + p.len())) {
+                        cut_orig.push(p.start + a - p.at..p.start + b - p.at);
+                    }
+                }
+                j += 1;
+            }
+            if cut_orig.is_empty() {
+                cut_orig.push(orig_end..orig_end);
+            }
+            spliced.cut.extend(cut_orig);
+            let new_at = (range.start as isize + delta) as usize;
+            spliced.regions.push(new_at..new_at + text.len());
+            delta += text.len() as isize - range.len() as isize;
             if !text.is_empty() {
-                out.push(Piece::New(text));
+                let len = text.len();
+                self.news.push(text);
+                middle.push(Piece {
+                    at: 0,
+                    src: self.news.len() as SrcId,
+                    start: 0,
+                    end: len,
+                    orig_at: orig_end,
+                });
+            }
+            // Skip the replaced bytes.
+            pos = range.end;
+            while k < section.len() && section[k].at + section[k].len() <= pos {
+                k += 1;
             }
         }
-        self.list = merge_new(out);
+        // The rest of the section after the last replacement.
+        while k < section.len() {
+            let p = section[k];
+            let p_end = p.at + p.len();
+            if p_end > pos {
+                let piece = self.part(&p, pos.max(p.at) - p.at..p.len(), &mut orig_end);
+                middle.push(piece);
+            }
+            pos = p_end;
+            k += 1;
+        }
+        self.list.splice(i0..i1, middle);
+        self.renumber(i0);
+        spliced
+    }
+
+    /// A part of a piece, as a new piece; keeps `orig_end` up to date.
+    fn part(&self, p: &Piece, part: Range<usize>, orig_end: &mut usize) -> Piece {
+        let start = p.start + part.start;
+        let end = p.start + part.end;
+        if p.is_orig() {
+            *orig_end = end;
+            Piece {
+                at: 0,
+                src: ORIG,
+                start,
+                end,
+                orig_at: start,
+            }
+        } else {
+            Piece {
+                at: 0,
+                src: p.src,
+                start,
+                end,
+                orig_at: *orig_end,
+            }
+        }
+    }
+
+    /// The end of the last original piece at or before index `i`.
+    fn orig_end_through(&self, i: usize) -> usize {
+        let p = &self.list[i];
+        if p.is_orig() { p.end } else { p.orig_at }
+    }
+
+    /// Recompute starts (and new pieces' original marks) from index `from`.
+    fn renumber(&mut self, from: usize) {
+        let (mut at, mut orig_end) = match from.checked_sub(1) {
+            Some(i) => (
+                self.list[i].at + self.list[i].len(),
+                self.orig_end_through(i),
+            ),
+            None => (0, 0),
+        };
+        for p in &mut self.list[from..] {
+            p.at = at;
+            at += p.len();
+            if p.is_orig() {
+                orig_end = p.end;
+            } else {
+                p.orig_at = orig_end;
+            }
+        }
+        self.len = at;
     }
 
     /// What changed between the original and the current text, ascending.
     pub fn changes(&self) -> Vec<Change> {
         let mut changes = Vec::new();
         let (mut old_at, mut new_at) = (0, 0);
-        let mut new_pos = 0;
-        for piece in &self.list {
-            if let Piece::Orig(r) = piece {
-                if r.start > old_at || new_pos > new_at {
-                    changes.push(Change {
-                        old: old_at..r.start,
-                        new: new_at..new_pos,
-                    });
-                }
-                old_at = r.end;
-                new_at = new_pos + r.len();
+        for p in self.list.iter().filter(|p| p.is_orig()) {
+            if p.start > old_at || p.at > new_at {
+                changes.push(Change {
+                    old: old_at..p.start,
+                    new: new_at..p.at,
+                });
             }
-            new_pos += piece.len();
+            old_at = p.end;
+            new_at = p.at + p.len();
         }
-        if old_at < self.orig.len() || new_pos > new_at {
+        if old_at < self.orig.len() || self.len > new_at {
             changes.push(Change {
                 old: old_at..self.orig.len(),
-                new: new_at..new_pos,
+                new: new_at..self.len,
             });
         }
         changes
     }
+
+    /// `reps` made finer: each replacement is compared with the text it
+    /// replaces line by line (a line here runs through its '\n'), and the
+    /// lines it keeps as they are are left out of it, so they stay where
+    /// they came from and keep their own line ending.
+    pub fn refine(&self, reps: Vec<Replacement>) -> Vec<Replacement> {
+        let mut out = Vec::with_capacity(reps.len());
+        for (range, text) in reps {
+            let cur = self.bytes(range.clone());
+            match std::str::from_utf8(&cur) {
+                Ok(cur) => refine_one(cur, range.start, &text, &mut out),
+                Err(_) => out.push((range, text)),
+            }
+        }
+        out
+    }
 }
 
-fn push_part(out: &mut Vec<Piece>, piece: &Piece, part: Range<usize>) {
-    if part.is_empty() {
+/// What a splice did, for the stale-edit explanation and the seam search.
+#[derive(Debug, Default)]
+pub(crate) struct Spliced {
+    /// Where the new texts are now (current offsets, ascending).
+    pub regions: Vec<Range<usize>>,
+    /// Original ranges taken out (empty: text put in at that place).
+    pub cut: Vec<Range<usize>>,
+}
+
+/// Above this many line pairs a replacement's changed middle is not diffed
+/// line by line; it is replaced whole.
+const REFINE_LIMIT: usize = 1 << 22;
+
+fn refine_one(cur: &str, base: usize, text: &str, out: &mut Vec<Replacement>) {
+    let a: Vec<&str> = cur.split_inclusive('\n').collect();
+    let b: Vec<&str> = text.split_inclusive('\n').collect();
+    // Common lines at the end first: a line removed from a run of equal
+    // lines is then the first of them, as a patch that removes it says.
+    let suffix = a
+        .iter()
+        .rev()
+        .zip(b.iter().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    let prefix = a[..a.len() - suffix]
+        .iter()
+        .zip(&b[..b.len() - suffix])
+        .take_while(|(x, y)| x == y)
+        .count();
+    let (am, bm) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
+    let offset_of =
+        |lines: &[&str], upto: usize| -> usize { lines[..upto].iter().map(|l| l.len()).sum() };
+    let a_start = base + offset_of(&a, prefix);
+    let b_start = offset_of(&b, prefix);
+    if am.is_empty() && bm.is_empty() {
         return;
     }
-    out.push(match piece {
-        Piece::Orig(r) => Piece::Orig(r.start + part.start..r.start + part.end),
-        Piece::New(s) => Piece::New(s[part].to_string()),
-    });
+    let whole = |out: &mut Vec<Replacement>| {
+        let a_len: usize = am.iter().map(|l| l.len()).sum();
+        let b_len: usize = bm.iter().map(|l| l.len()).sum();
+        out.push((
+            a_start..a_start + a_len,
+            text[b_start..b_start + b_len].to_string(),
+        ));
+    };
+    if am.is_empty() || bm.is_empty() || am.len().saturating_mul(bm.len()) > REFINE_LIMIT {
+        whole(out);
+        return;
+    }
+    let a_offsets: Vec<usize> = std::iter::once(0)
+        .chain(am.iter().scan(0, |s, l| {
+            *s += l.len();
+            Some(*s)
+        }))
+        .collect();
+    let b_offsets: Vec<usize> = std::iter::once(0)
+        .chain(bm.iter().scan(0, |s, l| {
+            *s += l.len();
+            Some(*s)
+        }))
+        .collect();
+    for op in capture_diff_slices(Algorithm::Myers, am, bm) {
+        if let DiffOp::Equal { .. } = op {
+            continue;
+        }
+        let (o, n) = (op.old_range(), op.new_range());
+        let range = a_start + a_offsets[o.start]..a_start + a_offsets[o.end];
+        let new = &text[b_start + b_offsets[n.start]..b_start + b_offsets[n.end]];
+        match out.last_mut() {
+            Some((r, t)) if r.end == range.start => {
+                r.end = range.end;
+                t.push_str(new);
+            }
+            _ => out.push((range, new.to_string())),
+        }
+    }
 }
 
-/// Join neighbouring new pieces, so seams stay few.
-fn merge_new(list: Vec<Piece>) -> Vec<Piece> {
-    let mut out: Vec<Piece> = Vec::with_capacity(list.len());
-    for piece in list {
-        match (out.last_mut(), piece) {
-            (Some(Piece::New(prev)), Piece::New(s)) => prev.push_str(&s),
-            (Some(Piece::Orig(prev)), Piece::Orig(r)) if prev.end == r.start => prev.end = r.end,
-            (_, piece) => out.push(piece),
+/// Windows of `len - 1` bytes around each region, merged, within the text.
+pub(crate) fn windows(near: &[Range<usize>], len: usize, total: usize) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = Vec::new();
+    let reach = len.saturating_sub(1);
+    for r in near {
+        let w = r.start.saturating_sub(reach)..(r.end + reach).min(total);
+        match out.last_mut() {
+            Some(last) if last.end >= w.start => last.end = last.end.max(w.end),
+            _ => out.push(w),
         }
     }
     out
 }
 
-/// Starts of `needle` in `hay`, overlapping ones included.
-pub(crate) fn find_overlapping<'a>(
-    hay: &'a [u8],
-    needle: &'a [u8],
-) -> impl Iterator<Item = usize> + 'a {
+/// Whether `start..end` holds a byte of a region, or crosses an empty one.
+pub(crate) fn overlaps_any(start: usize, end: usize, regions: &[Range<usize>]) -> bool {
+    // Regions are ascending; the first that ends at or after `start` is the
+    // only one that can start before `end`... or the next few empty ones.
+    let i = regions.partition_point(|r| r.end < start);
+    regions[i..]
+        .iter()
+        .take_while(|r| r.start <= end)
+        .any(|r| overlaps(start, end, r))
+}
+
+pub(crate) fn overlaps(start: usize, end: usize, r: &Range<usize>) -> bool {
+    if r.is_empty() {
+        start < r.start && r.start < end
+    } else {
+        start < r.end && r.start < end
+    }
+}
+
+/// Starts of `needle` in `hay`, overlapping ones included, in time linear
+/// in both (restarting a substring search one byte after each hit is
+/// quadratic for a needle like a thousand equal lines).
+pub(crate) fn find_overlapping(hay: &[u8], needle: &[u8]) -> Vec<usize> {
+    let m = needle.len();
+    if m == 0 || m > hay.len() {
+        return Vec::new();
+    }
     let finder = memmem::Finder::new(needle);
-    let mut from = 0;
-    std::iter::from_fn(move || {
-        let hit = from + finder.find(hay.get(from..)?)?;
-        from = hit + 1;
-        Some(hit)
-    })
+    let fail = failure(needle);
+    let mut found = Vec::new();
+    if fail[m - 1] == 0 {
+        // No border: two matches can never overlap.
+        let mut from = 0;
+        while let Some(h) = hay.get(from..).and_then(|h| finder.find(h)) {
+            found.push(from + h);
+            from += h + m;
+        }
+        return found;
+    }
+    // Knuth-Morris-Pratt while a match may be in progress; the fast
+    // substring search whenever none is.
+    let (mut i, mut q) = (0usize, 0usize);
+    while i < hay.len() {
+        if q == 0 {
+            let Some(h) = finder.find(&hay[i..]) else {
+                break;
+            };
+            found.push(i + h);
+            i += h + m;
+            q = fail[m - 1];
+            continue;
+        }
+        let b = hay[i];
+        while q > 0 && needle[q] != b {
+            q = fail[q - 1];
+        }
+        if needle[q] == b {
+            q += 1;
+        }
+        i += 1;
+        if q == m {
+            found.push(i - m);
+            q = fail[m - 1];
+        }
+    }
+    found
+}
+
+/// The Knuth-Morris-Pratt failure function: for each prefix, the length of
+/// its longest proper border.
+fn failure(needle: &[u8]) -> Vec<usize> {
+    let mut fail = vec![0; needle.len()];
+    let mut k = 0;
+    for i in 1..needle.len() {
+        while k > 0 && needle[i] != needle[k] {
+            k = fail[k - 1];
+        }
+        if needle[i] == needle[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    fail
+}
+
+/// Every start of each pattern in `text`, overlapping ones included: one
+/// pass for all patterns up to `long` bytes together, and one linear search
+/// for each longer one (an automaton's build grows with its patterns, and
+/// long olds are few). The automaton, over the short patterns only (the
+/// others match nothing in it), is returned for the seam searches after
+/// each edit.
+pub(crate) fn locate(
+    text: &str,
+    patterns: &[&str],
+    long: usize,
+) -> (Vec<Vec<usize>>, Option<Automaton>) {
+    let mut hits: Vec<Vec<usize>> = vec![Vec::new(); patterns.len()];
+    let ids: Vec<usize> = (0..patterns.len())
+        .filter(|&i| patterns[i].len() <= long)
+        .collect();
+    let mut automaton = None;
+    if ids.len() > 1 {
+        // A contiguous NFA: its build is linear in the patterns' size. The
+        // DFA the builder would pick for few patterns takes minutes to build
+        // for an old text of 10,000 equal lines.
+        let built = AhoCorasick::builder()
+            .match_kind(MatchKind::Standard)
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .build(ids.iter().map(|&i| patterns[i]));
+        if let Ok(ac) = built {
+            for m in ac.find_overlapping_iter(text) {
+                hits[ids[m.pattern().as_usize()]].push(m.start());
+            }
+            for h in &mut hits {
+                h.sort_unstable();
+            }
+            automaton = Some(Automaton { ac, ids });
+        }
+    }
+    for (i, p) in patterns.iter().enumerate() {
+        let in_automaton = automaton.is_some() && p.len() <= long;
+        if !in_automaton {
+            hits[i] = find_overlapping(text.as_bytes(), p.as_bytes());
+        }
+    }
+    (hits, automaton)
+}
+
+/// The automaton over the short patterns, and each of its patterns' index
+/// among all of them.
+#[derive(Debug)]
+pub(crate) struct Automaton {
+    pub ac: AhoCorasick,
+    pub ids: Vec<usize>,
 }
 
 #[cfg(test)]
@@ -255,27 +713,50 @@ mod tests {
     use super::*;
 
     fn hits(text: &str, pat: &str) -> Vec<usize> {
-        find_overlapping(text.as_bytes(), pat.as_bytes()).collect()
+        find_overlapping(text.as_bytes(), pat.as_bytes())
+    }
+
+    fn naive(text: &str, pat: &str) -> Vec<usize> {
+        (0..text.len())
+            .filter(|&i| text.as_bytes()[i..].starts_with(pat.as_bytes()))
+            .collect()
     }
 
     #[test]
     fn overlapping_hits() {
         assert_eq!(hits("aaaa", "aa"), [0, 1, 2]);
         assert_eq!(hits("foo\nfoo\nfoo\n", "foo\nfoo\n"), [0, 4]);
+        for (t, p) in [
+            ("abababab", "abab"),
+            ("abaabaab", "aba"),
+            ("xxyxxyxxyxx", "xxyxx"),
+            ("abcabcab", "cab"),
+            ("aaa", "aaaa"),
+            ("x\nx\nx\nx\n", "x\nx\n"),
+        ] {
+            assert_eq!(hits(t, p), naive(t, p), "{t:?} {p:?}");
+        }
+        let many = "x\n".repeat(20_000);
+        assert_eq!(hits(&many, &"x\n".repeat(10_000)).len(), 10_001);
     }
 
     #[test]
     fn splice_and_find_across_seams() {
         let orig = "hello world, hello moon";
         let mut p = Pieces::new(orig);
-        p.splice(vec![(6..11, "there".into())]);
+        let done = p.splice(vec![(6..11, "there".into())]);
         assert_eq!(p.materialize(), "hello there, hello moon");
+        assert_eq!(done.regions, vec![6..11]);
+        assert_eq!(done.cut, vec![6..11]);
         // "o there" crosses the seam between an original piece and a new one.
-        assert_eq!(p.find_all("o there", &[]), [4]);
-        assert_eq!(p.find_all("hello", &hits(orig, "hello")), [0, 13]);
+        assert_eq!(p.find_near("o there", &p.changed_regions()), [4]);
+        assert_eq!(p.orig_now(13, 5), Some(13));
+        assert_eq!(p.orig_now(6, 5), None);
         p.splice(vec![(0..5, "".into()), (13..18, "bye".into())]);
         assert_eq!(p.materialize(), " there, bye moon");
         assert_eq!(p.len(), 16);
+        assert_eq!(p.orig_now(18, 5), Some(11));
+        assert_eq!(p.orig_to_current(14), 8);
     }
 
     #[test]
@@ -283,11 +764,30 @@ mod tests {
         let mut p = Pieces::new("abc");
         p.splice(vec![(0..0, "<".into()), (3..3, ">".into())]);
         assert_eq!(p.materialize(), "<abc>");
+        assert_eq!(p.orig_now(0, 3), Some(1));
         p.splice(vec![(0..5, "x".into())]);
         assert_eq!(p.materialize(), "x");
         let mut p = Pieces::new("");
         p.splice(vec![(0..0, "new".into())]);
         assert_eq!(p.materialize(), "new");
+        p.splice(vec![(1..1, "-".into())]);
+        assert_eq!(p.materialize(), "n-ew");
+        p.splice(vec![(4..4, "!".into())]);
+        assert_eq!(p.materialize(), "n-ew!");
+    }
+
+    #[test]
+    fn an_insertion_inside_an_original_match_breaks_it() {
+        let mut p = Pieces::new("abcdef");
+        p.splice(vec![(3..3, "X".into())]);
+        assert_eq!(p.orig_now(1, 4), None);
+        assert_eq!(p.orig_now(3, 3), Some(4));
+        assert_eq!(p.orig_now(0, 3), Some(0));
+        assert_eq!(p.changed_regions(), vec![3..4]);
+        let mut p = Pieces::new("abcdef");
+        p.splice(vec![(2..4, "".into())]);
+        assert_eq!(p.changed_regions(), vec![2..2]);
+        assert_eq!(p.find_near("bef", &p.changed_regions()), [1]);
     }
 
     #[test]
@@ -315,5 +815,21 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn refine_keeps_unchanged_lines() {
+        let p = Pieces::new("a\nb\nc\nd\n");
+        let reps = p.refine(vec![(0..8, "a\nB\nc\nd\nE\n".into())]);
+        assert_eq!(reps, [(2..4, "B\n".into()), (8..8, "E\n".into())]);
+        // A line removed from a run of equal lines is the first of them.
+        let p = Pieces::new("same\nsame\n");
+        assert_eq!(
+            p.refine(vec![(0..10, "same\n".into())]),
+            [(0..5, "".into())]
+        );
+        // Partial lines compare as they are.
+        let p = Pieces::new("x = 1; y = 2\n");
+        assert_eq!(p.refine(vec![(4..5, "10".into())]), [(4..5, "10".into())]);
     }
 }

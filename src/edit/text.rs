@@ -2,13 +2,33 @@
 //!
 //! Matching happens on LF-only text without a BOM. What was taken out to get
 //! there is remembered so that writing restores it: the BOM, and which line
-//! ended in CRLF. Untouched lines keep their own ending (a mixed file stays
-//! mixed); lines the edits bring in take the file's usual ending.
+//! ended in CRLF or in a lone CR (old Mac files; a CR not followed by LF is a
+//! line ending wherever it appears, as in universal-newline reading).
+//! Untouched lines keep their own ending (a mixed file stays mixed); lines
+//! the edits bring in take the file's usual ending.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 const BOM: char = '\u{feff}';
+
+/// How a line ended in the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Eol {
+    Lf,
+    Crlf,
+    Cr,
+}
+
+impl Eol {
+    fn as_str(self) -> &'static str {
+        match self {
+            Eol::Lf => "\n",
+            Eol::Crlf => "\r\n",
+            Eol::Cr => "\r",
+        }
+    }
+}
 
 /// A file's text, normalized for matching.
 #[derive(Debug)]
@@ -16,10 +36,12 @@ pub(crate) struct Source<'a> {
     pub bom: bool,
     /// LF-only text without the BOM.
     pub norm: Cow<'a, str>,
-    /// Offsets in `norm` of each '\n' that was "\r\n" in the file, ascending.
-    crlf_at: Vec<usize>,
-    /// The ending new lines get: CRLF when the file mostly uses it.
-    pub crlf_default: bool,
+    /// Offsets in `norm` of each '\n' that was not a plain LF in the file,
+    /// with what it was; ascending.
+    endings: Vec<(usize, Eol)>,
+    /// The ending new lines get: the file's most common one (the first seen
+    /// of those tied).
+    pub usual: Eol,
 }
 
 impl<'a> Source<'a> {
@@ -32,40 +54,46 @@ impl<'a> Source<'a> {
             return Source {
                 bom,
                 norm: Cow::Borrowed(body),
-                crlf_at: Vec::new(),
-                crlf_default: false,
+                endings: Vec::new(),
+                usual: Eol::Lf,
             };
         }
+        let bytes = body.as_bytes();
         let mut norm = String::with_capacity(body.len());
-        let mut crlf_at = Vec::new();
+        let mut endings = Vec::new();
         let mut last = 0;
-        for at in memchr::memmem::find_iter(body.as_bytes(), b"\r\n") {
+        for at in memchr::memchr_iter(b'\r', bytes) {
             norm.push_str(&body[last..at]);
-            crlf_at.push(norm.len());
+            let eol = if bytes.get(at + 1) == Some(&b'\n') {
+                last = at + 2;
+                Eol::Crlf
+            } else {
+                last = at + 1;
+                Eol::Cr
+            };
+            endings.push((norm.len(), eol));
             norm.push('\n');
-            last = at + 2;
         }
         norm.push_str(&body[last..]);
-        let lf_total = memchr::memchr_iter(b'\n', norm.as_bytes()).count();
-        let lf_only = lf_total - crlf_at.len();
-        let first_is_crlf = memchr::memchr(b'\n', norm.as_bytes()) == crlf_at.first().copied();
-        let crlf_default =
-            crlf_at.len() > lf_only || (crlf_at.len() == lf_only && first_is_crlf && lf_total > 0);
+        let usual = usual_ending(&norm, &endings);
         Source {
             bom,
             norm: Cow::Owned(norm),
-            crlf_at,
-            crlf_default,
+            endings,
+            usual,
         }
     }
 
     /// Append `norm[range]` to `out` with the file's own line endings.
     pub fn write_orig(&self, range: Range<usize>, out: &mut String) {
-        let first = self.crlf_at.partition_point(|&p| p < range.start);
+        let first = self.endings.partition_point(|&(p, _)| p < range.start);
         let mut last = range.start;
-        for &at in self.crlf_at[first..].iter().take_while(|&&p| p < range.end) {
+        for &(at, eol) in self.endings[first..]
+            .iter()
+            .take_while(|&&(p, _)| p < range.end)
+        {
             out.push_str(&self.norm[last..at]);
-            out.push_str("\r\n");
+            out.push_str(eol.as_str());
             last = at + 1;
         }
         out.push_str(&self.norm[last..range.end]);
@@ -73,17 +101,29 @@ impl<'a> Source<'a> {
 
     /// Append text the edits brought in, with the file's usual ending.
     pub fn write_new(&self, text: &str, out: &mut String) {
-        if self.crlf_default {
-            out.push_str(&text.replace('\n', "\r\n"));
-        } else {
-            out.push_str(text);
+        match self.usual {
+            Eol::Lf => out.push_str(text),
+            eol => {
+                let mut last = 0;
+                for at in memchr::memchr_iter(b'\n', text.as_bytes()) {
+                    out.push_str(&text[last..at]);
+                    out.push_str(eol.as_str());
+                    last = at + 1;
+                }
+                out.push_str(&text[last..]);
+            }
         }
     }
 
-    /// True when no line ends in CRLF: the written text is then the
+    /// Whether some line of the file ends in a lone CR.
+    pub fn has_cr(&self) -> bool {
+        self.endings.iter().any(|(_, e)| *e == Eol::Cr)
+    }
+
+    /// True when every line ends in LF: the written text is then the
     /// normalized text with the prefix.
     pub fn lf_only(&self) -> bool {
-        self.crlf_at.is_empty()
+        self.endings.is_empty() && self.usual == Eol::Lf
     }
 
     /// The prefix every written file starts with.
@@ -92,13 +132,49 @@ impl<'a> Source<'a> {
     }
 }
 
-/// Text with "\r\n" turned into "\n", as edits are compared.
-pub(crate) fn lf(text: &str) -> Cow<'_, str> {
-    if text.contains('\r') {
-        Cow::Owned(text.replace("\r\n", "\n"))
-    } else {
-        Cow::Borrowed(text)
+/// The most common ending; among those tied, the one seen first.
+fn usual_ending(norm: &str, endings: &[(usize, Eol)]) -> Eol {
+    let total = memchr::memchr_iter(b'\n', norm.as_bytes()).count();
+    let crlf = endings.iter().filter(|(_, e)| *e == Eol::Crlf).count();
+    let cr = endings.len() - crlf;
+    let lf = total - endings.len();
+    // The first '\n' that was a plain LF: the first not in `endings`.
+    let mut others = endings.iter().map(|&(p, _)| p).peekable();
+    let first_lf = memchr::memchr_iter(b'\n', norm.as_bytes())
+        .find(|&at| {
+            while others.peek().is_some_and(|&p| p < at) {
+                others.next();
+            }
+            others.peek() != Some(&at)
+        })
+        .unwrap_or(usize::MAX);
+    let first_of = |eol: Eol| match eol {
+        Eol::Lf => first_lf,
+        _ => endings
+            .iter()
+            .find(|(_, e)| *e == eol)
+            .map_or(usize::MAX, |&(p, _)| p),
+    };
+    [(Eol::Lf, lf), (Eol::Crlf, crlf), (Eol::Cr, cr)]
+        .into_iter()
+        .max_by(|a, b| a.1.cmp(&b.1).then(first_of(b.0).cmp(&first_of(a.0))))
+        .map_or(Eol::Lf, |(e, _)| e)
+}
+
+/// Text with "\r\n" turned into "\n", as edits are compared; a lone "\r"
+/// too when `cr_ends_lines` (the file has lines ending in one, so every
+/// lone CR of the file was read as a line ending). In a file without, a
+/// lone CR is a character like any other and is written as sent.
+pub(crate) fn lf(text: &str, cr_ends_lines: bool) -> Cow<'_, str> {
+    if !text.contains('\r') {
+        return Cow::Borrowed(text);
     }
+    let crlf = text.replace("\r\n", "\n");
+    Cow::Owned(if cr_ends_lines {
+        crlf.replace('\r', "\n")
+    } else {
+        crlf
+    })
 }
 
 /// Start offsets of the lines of a text. A final '\n' ends the last line; it
@@ -189,6 +265,8 @@ mod tests {
             "a\r\nb\nc\r\nd",
             "\u{feff}x\r\n",
             "a\rb\r\n",
+            "one\rtwo\r\rthree\r",
+            "\r\r\n\n\r",
         ] {
             assert_eq!(roundtrip(text), text);
         }
@@ -196,10 +274,26 @@ mod tests {
 
     #[test]
     fn usual_ending() {
-        assert!(Source::parse("a\r\nb\r\nc\n").crlf_default);
-        assert!(!Source::parse("a\nb\nc\r\n").crlf_default);
-        assert!(Source::parse("a\r\nb\n").crlf_default);
-        assert!(!Source::parse("a\nb\r\n").crlf_default);
+        let usual = |t: &str| Source::parse(t).usual;
+        assert_eq!(usual("a\r\nb\r\nc\n"), Eol::Crlf);
+        assert_eq!(usual("a\nb\nc\r\n"), Eol::Lf);
+        assert_eq!(usual("a\r\nb\n"), Eol::Crlf);
+        assert_eq!(usual("a\nb\r\n"), Eol::Lf);
+        assert_eq!(usual("a\rb\rc"), Eol::Cr);
+        assert_eq!(usual("one\r\ntwo\rthree\nfour\r\n"), Eol::Crlf);
+        assert_eq!(usual("x"), Eol::Lf);
+        assert_eq!(usual("a\r\nb\nc\nd\re\r"), Eol::Lf);
+    }
+
+    #[test]
+    fn lone_cr_is_a_line_ending() {
+        let src = Source::parse("a\rb\r\nc\rd");
+        assert_eq!(src.norm, "a\nb\nc\nd");
+        let mut out = String::new();
+        src.write_new("x\ny\n", &mut out);
+        assert_eq!(out, "x\ry\r");
+        assert_eq!(lf("a\rb\r\nc", true), "a\nb\nc");
+        assert_eq!(lf("a\rb\r\nc", false), "a\rb\nc");
     }
 
     #[test]

@@ -17,6 +17,7 @@ use std::ops::Range;
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 use unicode_normalization::UnicodeNormalization;
 
+use super::hints::invisible_name;
 use super::pieces::find_overlapping;
 use super::text::{LineIndex, split_lines};
 
@@ -28,15 +29,17 @@ pub enum Level {
     Indentation,
     IndentUnit,
     Typography,
+    Invisible,
     InnerWhitespace,
 }
 
 impl Level {
-    pub(crate) const TOLERANT: [Level; 5] = [
+    pub(crate) const TOLERANT: [Level; 6] = [
         Level::TrailingWhitespace,
         Level::Indentation,
         Level::IndentUnit,
         Level::Typography,
+        Level::Invisible,
         Level::InnerWhitespace,
     ];
 
@@ -48,6 +51,7 @@ impl Level {
             Level::Indentation => "indentation",
             Level::IndentUnit => "indent_unit",
             Level::Typography => "typography",
+            Level::Invisible => "invisible",
             Level::InnerWhitespace => "inner_whitespace",
         }
     }
@@ -60,6 +64,9 @@ impl Level {
             Level::Indentation => "ignoring indentation",
             Level::IndentUnit => "ignoring tabs vs spaces and indentation",
             Level::Typography => "ignoring typographic quotes, dashes and spaces",
+            Level::Invisible => {
+                "ignoring invisible characters (zero-width, direction marks, soft hyphens)"
+            }
             Level::InnerWhitespace => "ignoring runs of whitespace",
         }
     }
@@ -160,6 +167,14 @@ pub(crate) struct Probe<'a> {
     old_lines: Vec<&'a str>,
     old_nl: bool,
     old_unit: Option<Unit>,
+    /// Only matches starting at or after this offset count.
+    from: usize,
+    /// Only matches that end the text count.
+    eof: bool,
+    /// A 0-based line: among several matches the nearest wins.
+    near_line: Option<usize>,
+    /// Every match is wanted (replace_all).
+    all: bool,
 }
 
 impl<'a> Probe<'a> {
@@ -172,35 +187,125 @@ impl<'a> Probe<'a> {
             old_lines,
             old_nl,
             old_unit,
+            from: 0,
+            eof: false,
+            near_line: None,
+            all: false,
         }
+    }
+
+    /// Only matches starting at or after `from` (and ending the text, with
+    /// `eof`) count.
+    pub fn within(mut self, from: usize, eof: bool) -> Probe<'a> {
+        self.from = from;
+        self.eof = eof;
+        self
+    }
+
+    /// Among several matches the one nearest this 0-based line wins.
+    pub fn near(mut self, line: Option<usize>) -> Probe<'a> {
+        self.near_line = line;
+        self
+    }
+
+    /// Every match is wanted, not one.
+    pub fn all(mut self, all: bool) -> Probe<'a> {
+        self.all = all;
+        self
+    }
+
+    fn allows(&self, lines: &LineIndex, first: usize, m: usize, len: usize) -> bool {
+        let last = first + m - 1;
+        let mut end = lines.end(last);
+        if self.old_nl && lines.has_newline(last) {
+            end += 1;
+        }
+        self.allows_range(lines, &(lines.start(first)..end), len)
+    }
+
+    fn allows_range(&self, _lines: &LineIndex, range: &Range<usize>, len: usize) -> bool {
+        range.start >= self.from && (!self.eof || range.end == len)
     }
 }
 
+/// At most this many line comparisons checking indentation at candidate
+/// places; past it, a level that has not decided refuses (it never guesses).
+const WORK: usize = 1 << 22;
+
+/// What a level found.
+#[derive(Debug)]
+pub(crate) struct Found {
+    pub level: Level,
+    pub matches: Vec<Match>,
+    /// Candidate places were left unchecked (too many to check): the
+    /// matches are not all of them, so one match must not be applied.
+    pub unsure: bool,
+}
+
 /// The first level at which old matches, with every match at that level.
-pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<(Level, Vec<Match>)> {
+pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<Found> {
     let m = probe.old_lines.len();
     if m == 0 || probe.old_lines.iter().all(|l| l.trim().is_empty()) || lines.count() < m {
         return None;
     }
-    // Each level is looser than the one before, so a line that fails the
-    // loosest comparison fails them all: one pass finds every place any
-    // level could match, and the levels then look only there.
-    let loosest = key(Level::InnerWhitespace, probe.old_lines[0]).into_owned();
-    let starts: Vec<usize> = (0..=lines.count() - m)
-        .filter(|&j| loosely_equal(lines.line(text, j), &loosest))
+    // Each level is looser than the one before, so lines that fail the
+    // loosest comparison fail them all: one pass over the file's lines
+    // (hashed keys, matched as a sequence in linear time even when old is
+    // thousands of equal lines) finds every place any level could match,
+    // and the levels then look only there.
+    let n = lines.count();
+    // Lines loosely equal to old's first line (a comparison that stops at
+    // the first differing byte) are where a match can start; only the lines
+    // those places cover are hashed.
+    let first_key = key(Level::InnerWhitespace, probe.old_lines[0]).into_owned();
+    let first: Vec<usize> = (0..=n - m)
+        .filter(|&j| loosely_equal(lines.line(text, j), &first_key))
         .collect();
+    let mut file_loose: Vec<u64> = vec![0; n];
+    let mut covered_to = 0;
+    for &s in &first {
+        for (j, slot) in file_loose
+            .iter_mut()
+            .enumerate()
+            .take(s + m)
+            .skip(s.max(covered_to))
+        {
+            *slot = loose_hash(lines.line(text, j)) | 1;
+        }
+        covered_to = covered_to.max(s + m);
+    }
+    let old_loose: Vec<u64> = probe.old_lines.iter().map(|l| loose_hash(l) | 1).collect();
+    let starts: Vec<usize> = if first.is_empty() {
+        Vec::new()
+    } else {
+        kmp_all(&file_loose, &old_loose)
+    }
+    .into_iter()
+    .filter(|&j| probe.allows(lines, j, m, text.len()))
+    .collect();
     let file_unit = if starts.is_empty() {
         None
     } else {
-        Unit::detect((0..lines.count()).map(|i| lines.line(text, i)))
+        Unit::detect((0..n).map(|i| lines.line(text, i)))
     };
     for level in Level::TOLERANT {
-        let mut found = find_at(text, lines, probe, level, file_unit, &starts);
-        if found.is_empty() && level == Level::Typography && m == 1 && !probe.old_nl {
-            found = find_in_lines(text, lines, probe.old_lines[0]);
+        let mut found = if starts.is_empty() {
+            Found {
+                level,
+                matches: Vec::new(),
+                unsure: false,
+            }
+        } else {
+            find_at(text, lines, probe, level, file_unit, &starts)
+        };
+        if found.matches.is_empty() && level == Level::Typography && m == 1 && !probe.old_nl {
+            found.matches = find_in_lines(text, lines, probe.old_lines[0]);
+            found
+                .matches
+                .retain(|x| probe.allows_range(lines, &x.range, text.len()));
         }
-        if !found.is_empty() {
-            return Some((level, found));
+        if !found.matches.is_empty() || found.unsure {
+            return Some(found);
         }
     }
     None
@@ -229,6 +334,87 @@ fn loosely_equal(line: &str, key: &str) -> bool {
     want.next().is_none()
 }
 
+/// A hash of a line's loosest key, without allocating for ASCII lines.
+fn loose_hash(line: &str) -> u64 {
+    if !line.is_ascii() {
+        return hash_bytes(key(Level::InnerWhitespace, line).as_bytes());
+    }
+    let mut h = Hasher::new();
+    let mut in_space = false;
+    for b in line.trim().bytes() {
+        if (b as char).is_whitespace() {
+            in_space = true;
+            continue;
+        }
+        if in_space {
+            h.push(b' ');
+        }
+        in_space = false;
+        h.push(b);
+    }
+    h.finish()
+}
+
+/// FNV-1a, 64 bits: equal keys hash equal; a match is checked key by key
+/// before it is applied, so a collision can only cost a refusal.
+struct Hasher(u64);
+
+impl Hasher {
+    fn new() -> Hasher {
+        Hasher(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn push(&mut self, b: u8) {
+        self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+fn hash_bytes(bytes: &[u8]) -> u64 {
+    let mut h = Hasher::new();
+    for &b in bytes {
+        h.push(b);
+    }
+    h.finish()
+}
+
+/// Every start of `needle` in `hay` (overlapping), by Knuth-Morris-Pratt.
+fn kmp_all<T: Eq>(hay: &[T], needle: &[T]) -> Vec<usize> {
+    let m = needle.len();
+    let mut found = Vec::new();
+    if m == 0 || m > hay.len() {
+        return found;
+    }
+    let mut fail = vec![0usize; m];
+    let mut k = 0;
+    for i in 1..m {
+        while k > 0 && needle[i] != needle[k] {
+            k = fail[k - 1];
+        }
+        if needle[i] == needle[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    let mut q = 0;
+    for (i, x) in hay.iter().enumerate() {
+        while q > 0 && needle[q] != *x {
+            q = fail[q - 1];
+        }
+        if needle[q] == *x {
+            q += 1;
+        }
+        if q == m {
+            found.push(i + 1 - m);
+            q = fail[m - 1];
+        }
+    }
+    found
+}
+
 fn find_at(
     text: &str,
     lines: &LineIndex,
@@ -236,18 +422,61 @@ fn find_at(
     level: Level,
     file_unit: Option<Unit>,
     starts: &[usize],
-) -> Vec<Match> {
+) -> Found {
     let m = probe.old_lines.len();
-    let keys: Vec<String> = probe
+    // This level's keys, hashed, for the lines the candidates cover only.
+    let mut file_keys: Vec<u64> = vec![0; lines.count()];
+    let mut covered_to = 0;
+    for &s in starts {
+        for (j, slot) in file_keys
+            .iter_mut()
+            .enumerate()
+            .take(s + m)
+            .skip(s.max(covered_to))
+        {
+            *slot = hash_bytes(key(level, lines.line(text, j)).as_bytes()) | 1;
+        }
+        covered_to = covered_to.max(s + m);
+    }
+    let old_keys: Vec<u64> = probe
         .old_lines
         .iter()
-        .map(|l| key(level, l).into_owned())
+        .map(|l| hash_bytes(key(level, l).as_bytes()) | 1)
         .collect();
-    let mut found = Vec::new();
-    for &first in starts {
-        let fits = (0..m).all(|i| key(level, lines.line(text, first + i)) == keys[i]);
-        if !fits {
-            continue;
+    let mut candidates = kmp_all(&file_keys, &old_keys);
+    if let Some(target) = probe.near_line {
+        // Nearest first: the hint decides among them.
+        candidates.sort_by_key(|&j| (j.abs_diff(target), j));
+    }
+    let mut found = Found {
+        level,
+        matches: Vec::new(),
+        unsure: false,
+    };
+    let mut work = 0;
+    for &first in &candidates {
+        if !probe.all {
+            match (probe.near_line, found.matches.first()) {
+                // Nearest first: a farther one cannot change the choice,
+                // and a second at the same distance is a tie.
+                (Some(target), Some(m0))
+                    if first.abs_diff(target) > m0.first_line.abs_diff(target)
+                        || found.matches.len() >= 2 =>
+                {
+                    break;
+                }
+                // Two places: ambiguous; the rest need no checking.
+                (None, _) if found.matches.len() >= 2 => {
+                    found.unsure = true;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        work += m;
+        if work > WORK {
+            found.unsure = true;
+            break;
         }
         let file_lines: Vec<&str> = (first..first + m).map(|i| lines.line(text, i)).collect();
         let Some(shift) = shift_for(
@@ -264,7 +493,7 @@ fn find_at(
         if probe.old_nl && lines.has_newline(last) {
             end += 1;
         }
-        found.push(Match {
+        found.matches.push(Match {
             range: lines.start(first)..end,
             first_line: first,
             line_count: m,
@@ -272,7 +501,27 @@ fn find_at(
             partial: false,
         });
     }
+    found.matches.sort_by_key(|x| x.first_line);
     found
+}
+
+/// Whether a match's lines compare equal to old's at its level, key by
+/// key (the search compared hashes).
+pub(crate) fn verified(
+    text: &str,
+    lines: &LineIndex,
+    probe: &Probe,
+    level: Level,
+    m: &Match,
+) -> bool {
+    if m.partial {
+        return true;
+    }
+    probe
+        .old_lines
+        .iter()
+        .enumerate()
+        .all(|(i, o)| key(level, lines.line(text, m.first_line + i)) == key(level, o))
 }
 
 /// A one-line old inside a longer line, comparing with typography folded.
@@ -334,8 +583,9 @@ fn key(level: Level, line: &str) -> Cow<'_, str> {
         Level::TrailingWhitespace => Cow::Borrowed(line.trim_end()),
         Level::Indentation | Level::IndentUnit => Cow::Borrowed(line.trim()),
         Level::Typography => fold(line.trim()),
+        Level::Invisible => visible_only(line),
         Level::InnerWhitespace => {
-            let folded = fold(line.trim());
+            let folded = visible_only(line);
             let mut out = String::with_capacity(folded.len());
             let mut in_space = false;
             for c in folded.chars() {
@@ -352,6 +602,19 @@ fn key(level: Level, line: &str) -> Cow<'_, str> {
             Cow::Owned(out)
         }
     }
+}
+
+/// The typography key with invisible characters taken out.
+fn visible_only(line: &str) -> Cow<'_, str> {
+    let folded = fold(line.trim());
+    if !folded.chars().any(|c| invisible_name(c).is_some()) {
+        return folded;
+    }
+    let kept: String = folded
+        .chars()
+        .filter(|&c| invisible_name(c).is_none())
+        .collect();
+    Cow::Owned(kept.trim().to_string())
 }
 
 /// Compatibility forms folded (NFKC: fullwidth letters, composed accents),
@@ -405,8 +668,59 @@ fn shift_for(
     if level == Level::Indentation {
         return None;
     }
-    let file = file_unit.or(old_unit).unwrap_or(Unit::Spaces(4));
-    let old = old_unit.unwrap_or(file);
+    // The file's unit here: tabs when its lines here indent with them.
+    let file = if pairs.iter().any(|(_, f)| f.contains('\t')) {
+        Unit::Tab
+    } else {
+        file_unit
+            .filter(|u| *u != Unit::Tab)
+            .or_else(|| Unit::detect(file_lines.iter().copied()))
+            .unwrap_or(Unit::Spaces(4))
+    };
+    // The model's unit is the one that makes every line here match: learnt
+    // from old against these lines, not from the file alone.
+    let old_tabs = pairs.iter().any(|(o, _)| o.contains('\t'));
+    let old_spaces = pairs.iter().any(|(o, _)| o.contains(' '));
+    let fits: Vec<(Unit, isize)> = MODEL_UNITS
+        .iter()
+        .filter(|u| match u {
+            Unit::Tab => old_tabs,
+            Unit::Spaces(_) => old_spaces || !old_tabs,
+        })
+        .filter_map(|&u| levels_delta(&pairs, u, file).map(|d| (u, d)))
+        .collect();
+    let chosen = old_unit
+        .and_then(|u| fits.iter().find(|(f, _)| *f == u))
+        .or_else(|| {
+            // All lines at one depth fit several units; the model most
+            // likely kept the depth.
+            let same_depth: Vec<&(Unit, isize)> = fits.iter().filter(|(_, d)| *d == 0).collect();
+            (same_depth.len() == 1).then(|| same_depth[0])
+        })
+        .or_else(|| (fits.len() == 1).then(|| &fits[0]))?;
+    Some(Shift::Levels {
+        delta: chosen.1,
+        old: chosen.0,
+        file,
+    })
+}
+
+/// Units a model may have written in, most likely first.
+const MODEL_UNITS: [Unit; 9] = [
+    Unit::Tab,
+    Unit::Spaces(4),
+    Unit::Spaces(2),
+    Unit::Spaces(8),
+    Unit::Spaces(3),
+    Unit::Spaces(1),
+    Unit::Spaces(5),
+    Unit::Spaces(6),
+    Unit::Spaces(7),
+];
+
+/// The one level difference that maps old's indentation in `old` units to
+/// the file's in `file` units on every line, if there is one.
+fn levels_delta(pairs: &[(&str, &str)], old: Unit, file: Unit) -> Option<isize> {
     let mut delta = None;
     for (o, f) in pairs {
         let (ol, orem) = old.measure(o);
@@ -417,11 +731,7 @@ fn shift_for(
         }
         delta = Some(d);
     }
-    Some(Shift::Levels {
-        delta: delta.unwrap_or(0),
-        old,
-        file,
-    })
+    Some(delta.unwrap_or(0))
 }
 
 /// The same prefix added to, or taken from, every line's indentation.
@@ -526,7 +836,11 @@ mod tests {
     /// Apply old→new at the first tolerant level, as the engine would.
     fn tolerant(text: &str, old: &str, new: &str) -> Option<(Level, String)> {
         let lines = LineIndex::new(text);
-        let (level, found) = find(text, &lines, &Probe::new(old, new))?;
+        let Found {
+            level,
+            matches: found,
+            ..
+        } = find(text, &lines, &Probe::new(old, new))?;
         assert_eq!(found.len(), 1, "ambiguous at {level:?}");
         let rep = replacement(text, &lines, &found[0], old, new);
         let mut out = text.to_string();
@@ -631,8 +945,11 @@ mod tests {
     fn ambiguity_stops_at_the_level_that_found_it() {
         let text = "x = 1  \nx = 1 \n";
         let lines = LineIndex::new(text);
-        let (level, found) = find(text, &lines, &Probe::new("x = 1\n", "x = 2\n")).unwrap();
-        assert_eq!((level, found.len()), (Level::TrailingWhitespace, 2));
+        let found = find(text, &lines, &Probe::new("x = 1\n", "x = 2\n")).unwrap();
+        assert_eq!(
+            (found.level, found.matches.len()),
+            (Level::TrailingWhitespace, 2)
+        );
     }
 
     #[test]
@@ -645,6 +962,57 @@ mod tests {
         assert_eq!(Unit::detect("a\nb".lines()), None);
         // A snippet's first depth is not a step.
         assert_eq!(Unit::detect("        a()\n    }".lines()), None);
+    }
+
+    #[test]
+    fn two_spaces_per_tab_at_one_depth() {
+        // No step in old to learn the unit from: the place decides it.
+        let text = "func f() {\n\tif x {\n\t\ty()\n\t\tz()\n\t}\n}\n";
+        let (level, out) = tolerant(
+            text,
+            "    y()\n    z()\n",
+            "    y()\n    if w {\n      v()\n    }\n    z()\n",
+        )
+        .unwrap();
+        assert_eq!(level, Level::IndentUnit);
+        assert_eq!(
+            out,
+            "func f() {\n\tif x {\n\t\ty()\n\t\tif w {\n\t\t\tv()\n\t\t}\n\t\tz()\n\t}\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_continuation_line_two_levels_deeper_is_not_the_unit() {
+        let text = "func f() {\n\tcall(a,\n\t\t\tb)\n\tdone()\n}\n";
+        let (level, out) = tolerant(
+            text,
+            "    call(a,\n            b)\n    done()\n",
+            "    call(a,\n            b)\n    if ok {\n        done()\n    }\n",
+        )
+        .unwrap();
+        assert_eq!(level, Level::IndentUnit);
+        assert_eq!(
+            out,
+            "func f() {\n\tcall(a,\n\t\t\tb)\n\tif ok {\n\t\tdone()\n\t}\n}\n"
+        );
+    }
+
+    #[test]
+    fn invisible_characters_are_ignored_and_kept() {
+        let text = "let a\u{200b} = 1;\nlet b = 2;\n";
+        let (level, out) =
+            tolerant(text, "let a = 1;\nlet b = 2;\n", "let a = 1;\nlet b = 3;\n").unwrap();
+        assert_eq!(level, Level::Invisible);
+        assert_eq!(out, "let a\u{200b} = 1;\nlet b = 3;\n");
+    }
+
+    #[test]
+    fn thousands_of_equal_lines_are_linear() {
+        let text = "  x = 1;\n".repeat(50_000);
+        let old = "x = 1;\n".repeat(10_000);
+        let lines = LineIndex::new(&text);
+        let found = find(&text, &lines, &Probe::new(&old, "y\n")).unwrap();
+        assert!(found.matches.len() >= 2 && found.unsure);
     }
 
     #[test]

@@ -14,17 +14,12 @@ use serde_json::Value;
 const NIB: &str = env!("CARGO_BIN_EXE_nib");
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/conformance/");
 
-const CONTEXT_ENDING: &str = "nib replaces a chunk's matched lines as one piece: in a file \
-                              with mixed endings, a context line inside it takes the file's \
-                              usual ending (CRLF) instead of keeping its own (LF)";
 const FIRST_OF_SEVERAL: &str = "old matches several places: nib refuses (add surrounding \
                                 lines) rather than take the first";
 const FINAL_NEWLINE: &str =
     "nib keeps a missing final newline missing; the peer adds one to every file it updates";
 const LINE_ENDINGS: &str = "nib never rewrites line endings: a CRLF file stays CRLF, where the \
                             peer's default mode writes the patched lines with LF";
-const LONE_CR: &str = "nib's line endings are LF and CRLF; a lone CR is part of a line, so a \
-                       CR-only (old Mac) file is one line and the patch's lines do not match";
 const CREATE_EXISTING: &str = "Add File on an existing file is refused (\"use Update\"), so a \
                                file is never replaced unseen; the peer overwrites it";
 const OVERLAP: &str = "a second chunk that re-matches text the first already changed fails; \
@@ -37,7 +32,6 @@ pub const DIFFERENCES: &[(&str, &str)] = &[
         "codex-scenario-011_add_overwrites_existing_file",
         CREATE_EXISTING,
     ),
-    ("codex-scenario-024_preserves_mixed_line_endings", LONE_CR),
     ("codex-cli-add-overwrites-existing-file", CREATE_EXISTING),
     (
         "codex-cli-allows-overlapping-eof-chunks-in-legacy-mode",
@@ -47,7 +41,6 @@ pub const DIFFERENCES: &[(&str, &str)] = &[
         "codex-cli-uses-legacy-line-handling-without-rollout-env",
         LINE_ENDINGS,
     ),
-    ("codex-cli-preserves-cr-from-target-file", LONE_CR),
     (
         "codex-cli-uses-crlf-for-new-trailing-newline",
         FINAL_NEWLINE,
@@ -55,11 +48,6 @@ pub const DIFFERENCES: &[(&str, &str)] = &[
     (
         "codex-cli-updates-file-appends-trailing-newline",
         FINAL_NEWLINE,
-    ),
-    ("codex-cli-preserves-untouched-mixed-line-endings", LONE_CR),
-    (
-        "codex-cli-preserves-repeated-context-line-ending",
-        CONTEXT_ENDING,
     ),
     (
         "codex-core-normalizes-crlf-without-preserve-feature",
