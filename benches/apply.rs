@@ -214,7 +214,7 @@ fn main() {
     }
     println!("\nthe edit engine alone, in process (nib::edit::apply):");
     for case in cases.iter().filter(|c| c.format.is_none()) {
-        let Ok(call) = nib::edit::parse_call_text(&case.input) else {
+        let Ok(call) = nib::prim::fs_edit_call(&case.input) else {
             continue;
         };
         let t = measure(|| {

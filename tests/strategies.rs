@@ -485,3 +485,68 @@ fn model_call_options_are_checked() {
     );
     assert!(said.contains(&"refused".to_string()), "{said:?}");
 }
+
+/// The hook examples of docs/strategies.md, exactly as the page prints
+/// them (each after its `<!-- example: NAME -->` marker).
+fn guide_example(name: &str) -> String {
+    let guide =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/strategies.md"))
+            .expect("docs/strategies.md");
+    let marker = format!("<!-- example: {name} -->\n```scheme\n");
+    let start = guide
+        .find(&marker)
+        .unwrap_or_else(|| panic!("the guide shows {name}"));
+    let code = &guide[start + marker.len()..];
+    code[..code.find("```").expect("the block ends")].to_string()
+}
+
+#[test]
+fn the_guides_hook_examples_run_as_printed() {
+    // refuse-rm: the model's rm -rf is refused, the model reads why.
+    let script = json!([
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -rf build"}}]},
+        "Done."
+    ]);
+    let (_d, ws, s) = workspace(&[("build/x", "x\n")], &script);
+    fs::write(ws.join("hook.scm"), guide_example("refuse-rm")).unwrap();
+    let run = exec(&ws, &s, &["--hook", "hook.scm", "--approve", "writes"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(ws.join("build/x").exists());
+    assert_eq!(strategy_texts(&run.events, "refuse").len(), 1);
+
+    // test-before-finish: a failing test keeps the task going.
+    let script = json!([
+        "Done.",
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "test_ok.py", "content": "import unittest\n\nclass T(unittest.TestCase):\n    def test_ok(self):\n        pass\n"}}]},
+        "Done now."
+    ]);
+    let failing = "import unittest\n\nclass T(unittest.TestCase):\n    def test_fails(self):\n        self.fail('no')\n";
+    let (_d, ws, s) = workspace(&[("test_bad.py", failing)], &script);
+    fs::write(ws.join("hook.scm"), guide_example("test-before-finish")).unwrap();
+    // The model's second try leaves the failing test in place: the hook
+    // keeps the task going again, with the failures.
+    let run = exec(&ws, &s, &["--hook", "hook.scm", "--approve", "writes"]);
+    assert_eq!(
+        strategy_texts(&run.events, "continue").len(),
+        2,
+        "{}",
+        run.stderr
+    );
+    assert!(strategy_texts(&run.events, "continue")[0].contains("The tests fail"));
+
+    // trim-results: with twelve results, the two oldest are elided.
+    let mut replies: Vec<Value> = (0..12)
+        .map(|_| json!({"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py"}}]}))
+        .collect();
+    replies.push(json!("Read."));
+    let big = "value = 'a line the model reads'\n".repeat(200);
+    let (_d, ws, s) = workspace(&[("a.py", &big)], &Value::Array(replies.clone()));
+    let plain = exec(&ws, &s, &[]);
+    let (_d, ws, s) = workspace(&[("a.py", &big)], &Value::Array(replies));
+    fs::write(ws.join("hook.scm"), guide_example("trim-results")).unwrap();
+    let run = exec(&ws, &s, &["--hook", "hook.scm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let (with_hook, without) = (largest_prompt(&run.events), largest_prompt(&plain.events));
+    // Two results of ~1,900 tokens each were elided from the last request.
+    assert!(with_hook + 3000 < without, "{with_hook} vs {without}");
+}
