@@ -38,7 +38,7 @@ pub struct RunArgs {
     /// Print one JSON report (runs, totals per channel) instead of text.
     #[arg(long)]
     pub json: bool,
-    /// The seed of the fake credentials, to reproduce a run (default: fresh).
+    /// The seed of the fake credentials, to reproduce a run (default: the fixed seed the summary prints).
     #[arg(long)]
     pub seed: Option<u64>,
     /// Run only this mode.

@@ -79,6 +79,7 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
         });
     }
     let session = builder.subscribe(progress).build()?;
+    eprintln!("nib exec: {}", network_note(&session));
     let cfg = AgentConfig {
         model,
         strategy: chosen.strategy,
@@ -119,6 +120,17 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
         Status::StepLimit | Status::TokenLimit => 4,
     };
     Ok(ExitCode::from(code))
+}
+
+/// Whether this run's commands have network, said before it starts.
+fn network_note(session: &crate::agent::AgentSession) -> &'static str {
+    if session.host.guard().policy().shell_network {
+        "commands may use the network ([guard] shell_network = true in your config)"
+    } else if crate::prim::tools::netns::available() {
+        "commands run without network (a private network namespace)"
+    } else {
+        "commands have network: this system does not allow a private network namespace, so network programs need a security confirm"
+    }
 }
 
 fn read_task(task: Option<&str>) -> Result<String, UsageError> {

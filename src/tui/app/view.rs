@@ -123,7 +123,14 @@ impl App {
         let t = self.opts.theme;
         let s = &self.status;
         // Counts the server did not report are estimates: `~1.2k`.
-        let k = |n: u64| crate::model::show_tokens(n, s.estimated);
+        let mark = if s.estimated { "~" } else { "" };
+        let k = |n: u64| {
+            if n >= 1000 {
+                format!("{mark}{:.1}k", n as f64 / 1000.0)
+            } else {
+                format!("{mark}{n}")
+            }
+        };
         let window = self
             .session
             .cfg
