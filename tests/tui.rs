@@ -1053,3 +1053,46 @@ fn without_a_terminal_the_client_points_to_exec() {
 fn entry(fields: serde_json::Value) -> Box<nib::session::Entry> {
     Box::new(nib::session::Entry::parse(&fields.to_string()).expect("an event line"))
 }
+
+/// Counts the server did not report are shown as estimates, and a
+/// strategy's lines reach the transcript.
+#[test]
+fn estimated_usage_is_marked_and_strategy_lines_are_shown() {
+    let (mut app, _a, _d) = confirm_app(ConfirmKind::Write, Theme::DARK);
+    app.handle_key(
+        KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE),
+        far_future(),
+    );
+    let now = Instant::now();
+    app.on_event(
+        UiEvent::Log(entry(json!({"ev": "llm.resp", "model": "small", "usage": {"prompt": 1500, "completion": 20, "reported": false, "estimated": true}}))),
+        now,
+    );
+    app.on_event(
+        UiEvent::Log(entry(
+            json!({"ev": "strategy", "action": "refuse", "text": "shell: no recursive deletes"}),
+        )),
+        now,
+    );
+    app.on_event(
+        UiEvent::Log(entry(
+            json!({"ev": "strategy", "action": "say", "text": "check: `make test` passed"}),
+        )),
+        now,
+    );
+    let mut term = Terminal::new(TestBackend::new(120, 30)).expect("terminal");
+    term.draw(|f| app.render(f.area(), f.buffer_mut(), far_future()))
+        .expect("draw");
+    let screen = format!("{}", term.backend());
+    assert!(screen.contains("in ~13.8k"), "{screen}");
+    assert!(screen.contains("context ~1.5k"), "{screen}");
+    let transcript = app.transcript_text();
+    assert!(
+        transcript.contains("◆ refuse: shell: no recursive deletes"),
+        "{transcript}"
+    );
+    assert!(
+        transcript.contains("◆ check: `make test` passed"),
+        "{transcript}"
+    );
+}
