@@ -1096,3 +1096,37 @@ fn estimated_usage_is_marked_and_strategy_lines_are_shown() {
         "{transcript}"
     );
 }
+
+/// The plan strategy in the terminal client: its question is a real
+/// prompt; y carries the plan out, through the usual write confirm.
+#[test]
+fn a_strategys_question_is_asked_in_the_client() {
+    let mut f = Fixture::new(
+        json!([
+            "1. make add add",
+            edit_reply("calc.py", "a - b", "a + b"),
+            "Changed add."
+        ]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.typed("/strategy plan");
+    f.key(KeyCode::Enter);
+    f.app.submit("fix add", Instant::now());
+    f.until("the plan's question", |a| a.ask.is_some());
+    let screen = f.screen(100, 12);
+    assert!(screen.contains("? Carry out this plan?"), "{screen}");
+    assert!(screen.contains("y yes · n no"), "{screen}");
+    assert_eq!(f.read("calc.py"), CALC, "nothing is written before the yes");
+    f.key(KeyCode::Char('y'));
+    f.until_confirm();
+    f.key(KeyCode::Char('y'));
+    f.until_idle();
+    assert!(f.read("calc.py").contains("return a + b"));
+    let transcript = f.app.transcript_text();
+    assert!(
+        transcript.contains("? Carry out this plan? yes"),
+        "{transcript}"
+    );
+    assert!(transcript.contains("1. make add add"), "{transcript}");
+}

@@ -110,12 +110,16 @@ pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
     let s = Arc::clone(shared);
     engine.register("ask", move |args| {
         let question = args.first().and_then(Value::as_str).unwrap_or_default();
-        // Nobody is there to answer, and nib never waits: the answer is
-        // the policy's (`--set ask=yes` says yes; anything else no).
-        let yes = s.setting("ask").is_some_and(|v| v == "yes");
+        // A person answers when one is watching; otherwise nib never
+        // waits: the policy does (`--set ask=yes` says yes; else no).
+        let (yes, by) = match s.host.ask_user(question) {
+            Some(yes) => (yes, "user"),
+            None => (s.setting("ask").is_some_and(|v| v == "yes"), "policy"),
+        };
         let _ = s.log.emit(&Event::Ask(event::Ask {
             question: question.to_string(),
             answer: Value::Bool(yes),
+            by: by.to_string(),
         }));
         Ok(Value::Bool(yes))
     });

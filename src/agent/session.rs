@@ -21,7 +21,7 @@ use crate::engine::EngineError;
 use crate::files::Workspace;
 use crate::guard::GuardPolicy;
 use crate::model::StreamEvent;
-use crate::prim::{ConfirmAnswer, ConfirmRequest, Host};
+use crate::prim::{Asker, ConfirmAnswer, ConfirmRequest, Host};
 use crate::session::event::{self, Event};
 use crate::session::{Entry, EventLog, SessionError};
 use crate::settings::{UsageError, UserConfig, guard_policy};
@@ -85,6 +85,7 @@ pub struct SessionBuilder {
     user: Option<UserConfig>,
     log: LogPlace,
     cancel: Option<Arc<AtomicBool>>,
+    asker: Option<Asker>,
     subscribers: Vec<Subscriber>,
 }
 
@@ -99,6 +100,7 @@ impl SessionBuilder {
             user: None,
             log: LogPlace::New,
             cancel: None,
+            asker: None,
             subscribers: Vec::new(),
         }
     }
@@ -124,6 +126,16 @@ impl SessionBuilder {
     /// The flag that stops the running task (the client's Esc).
     pub fn cancel(mut self, flag: Arc<AtomicBool>) -> SessionBuilder {
         self.cancel = Some(flag);
+        self
+    }
+
+    /// Where a strategy's `ask` questions go (the terminal client);
+    /// without one they are answered by policy.
+    pub fn asker(
+        mut self,
+        f: impl Fn(&str) -> Option<bool> + Send + Sync + 'static,
+    ) -> SessionBuilder {
+        self.asker = Some(Box::new(f));
         self
     }
 
@@ -155,6 +167,9 @@ impl SessionBuilder {
         let mut host = host.with_policy(policy);
         if let Some(flag) = self.cancel {
             host = host.with_cancel(flag);
+        }
+        if let Some(asker) = self.asker {
+            host = host.with_asker(asker);
         }
         for message in warnings {
             let _ = log.emit(&Event::Warning(event::Warning { message }));

@@ -59,6 +59,10 @@ impl From<bool> for ConfirmAnswer {
 
 type Confirmer = Box<dyn Fn(&ConfirmRequest) -> ConfirmAnswer + Send + Sync>;
 
+/// Puts a strategy's yes/no question to the person watching; `None` when
+/// nobody can answer (the question is then answered by policy).
+pub type Asker = Box<dyn Fn(&str) -> Option<bool> + Send + Sync>;
+
 /// The result of one call, as the model and the clients get it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct ToolResult {
@@ -183,6 +187,8 @@ pub struct Host {
     unattended: bool,
     /// The policy's answer to Write confirms (`--approve writes`).
     approve_writes: bool,
+    /// Where a strategy's questions go (`ask`).
+    asker: Option<Asker>,
 }
 
 impl Host {
@@ -201,6 +207,7 @@ impl Host {
             cancel: Arc::default(),
             unattended: false,
             approve_writes: false,
+            asker: None,
         }
     }
 
@@ -237,6 +244,18 @@ impl Host {
         host.unattended = true;
         host.approve_writes = approve_writes;
         host
+    }
+
+    /// This host with a person to put a strategy's questions to.
+    pub fn with_asker(mut self, asker: Asker) -> Host {
+        self.asker = Some(asker);
+        self
+    }
+
+    /// A strategy's yes/no question, put to the person watching; `None`
+    /// when nobody is.
+    pub fn ask_user(&self, question: &str) -> Option<bool> {
+        self.asker.as_ref().and_then(|a| a(question))
     }
 
     /// Whether an unattended run's policy approves Write confirms.

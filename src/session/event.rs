@@ -232,6 +232,8 @@ pub struct Ask {
     pub question: String,
     /// `null` when nobody could answer.
     pub answer: Value,
+    /// `user` or `policy`.
+    pub by: String,
 }
 
 /// Something the user should know that did not stop the session (a

@@ -31,7 +31,7 @@
 //! | `confirm.answer` | (the terminal client) `tool`, `path`, `kind`, `answer`: "yes" / "no" / "edited", `by`: "user" / "standing-approval", `reason`, `saved_approval`, `scope` |
 //! | `tool.result` | `step`, `call`, `name`, `ok`: bool, `refused`: bool, `kind`, `summary`, `hint` (a failure's lines after the first, else empty), `diff_size`, `path`, and for fs-edit `edits`, `edits_form` |
 //! | `write` | `path`, `version` |
-//! | `ask` | `question`, `answer` (null when nobody could answer) |
+//! | `ask` | `question`, `answer`, `by`: "user" / "policy" |
 //! | `warning` | `message` (a setting that was ignored, and why) |
 //! | `strategy` | `action`: "say" / "refuse" / "continue" / "compact" / a strategy's own, `text` |
 //! | `turn.end` | `step`, `reason`: "done" / "step_limit" / "token_limit" / "error" / "refused", `text` |

@@ -29,7 +29,7 @@ use ratatui::text::{Line, Span};
 pub use confirm::{ConfirmMode, ConfirmView};
 
 use super::style::{Theme, cut_to_width, markdown_line, mask_secrets, wrap_line};
-use super::worker::{Session, UiEvent};
+use super::worker::{PendingAsk, Session, UiEvent};
 use crate::agent::Status;
 use crate::model::StreamEvent;
 use crate::session::event::Event;
@@ -101,6 +101,8 @@ pub struct App {
     reasoning: usize,
     running: Option<Instant>,
     pub confirm: Option<ConfirmView>,
+    /// A strategy's question waiting for y or n.
+    pub ask: Option<PendingAsk>,
     input: String,
     pub status: StatusLine,
     ctrl_c_at: Option<Instant>,
@@ -129,6 +131,7 @@ impl App {
             reasoning: 0,
             running: None,
             confirm: None,
+            ask: None,
             input: String::new(),
             status: StatusLine {
                 model,
@@ -238,6 +241,11 @@ impl App {
             UiEvent::Confirm(p) => {
                 self.flush_partial();
                 self.confirm = Some(ConfirmView::new(p, now));
+                self.bell = true;
+            }
+            UiEvent::Ask(a) => {
+                self.flush_partial();
+                self.ask = Some(*a);
                 self.bell = true;
             }
             UiEvent::AutoApproved { what, scope } => {
@@ -436,6 +444,33 @@ impl App {
     }
 
     /// One key. Key releases and repeats of a confirm key are ignored.
+    /// y or n for a strategy's question; Esc counts as no.
+    fn ask_key(&mut self, key: KeyEvent) -> Action {
+        let answer = match key.code {
+            KeyCode::Char('y') | KeyCode::Char('Y') => true,
+            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => false,
+            _ => return Action::None,
+        };
+        if let Some(a) = self.ask.take() {
+            let t = self.opts.theme;
+            let first = a.question.lines().next().unwrap_or_default().to_string();
+            self.history.push(Line::from(vec![
+                Span::styled("? ", t.accent()),
+                Span::styled(
+                    format!(
+                        "{} {}",
+                        mask_secrets(&first),
+                        if answer { "yes" } else { "no" }
+                    ),
+                    t.dim(),
+                ),
+            ]));
+            // The worker may have gone (the task ended): nothing to tell.
+            let _ = a.reply.send(answer);
+        }
+        Action::None
+    }
+
     pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Action {
         if key.kind == KeyEventKind::Release {
             return Action::None;
@@ -450,6 +485,9 @@ impl App {
                 return Action::None;
             }
             return self.confirm_key(key);
+        }
+        if self.ask.is_some() {
+            return self.ask_key(key);
         }
         self.notice = None;
         match key.code {

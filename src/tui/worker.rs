@@ -35,6 +35,8 @@ pub enum UiEvent {
     Stream(StreamEvent),
     /// A confirm waiting for the user.
     Confirm(Box<PendingConfirm>),
+    /// A strategy's yes/no question (`ask`), waiting for the user.
+    Ask(Box<PendingAsk>),
     /// A Write confirm a standing approval answered.
     AutoApproved {
         what: String,
@@ -42,6 +44,13 @@ pub enum UiEvent {
     },
     /// The task ended (or could not run: the error).
     TaskDone(Result<Outcome, String>),
+}
+
+/// A strategy's question as the UI shows it, with where the answer goes.
+#[derive(Debug)]
+pub struct PendingAsk {
+    pub question: String,
+    pub reply: Sender<bool>,
 }
 
 /// A confirm as the UI shows it, with where the answer goes.
@@ -117,6 +126,7 @@ impl Session {
             ))),
         )
         .user_config(&user)
+        .asker(asker(ui.clone(), Arc::clone(&cancel)))
         .log(place)
         .cancel(Arc::clone(&cancel))
         .subscribe(move |entry| {
@@ -326,6 +336,33 @@ fn confirmer(
             return false.into();
         }
         answer.recv().unwrap_or_else(|_| false.into())
+    }
+}
+
+/// A strategy's `ask`: the question goes to the UI and the worker waits
+/// for the answer (no when the run was interrupted or the UI went away).
+fn asker(
+    ui: Sender<UiEvent>,
+    cancel: Arc<AtomicBool>,
+) -> impl Fn(&str) -> Option<bool> + Send + Sync + 'static {
+    let ui = Mutex::new(ui);
+    move |question: &str| {
+        if cancel.load(Ordering::Relaxed) {
+            return Some(false);
+        }
+        let (reply, answer) = channel();
+        let pending = PendingAsk {
+            question: question.to_string(),
+            reply,
+        };
+        let sent = ui
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .send(UiEvent::Ask(Box::new(pending)));
+        if sent.is_err() {
+            return Some(false);
+        }
+        Some(answer.recv().unwrap_or(false))
     }
 }
 

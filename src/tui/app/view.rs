@@ -165,7 +165,16 @@ impl App {
     fn render_idle(&self, area: Rect, buf: &mut Buffer, now: Instant) {
         let t = self.opts.theme;
         let mut lines = Vec::new();
+        let asked = self.ask.as_ref().map(|a| {
+            let first = a.question.lines().next().unwrap_or_default();
+            Line::from(vec![
+                Span::styled("? ", t.accent()),
+                Span::raw(mask_secrets(first)),
+                Span::styled("  y yes · n no", t.key()),
+            ])
+        });
         let activity = match (&self.notice, self.running) {
+            _ if asked.is_some() => asked.unwrap_or_default(),
             (Some(n), _) => Line::from(Span::styled(n.clone(), t.warn())),
             (None, Some(start)) => {
                 let secs = now.duration_since(start).as_secs();
