@@ -1130,3 +1130,49 @@ fn a_strategys_question_is_asked_in_the_client() {
     );
     assert!(transcript.contains("1. make add add"), "{transcript}");
 }
+
+/// The check and policy strategies in the terminal client: check's command
+/// is confirmed like any command and its verdict shown; policy's refusal
+/// reaches the transcript and nothing runs.
+#[test]
+fn check_and_policy_run_in_the_client() {
+    let mut f = Fixture::new(
+        json!([edit_reply("calc.py", "a - b", "a + b"), "Fixed add."]),
+        &[("calc.py", CALC), ("Makefile", "test:\n\t@echo tested\n")],
+        Duration::ZERO,
+    );
+    f.typed("/strategy check");
+    f.key(KeyCode::Enter);
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    f.key(KeyCode::Char('y'));
+    // The check's `make test` asks like any command.
+    f.until_confirm();
+    f.key(KeyCode::Char('y'));
+    f.until_idle();
+    let transcript = f.app.transcript_text();
+    assert!(
+        transcript.contains("◆ check: `make test` passed"),
+        "{transcript}"
+    );
+    assert!(f.read("calc.py").contains("return a + b"));
+
+    let mut f = Fixture::new(
+        json!([
+            {"tool_calls": [{"name": "shell", "arguments": {"command": "rm -rf ."}}]},
+            "Gave up."
+        ]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.typed("/strategy policy");
+    f.key(KeyCode::Enter);
+    f.app.submit("clean up", Instant::now());
+    f.until_idle();
+    let transcript = f.app.transcript_text();
+    assert!(
+        transcript.contains("◆ refuse: shell: policy: recursive rm of ."),
+        "{transcript}"
+    );
+    assert_eq!(f.read("calc.py"), CALC);
+}
