@@ -550,3 +550,20 @@ fn the_guides_hook_examples_run_as_printed() {
     // Two results of ~1,900 tokens each were elided from the last request.
     assert!(with_hook + 3000 < without, "{with_hook} vs {without}");
 }
+
+#[test]
+fn a_strategy_error_is_shown_once_with_its_place() {
+    let (_d, ws, s) = workspace(&[], &json!(["Hello."]));
+    fs::write(
+        ws.join("bad.scm"),
+        "(on \"before-finish\" (lambda (text)\n  (car 5)))\n",
+    )
+    .unwrap();
+    let run = exec(&ws, &s, &["--hook", "bad.scm"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(all.matches("error[E03]: TypeMismatch").count(), 1, "{all}");
+    assert!(all.contains("bad.scm:2:4"), "{all}");
+    assert!(all.contains("car expected a list or pair"), "{all}");
+    assert!(run.stdout.is_empty(), "{}", run.stdout);
+}

@@ -97,7 +97,9 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
             return Ok(ExitCode::from(1));
         }
     };
-    if !args.json && !outcome.text.is_empty() {
+    // stdout is the model's answer; an error was already shown once, on
+    // stderr, as the run's `error` event.
+    if !args.json && !outcome.text.is_empty() && outcome.status != Status::Error {
         println!("{}", outcome.text);
     }
     eprintln!(
