@@ -1176,3 +1176,34 @@ fn check_and_policy_run_in_the_client() {
     );
     assert_eq!(f.read("calc.py"), CALC);
 }
+
+/// A strategy's error keeps its place and excerpt as separate lines.
+#[test]
+fn a_strategy_error_keeps_its_lines() {
+    let (mut app, _a, _d) = confirm_app(ConfirmKind::Write, Theme::DARK);
+    app.handle_key(
+        KeyEvent::new(KeyCode::Char('y'), KeyModifiers::NONE),
+        far_future(),
+    );
+    let message = "bad.scm:2:4: TypeMismatch: car expected a list or pair, found: 5\n  ┌─ bad.scm:2:4\n2 │   (car 5)))";
+    app.on_event(
+        UiEvent::Log(entry(json!({"ev": "error", "message": message}))),
+        Instant::now(),
+    );
+    let lines = app.take_new_history(120);
+    let texts: Vec<String> = lines
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    assert!(
+        texts
+            .iter()
+            .any(|t| t.starts_with("error: bad.scm:2:4: TypeMismatch")),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.contains("┌─ bad.scm:2:4")),
+        "{texts:?}"
+    );
+    assert!(texts.iter().any(|t| t.contains("(car 5)))")), "{texts:?}");
+}

@@ -274,9 +274,11 @@ impl App {
                             format!("■ done after {} steps", o.steps),
                             t.dim(),
                         )),
-                        Status::Error => {
-                            Line::from(Span::styled(format!("■ error: {}", o.text), t.error()))
-                        }
+                        // The details were shown with the run's error event.
+                        Status::Error => Line::from(Span::styled(
+                            format!("■ error: {}", o.text.lines().next().unwrap_or_default()),
+                            t.error(),
+                        )),
                         s => Line::from(Span::styled(
                             format!("■ stopped: {} ({})", s.as_str(), o.text),
                             t.warn(),
@@ -349,8 +351,17 @@ impl App {
             Event::Error(e) => {
                 let msg = mask_secrets(&e.message);
                 if !msg.contains("interrupted by the user") {
-                    self.history
-                        .push(Line::from(Span::styled(format!("error: {msg}"), t.error())));
+                    // A strategy error carries its place and a source
+                    // excerpt over several lines: keep them as lines.
+                    for (i, line) in msg.lines().enumerate() {
+                        let shown = if i == 0 {
+                            format!("error: {line}")
+                        } else {
+                            format!("  {line}")
+                        };
+                        self.history
+                            .push(Line::from(Span::styled(shown, t.error())));
+                    }
                 }
             }
             Event::Strategy(e) => {
