@@ -608,3 +608,19 @@ proptest::proptest! {
         proptest::prop_assert_eq!(text, format!("{head}{expected_tail}"));
     }
 }
+
+#[test]
+fn temp_files_of_killed_writes_are_hidden_from_listings() {
+    let (_d, ws) = workspace();
+    write(&ws, "src/a.rs", "fn a() {}\n");
+    write(&ws, "src/.a.rs.nib-tmp-99999999-0", "fn a() {");
+    let host = Host::unattended(ws, true);
+    let (_, r) = host.run_json("fs-list", r#"{"path": "src"}"#);
+    assert!(r.ok && r.text.contains("a.rs"), "{}", r.text);
+    assert!(!r.text.contains("nib-tmp"), "{}", r.text);
+    let (_, r) = host.run_json("fs-find", r#"{"pattern": "**/*"}"#);
+    assert!(!r.text.contains("nib-tmp"), "{}", r.text);
+    let (_, r) = host.run_json("index-grep", r#"{"pattern": "fn a"}"#);
+    assert!(r.ok && r.text.contains("src/a.rs"), "{}", r.text);
+    assert!(!r.text.contains("nib-tmp"), "{}", r.text);
+}

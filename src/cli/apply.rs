@@ -215,6 +215,16 @@ impl<'w> ApplySession<'w> {
         {
             clean_stale_temps_in(dir);
         }
+        // Held from the read to the rename: a second nib process on this
+        // file waits for its turn and then edits what this one wrote.
+        let lock = if self.dry_run {
+            None
+        } else {
+            match self.versions.lock(&file.rel) {
+                Ok(l) => Some(l),
+                Err(e) => return failed(file.rel.clone(), e.to_string(), Some("write")),
+            }
+        };
         let on_disk = match read_text(&file) {
             Ok(t) => t,
             Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
@@ -239,11 +249,17 @@ impl<'w> ApplySession<'w> {
         if applied.changed && self.dry_run {
             self.dry_files
                 .insert(file.rel.clone(), applied.text.clone());
-        } else if applied.changed {
-            match self
-                .versions
-                .write(&file, Some(current.as_bytes()), applied.text.as_bytes())
-            {
+        } else if applied.changed
+            && let Some(lock) = lock
+        {
+            let written = self.versions.write_locked(
+                &lock,
+                &file,
+                Some(current.as_bytes()),
+                applied.text.as_bytes(),
+            );
+            drop(lock);
+            match written {
                 Ok(id) => version = Some(id.to_string()),
                 Err(FileError::ChangedOnDisk { .. }) if replans < MAX_REPLANS => {
                     return self.apply(call, replans + 1);

@@ -61,6 +61,12 @@ pub struct Undone {
     pub restored: bool,
 }
 
+/// A held per-file lock (`Versions::lock`); dropping it releases it.
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
 /// The versions store of one workspace. Directories are created on first
 /// `record`, not on construction.
 #[derive(Debug, Clone)]
@@ -264,7 +270,20 @@ impl Versions {
         previous: Option<&[u8]>,
         bytes: &[u8],
     ) -> Result<VersionId, FileError> {
-        let _lock = self.lock(&file.rel)?;
+        let lock = self.lock(&file.rel)?;
+        self.write_locked(&lock, file, previous, bytes)
+    }
+
+    /// `write`, with the file's lock already held (taken with `lock`
+    /// before reading the file, so the read, the plan and the rename are
+    /// one turn: another nib process waits instead of racing).
+    pub fn write_locked(
+        &self,
+        _lock: &FileLock,
+        file: &Resolved,
+        previous: Option<&[u8]>,
+        bytes: &[u8],
+    ) -> Result<VersionId, FileError> {
         let start = self.next_number()?;
         let mut recorded: Option<VersionId> = None;
         let mut record_failed: Option<FileError> = None;
@@ -316,9 +335,10 @@ impl Versions {
         }
     }
 
-    /// Takes the advisory lock of `rel` (blocking until another nib
-    /// process releases it); released when the file is dropped.
-    fn lock(&self, rel: &str) -> Result<File, FileError> {
+    /// Takes the advisory lock of `rel` (workspace-relative), blocking
+    /// until another nib process releases it; released when dropped. Do
+    /// not take it twice in one process (the second waits forever).
+    pub fn lock(&self, rel: &str) -> Result<FileLock, FileError> {
         self.ensure_dirs()?;
         let locks = self.dir.join("locks");
         self.ensure_dir(&locks)?;
@@ -332,7 +352,7 @@ impl Versions {
             .open(&path)
             .map_err(|e| self.io_error(&path, e))?;
         file.lock().map_err(|e| self.io_error(&path, e))?;
-        Ok(file)
+        Ok(FileLock { _file: file })
     }
 
     /// Undoes the newest write not yet undone (of `path`, when given):
