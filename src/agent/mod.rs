@@ -149,11 +149,14 @@ pub fn run_task_with(
     // The deadline: set the flag if the run is still going then. Dropping
     // `_run_over` at the end of the run wakes the watcher, which then quits.
     let (_run_over, over) = std::sync::mpsc::channel::<()>();
+    let timed_out = Arc::new(AtomicBool::new(false));
     {
         let cancel = Arc::clone(&cancel);
+        let timed_out = Arc::clone(&timed_out);
         let deadline = cfg.deadline;
         std::thread::spawn(move || {
             if over.recv_timeout(deadline) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                timed_out.store(true, Ordering::Relaxed);
                 cancel.store(true, Ordering::Relaxed);
             }
         });
@@ -170,6 +173,7 @@ pub fn run_task_with(
         on_stream: Mutex::new(Box::new(on_stream)),
         last_error: Mutex::new(String::new()),
         cancel,
+        timed_out,
     });
     let strategy_dirs = cfg
         .strategy

@@ -35,6 +35,8 @@ pub(super) struct Shared {
     /// Set by a client (Esc in the terminal client): see
     /// [`run_task_with`](super::run_task_with).
     pub(super) cancel: Arc<AtomicBool>,
+    /// Set (before `cancel`) when the run's own deadline stopped it.
+    pub(super) timed_out: Arc<AtomicBool>,
 }
 
 /// One call of a reply before it runs: its id and name, and the parsed
@@ -93,9 +95,18 @@ pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
 }
 
 impl Shared {
+    /// Why the run is stopping: its deadline, or the user.
+    fn stop_reason(&self) -> String {
+        if self.timed_out.load(Ordering::Relaxed) {
+            "the run's time limit (--timeout) ran out".to_string()
+        } else {
+            INTERRUPTED.to_string()
+        }
+    }
+
     fn model_reply(&self, messages: &Value, step: u64) -> Value {
         if self.cancel.load(Ordering::Relaxed) {
-            return json!({"error": INTERRUPTED, "kind": "interrupted"});
+            return json!({"error": self.stop_reason(), "kind": "interrupted"});
         }
         let used = self.tokens.load(Ordering::Relaxed);
         if self.max_tokens > 0 && used >= self.max_tokens {
@@ -141,7 +152,7 @@ impl Shared {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner) = e.to_string();
                 if self.cancel.load(Ordering::Relaxed) {
-                    return json!({"error": INTERRUPTED, "kind": "interrupted"});
+                    return json!({"error": self.stop_reason(), "kind": "interrupted"});
                 }
                 json!({"error": e.to_string(), "kind": error_kind(&e)})
             }
@@ -183,7 +194,10 @@ impl Shared {
             runnable
                 .iter()
                 .map(|c| match self.cancel.load(Ordering::Relaxed) {
-                    true => ToolResult::failed("interrupted", format!("not run: {INTERRUPTED}")),
+                    true => ToolResult::failed(
+                        "interrupted",
+                        format!("not run: {}", self.stop_reason()),
+                    ),
                     false => self.host.run(c),
                 })
                 .collect()

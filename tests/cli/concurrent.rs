@@ -54,3 +54,23 @@ fn stale_temp_files_are_cleaned_by_apply() {
     assert!(!ws.path("src/.a.rs.nib-tmp-99999999-0").exists());
     assert_eq!(ws.read_str("src/a.rs"), "let x = 2;\n");
 }
+
+#[test]
+fn a_closed_pipe_ends_nib_quietly() {
+    use std::process::{Command, Stdio};
+    let ws = Ws::new();
+    ws.write("events.jsonl", "");
+    // The reader is gone before nib prints (as with `nib ... | head`).
+    let mut child = Command::new(crate::support::NIB)
+        .args(["stats", "--json"])
+        .arg(ws.path("events.jsonl"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nib");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("wait");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
