@@ -10,6 +10,8 @@ mod support;
 
 #[path = "cli/apply.rs"]
 mod apply;
+#[path = "cli/concurrent.rs"]
+mod concurrent;
 #[path = "cli/example.rs"]
 mod example;
 #[path = "cli/guarded.rs"]

@@ -421,3 +421,206 @@ fn a_hard_link_to_a_protected_file_is_that_file() {
     );
     assert!(r.ok && r.decision == "write", "{r:?}");
 }
+
+/// Appends `line` to `path` the way an outside program does (open with
+/// O_APPEND, one write, close).
+fn append_outside(path: &std::path::Path, line: &str) {
+    use std::io::Write;
+    let mut f = fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .expect("open to append");
+    f.write_all(line.as_bytes()).expect("append");
+}
+
+#[test]
+fn a_change_made_while_the_confirm_is_open_is_kept_and_confirmed_again() {
+    let (_d, ws) = workspace();
+    write(&ws, "a.txt", "value 1\n");
+    let path = ws.root().join("a.txt");
+    let outside = path.clone();
+    let diffs = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&diffs);
+    let host = Host::new(ws, move |req| {
+        let mut seen = seen.lock().expect("lock");
+        if seen.is_empty() {
+            // The user edits the file in another terminal, then says yes.
+            append_outside(&outside, "theirs\n");
+        }
+        seen.push(req.diff.unwrap_or_default().to_string());
+        true
+    });
+    let (_, r) = host.run_json(
+        "fs-edit",
+        r#"{"path": "a.txt", "old": "value 1", "new": "value 2"}"#,
+    );
+    assert!(r.ok, "{}", r.text);
+    assert_eq!(
+        fs::read_to_string(&path).expect("read"),
+        "value 2\ntheirs\n"
+    );
+    let diffs = diffs.lock().expect("lock");
+    assert_eq!(diffs.len(), 2, "the new diff is confirmed again: {diffs:?}");
+    assert!(!diffs[0].contains("theirs"), "{}", diffs[0]);
+    assert!(diffs[1].contains(" theirs"), "{}", diffs[1]);
+    assert!(r.diff.contains(" theirs"), "{}", r.diff);
+}
+
+#[test]
+fn fs_write_over_a_change_made_during_the_confirm_is_refused() {
+    let (_d, ws) = workspace();
+    write(&ws, "a.txt", "old\n");
+    let path = ws.root().join("a.txt");
+    let outside = path.clone();
+    let host = Host::new(ws, move |_req| {
+        append_outside(&outside, "theirs\n");
+        true
+    });
+    assert!(host.run_json("fs-read", r#"{"path": "a.txt"}"#).1.ok);
+    let (_, r) = host.run_json("fs-write", r#"{"path": "a.txt", "content": "new\n"}"#);
+    assert!(!r.ok && r.text.contains("read it again"), "{}", r.text);
+    assert_eq!(fs::read_to_string(&path).expect("read"), "old\ntheirs\n");
+}
+
+/// An outside writer appending every 2 ms while nib edits the same file
+/// unattended: every append and every edit survive. Ignored by default:
+/// an append whose open() came before nib's rename and whose write()
+/// comes after nib's last look at the replaced file can still be lost (a
+/// window of microseconds that only the writer's cooperation could close;
+/// measured about 1 run in 8 loses one append of ~350). Run with
+/// `cargo test --test prim -- --ignored`.
+#[test]
+#[ignore = "residual race with an uncooperative appender; see the doc comment"]
+fn an_appender_running_under_many_edits_loses_nothing() {
+    let (_d, ws) = workspace();
+    write(&ws, "log.txt", "value 0\n");
+    let path = ws.root().join("log.txt");
+    let host = Host::unattended(ws, true);
+    let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let appender = {
+        let stop = Arc::clone(&stop);
+        let path = path.clone();
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                append_outside(&path, &format!("append {n}\n"));
+                n += 1;
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            n
+        })
+    };
+    let edits = 150;
+    for i in 0..edits {
+        let call = format!(
+            r#"{{"path": "log.txt", "old": "value {i}\n", "new": "value {}\n"}}"#,
+            i + 1
+        );
+        // A file rewritten faster than nib can plan may still be refused
+        // ("changed on disk"); the model then sends the edit again.
+        let mut tries = 0;
+        loop {
+            let (_, r) = host.run_json("fs-edit", &call);
+            if r.ok {
+                break;
+            }
+            assert!(
+                r.text.contains("changed on disk") && tries < 20,
+                "edit {i}: {}",
+                r.text
+            );
+            tries += 1;
+        }
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let appended = appender.join().expect("appender");
+    let text = fs::read_to_string(&path).expect("read");
+    assert!(text.starts_with(&format!("value {edits}\n")), "{text}");
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    let expected: Vec<String> = (0..appended).map(|n| format!("append {n}")).collect();
+    assert_eq!(lines, expected, "every append is kept, in order");
+    assert!(appended > 10, "the appender ran ({appended} appends)");
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+
+    /// plan → confirm → write with an outside writer changing the file at
+    /// any step (before the plan, while the confirm is open, several
+    /// times): no byte the outside writer wrote is lost, and each edit is
+    /// applied exactly once.
+    #[test]
+    fn an_outside_writer_never_loses_a_byte(
+        steps in proptest::collection::vec((0usize..3, 0usize..4, proptest::bool::ANY), 1..8)
+    ) {
+        let (_d, ws) = workspace();
+        write(&ws, "f.txt", "head 0\nmid\n");
+        let path = ws.root().join("f.txt");
+        let during = Arc::new(Mutex::new((0usize, 0usize)));
+        let outside = path.clone();
+        let plan = Arc::clone(&during);
+        let host = Host::new(ws, move |_req| {
+            // (appends still to make in this confirm, appends so far)
+            let mut p = plan.lock().expect("lock");
+            while p.0 > 0 {
+                append_outside(&outside, &format!("confirm {}\n", p.1));
+                p.1 += 1;
+                p.0 -= 1;
+            }
+            true
+        });
+        let mut expected_tail = String::new();
+        for (i, &(before, in_confirm, prepend)) in steps.iter().enumerate() {
+            for k in 0..before {
+                let line = format!("before {i} {k}\n");
+                append_outside(&path, &line);
+                expected_tail.push_str(&line);
+            }
+            if prepend {
+                // A rewrite that is not an append: a line inserted after the head.
+                let text = fs::read_to_string(&path).expect("read");
+                let text = text.replacen("mid\n", &format!("mid\nins {i}\n"), 1);
+                fs::write(&path, text).expect("rewrite");
+            }
+            let start = {
+                let mut p = during.lock().expect("lock");
+                p.0 = in_confirm;
+                p.1
+            };
+            let call = format!(
+                r#"{{"path": "f.txt", "old": "head {i}\n", "new": "head {}\n"}}"#,
+                i + 1
+            );
+            let (_, r) = host.run_json("fs-edit", &call);
+            proptest::prop_assert!(r.ok, "step {}: {}", i, r.text);
+            let end = during.lock().expect("lock").1;
+            for n in start..end {
+                expected_tail.push_str(&format!("confirm {n}\n"));
+            }
+        }
+        let text = fs::read_to_string(&path).expect("read");
+        let mut head = format!("head {}\nmid\n", steps.len());
+        for (i, &(_, _, prepend)) in steps.iter().enumerate().rev() {
+            if prepend {
+                head.push_str(&format!("ins {i}\n"));
+            }
+        }
+        proptest::prop_assert_eq!(text, format!("{head}{expected_tail}"));
+    }
+}
+
+#[test]
+fn temp_files_of_killed_writes_are_hidden_from_listings() {
+    let (_d, ws) = workspace();
+    write(&ws, "src/a.rs", "fn a() {}\n");
+    write(&ws, "src/.a.rs.nib-tmp-99999999-0", "fn a() {");
+    let host = Host::unattended(ws, true);
+    let (_, r) = host.run_json("fs-list", r#"{"path": "src"}"#);
+    assert!(r.ok && r.text.contains("a.rs"), "{}", r.text);
+    assert!(!r.text.contains("nib-tmp"), "{}", r.text);
+    let (_, r) = host.run_json("fs-find", r#"{"pattern": "**/*"}"#);
+    assert!(!r.text.contains("nib-tmp"), "{}", r.text);
+    let (_, r) = host.run_json("index-grep", r#"{"pattern": "fn a"}"#);
+    assert!(r.ok && r.text.contains("src/a.rs"), "{}", r.text);
+    assert!(!r.text.contains("nib-tmp"), "{}", r.text);
+}

@@ -161,11 +161,14 @@ pub fn run_task_with(
     // The deadline: set the flag if the run is still going then. Dropping
     // `_run_over` at the end of the run wakes the watcher, which then quits.
     let (_run_over, over) = std::sync::mpsc::channel::<()>();
+    let timed_out = Arc::new(AtomicBool::new(false));
     {
         let cancel = Arc::clone(&cancel);
+        let timed_out = Arc::clone(&timed_out);
         let deadline = cfg.deadline;
         std::thread::spawn(move || {
             if over.recv_timeout(deadline) == Err(std::sync::mpsc::RecvTimeoutError::Timeout) {
+                timed_out.store(true, Ordering::Relaxed);
                 cancel.store(true, Ordering::Relaxed);
             }
         });
@@ -183,6 +186,7 @@ pub fn run_task_with(
         last_error: Mutex::new(String::new()),
         cancel,
         settings: cfg.settings.clone(),
+        timed_out,
     });
     let plan = LoadPlan::of(cfg, host.workspace().root())
         .map_err(|e| EngineError::new(ErrorKind::Load, e))?;

@@ -38,6 +38,8 @@ pub(super) struct Shared {
     pub(super) cancel: Arc<AtomicBool>,
     /// The strategy's settings (`--set key=value`).
     pub(super) settings: Vec<(String, String)>,
+    /// Set (before `cancel`) when the run's own deadline stopped it.
+    pub(super) timed_out: Arc<AtomicBool>,
 }
 
 /// One call of a reply before it runs: its id and name, and the parsed
@@ -142,9 +144,18 @@ pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
 }
 
 impl Shared {
+    /// Why the run is stopping: its deadline, or the user.
+    fn stop_reason(&self) -> String {
+        if self.timed_out.load(Ordering::Relaxed) {
+            "the run's time limit (--timeout) ran out".to_string()
+        } else {
+            INTERRUPTED.to_string()
+        }
+    }
+
     fn model_reply(&self, messages: &Value, step: u64, options: &CallOptions) -> Value {
         if self.cancel.load(Ordering::Relaxed) {
-            return json!({"error": INTERRUPTED, "kind": "interrupted"});
+            return json!({"error": self.stop_reason(), "kind": "interrupted"});
         }
         let used = self.tokens.load(Ordering::Relaxed);
         if self.max_tokens > 0 && used >= self.max_tokens {
@@ -215,7 +226,7 @@ impl Shared {
                     .lock()
                     .unwrap_or_else(PoisonError::into_inner) = e.to_string();
                 if self.cancel.load(Ordering::Relaxed) {
-                    return json!({"error": INTERRUPTED, "kind": "interrupted"});
+                    return json!({"error": self.stop_reason(), "kind": "interrupted"});
                 }
                 json!({"error": e.to_string(), "kind": error_kind(&e)})
             }
@@ -269,7 +280,10 @@ impl Shared {
             runnable
                 .iter()
                 .map(|c| match self.cancel.load(Ordering::Relaxed) {
-                    true => ToolResult::failed("interrupted", format!("not run: {INTERRUPTED}")),
+                    true => ToolResult::failed(
+                        "interrupted",
+                        format!("not run: {}", self.stop_reason()),
+                    ),
                     false => self.host.run(c),
                 })
                 .collect()

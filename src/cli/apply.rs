@@ -6,7 +6,7 @@
 //! still runs. The exit code is 0 when every call applied, 1 when any
 //! failed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 
 use super::Format;
 use crate::edit::{self, Edit, EditCall};
-use crate::files::{Versions, Workspace, read_text};
+use crate::files::{FileError, Versions, Workspace, clean_stale_temps_in, read_text};
 use crate::guard::PathVerdict;
 use crate::settings::{UsageError, workspace};
 
@@ -168,6 +168,9 @@ struct ApplySession<'w> {
     /// In a dry run, what each file would hold by now, so later calls see
     /// the effect of earlier ones as they would for real.
     dry_files: HashMap<String, String>,
+    /// Directories whose stale temp files (from killed writes) were
+    /// already removed in this run.
+    cleaned: HashSet<PathBuf>,
 }
 
 impl<'w> ApplySession<'w> {
@@ -179,6 +182,7 @@ impl<'w> ApplySession<'w> {
             dry_run,
             last_applied: HashMap::new(),
             dry_files: HashMap::new(),
+            cleaned: HashSet::new(),
         }
     }
 
@@ -188,12 +192,16 @@ impl<'w> ApplySession<'w> {
             Err(message) => return failed(String::new(), message, Some("invalid")),
         };
         match crate::prim::fs_edit_call(&text) {
-            Ok(call) => self.apply(&call),
+            Ok(call) => self.apply(&call, 0),
             Err(e) => failed(path_of(&text), e.to_string(), Some(e.kind.as_str())),
         }
     }
 
-    fn apply(&mut self, call: &EditCall) -> CallReport {
+    /// Applies one call. If the file changes on disk between the read and
+    /// the rename (another program, or another `nib apply` on the same
+    /// file), nothing is written and the edits are applied again to the
+    /// current text: no update is lost.
+    fn apply(&mut self, call: &EditCall, replans: usize) -> CallReport {
         let file = match self.ws.resolve(&call.path) {
             Ok(f) => f,
             Err(e) => return failed(call.path.clone(), e.to_string(), Some("path")),
@@ -201,6 +209,22 @@ impl<'w> ApplySession<'w> {
         if let Err(report) = check_path(&file.rel, self.allow_protected) {
             return *report;
         }
+        if let Some(dir) = file.real.parent()
+            && !self.dry_run
+            && self.cleaned.insert(dir.to_path_buf())
+        {
+            clean_stale_temps_in(dir);
+        }
+        // Held from the read to the rename: a second nib process on this
+        // file waits for its turn and then edits what this one wrote.
+        let lock = if self.dry_run {
+            None
+        } else {
+            match self.versions.lock(&file.rel) {
+                Ok(l) => Some(l),
+                Err(e) => return failed(file.rel.clone(), e.to_string(), Some("write")),
+            }
+        };
         let on_disk = match read_text(&file) {
             Ok(t) => t,
             Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
@@ -225,12 +249,21 @@ impl<'w> ApplySession<'w> {
         if applied.changed && self.dry_run {
             self.dry_files
                 .insert(file.rel.clone(), applied.text.clone());
-        } else if applied.changed {
-            match self
-                .versions
-                .write(&file, Some(current.as_bytes()), applied.text.as_bytes())
-            {
+        } else if applied.changed
+            && let Some(lock) = lock
+        {
+            let written = self.versions.write_locked(
+                &lock,
+                &file,
+                Some(current.as_bytes()),
+                applied.text.as_bytes(),
+            );
+            drop(lock);
+            match written {
                 Ok(id) => version = Some(id.to_string()),
+                Err(FileError::ChangedOnDisk { .. }) if replans < MAX_REPLANS => {
+                    return self.apply(call, replans + 1);
+                }
                 Err(e) => return failed(file.rel.clone(), e.to_string(), Some("write")),
             }
         }
@@ -279,6 +312,10 @@ impl<'w> ApplySession<'w> {
         }
     }
 }
+
+/// How often one call is applied again because its file changed on disk
+/// meanwhile, before `nib apply` gives up on it.
+const MAX_REPLANS: usize = 20;
 
 /// The guard's path rules for a write by `nib apply`: denied paths never,
 /// protected ones only with `--allow-protected` (running `nib apply` is

@@ -145,6 +145,7 @@ impl Confinement {
                     ),
                 )
             })?;
+            super::nesting::check(&text, &display_path(&path))?;
             let dir = path.parent().map(Path::to_path_buf).unwrap_or_default();
             self.check_text(&text, &dir, &display_path(&path), seen)?;
         }

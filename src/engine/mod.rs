@@ -37,6 +37,7 @@
 mod confine;
 mod convert;
 mod error;
+mod nesting;
 mod prims;
 mod sandbox;
 mod watchdog;
@@ -79,6 +80,35 @@ pub struct EngineOptions {
 
 /// The prelude every engine loads, as the in-memory module `nib/prelude`.
 const PRELUDE: &str = include_str!("../../scheme/prelude.scm");
+
+/// The module with nib's size caps on steel's allocating builtins
+/// (required by every module after steel's own prelude): a
+/// `(make-vector 100000000000 0)` would abort the process on allocation,
+/// and a huge `expt` runs inside one primitive the deadline cannot stop.
+const LIMITS_MODULE: &str = "nib/limits";
+const LIMITS: &str = r#"
+(provide make-vector make-string expt)
+(define nib-max-elements 10000000)
+(define nib-max-digits 300000)
+(define (nib-too-many who n)
+  (error (string-append who ": " (number->string n)
+    " elements is more than a strategy may allocate ("
+    (number->string nib-max-elements) "); build it in parts")))
+(define (make-vector n . rest)
+  (if (and (integer? n) (> n nib-max-elements))
+      (nib-too-many "make-vector" n)
+      (apply #%prim.make-vector n rest)))
+(define (make-string n . rest)
+  (if (and (integer? n) (> n nib-max-elements))
+      (nib-too-many "make-string" n)
+      (apply #%prim.make-string n rest)))
+(define (expt b e)
+  (if (and (exact-integer? b) (exact-integer? e) (> e 0) (> (abs b) 1)
+           (> (* e (string-length (number->string (abs b)))) nib-max-digits))
+      (error (string-append "expt: the result would have more than "
+        (number->string nib-max-digits) " digits; nib refuses a number that large"))
+      (#%prim.expt b e)))
+"#;
 const PRELUDE_MODULE: &str = "nib/prelude";
 
 /// nib's shipped Scheme directory (`scheme/` in the source tree, as built),
@@ -157,10 +187,12 @@ impl Engine {
 
         // The prelude: a named module, required by every module (through
         // the module prelude string) and by top-level code.
+        vm.register_steel_module(LIMITS_MODULE.to_string(), LIMITS.to_string());
+        confine.add_named(LIMITS_MODULE);
         vm.register_steel_module(PRELUDE_MODULE.to_string(), PRELUDE.to_string());
         confine.add_named(PRELUDE_MODULE);
         let module_prelude = format!(
-            "{}(require \"{PRELUDE_MODULE}\")\n",
+            "{}(require \"{LIMITS_MODULE}\")\n(require \"{PRELUDE_MODULE}\")\n",
             steel::compiler::modules::PRELUDE_STRING
         );
         vm.set_prelude_string(Cow::Owned(module_prelude));
@@ -187,7 +219,10 @@ impl Engine {
             watchdog,
             tainted: None,
         };
-        engine.run_source("nib/prelude", &format!("(require \"{PRELUDE_MODULE}\")"))?;
+        engine.run_source(
+            "nib/prelude",
+            &format!("(require \"{LIMITS_MODULE}\")\n(require \"{PRELUDE_MODULE}\")"),
+        )?;
         Ok(engine)
     }
 
@@ -323,6 +358,7 @@ impl Engine {
             Some(p) => Origin::File(p),
             None => Origin::Text(name),
         };
+        nesting::check(&source, name)?;
         self.confine.check(&source, origin)?;
         if path.is_none() {
             self.names.remember(name, &source);

@@ -21,8 +21,11 @@ use std::path::PathBuf;
 
 pub use read::{TextFile, content_hash, read_bytes, read_text};
 pub use resolve::{Resolved, Workspace};
-pub use versions::{Undone, VersionId, Versions};
-pub use write::{write_atomic, write_resolved};
+pub use versions::{FileLock, Undone, VersionId, Versions};
+pub use write::{
+    Expect, clean_stale_temps, clean_stale_temps_in, is_temp_name, write_atomic, write_checked,
+    write_resolved,
+};
 
 /// Everything that can go wrong doing IO on the workspace. Each message is
 /// lower-case, names the path, and says what to do next.
@@ -70,6 +73,12 @@ pub enum FileError {
     },
     /// Writing failed; the target is unchanged.
     WriteFailed { path: String, source: io::Error },
+    /// The file no longer holds what the write was planned from (someone
+    /// changed it meanwhile); nothing was written. Re-plan on the current
+    /// text.
+    ChangedOnDisk { path: String },
+    /// The disk (or the user's quota) is full.
+    DiskFull { path: String },
     /// `undo` found no write left to undo (for that path, when given).
     NothingToUndo { path: Option<String> },
     /// `undo` found the file changed (or deleted) since nib wrote it.
@@ -140,6 +149,14 @@ impl fmt::Display for FileError {
             FileError::WriteFailed { path, source } => write!(
                 f,
                 "could not write {path}: {source}; the file is unchanged — fix the cause and retry"
+            ),
+            FileError::ChangedOnDisk { path } => write!(
+                f,
+                "{path} changed on disk after nib read it (another program or nib process wrote it); nothing was written — read it again and redo the change on the current text"
+            ),
+            FileError::DiskFull { path } => write!(
+                f,
+                "could not write {path}: the disk is full (or the quota is used up); the file is unchanged — free some space and retry"
             ),
             FileError::NothingToUndo { path: Some(path) } => write!(
                 f,

@@ -9,6 +9,13 @@
 //!   `{"undone": id, "t"}` for an undo, `{"dropped": id, "t"}` for a
 //!   recorded write that then failed (so it is never undone).
 //!
+//! A write line also carries `prev_hash`, the hash of the bytes it
+//! replaced, so the entry validates itself: a write killed between its
+//! index line and its rename left the file as it was, and undo sees that
+//! and skips the entry instead of calling the file changed.
+//! `locks/<hash>.lock` are the per-file advisory locks (flock) held across
+//! check-and-rename, so two nib processes writing one file take turns.
+//!
 //! The index is read tolerantly: a line that does not parse (a crash in the
 //! middle of an append) is skipped. `.nib/` is created with a `.gitignore`
 //! of `*`, and `versions/` always gets one, so the store is never committed.
@@ -23,7 +30,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::{FileError, Resolved, Workspace, content_hash, read_bytes, write_resolved};
+use super::write::{is_disk_full, write_checked_then};
+use super::{Expect, FileError, Resolved, Workspace, content_hash, read_bytes, write_checked};
 
 /// The id of one recorded write: a zero-padded increasing number ("000001").
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -53,6 +61,12 @@ pub struct Undone {
     pub restored: bool,
 }
 
+/// A held per-file lock (`Versions::lock`); dropping it releases it.
+#[derive(Debug)]
+pub struct FileLock {
+    _file: File,
+}
+
 /// The versions store of one workspace. Directories are created on first
 /// `record`, not on construction.
 #[derive(Debug, Clone)]
@@ -68,6 +82,9 @@ struct WriteLine {
     existed: bool,
     t: u64,
     written_hash: u64,
+    /// The hash of the bytes replaced (absent in stores from before it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    prev_hash: Option<u64>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -117,28 +134,11 @@ impl Versions {
         self.record_from(rel, previous, None, written)
     }
 
-    /// `record`, taking the previous version as a hard link to `source`
-    /// (the file about to be replaced) when that is possible, so a 10 MB
-    /// file is not copied to keep it. The link is safe because nib never
-    /// writes a file in place: the write renames a new file over the path,
-    /// and the old inode lives on only as the `.prev`. A file with other
-    /// hard links is copied instead, since those names could change it.
-    fn record_from(
-        &self,
-        rel: &str,
-        previous: Option<&[u8]>,
-        source: Option<&Path>,
-        written: &[u8],
-    ) -> Result<VersionId, FileError> {
-        let fail = |e: io::Error| FileError::VersionStore {
-            detail: format!(
-                "could not save the previous version of {rel} in {}: {e}; the file was not written — fix the cause and retry",
-                self.shown(&self.dir)
-            ),
-        };
+    /// The number the next write would get (the highest in the index + 1).
+    fn next_number(&self) -> Result<u64, FileError> {
         self.ensure_dirs()?;
         let lines = self.load()?;
-        let mut n = lines
+        Ok(lines
             .iter()
             .filter_map(|l| match l {
                 Line::Write(w) => id_number(&w.id),
@@ -146,16 +146,69 @@ impl Versions {
             })
             .max()
             .unwrap_or(0)
-            + 1;
+            + 1)
+    }
+
+    fn record_from(
+        &self,
+        rel: &str,
+        previous: Option<&[u8]>,
+        source: Option<(&Path, &File)>,
+        written: &[u8],
+    ) -> Result<VersionId, FileError> {
+        let start = self.next_number()?;
+        self.record_at(start, rel, previous, source, written, true)
+    }
+
+    /// Saves the previous version as `<id>.prev` (the first free id from
+    /// `start`) and appends the index line. With `source` (the path about
+    /// to be replaced and that file, open), the `.prev` is a hard link to
+    /// it when possible, so a 10 MB file is not copied to keep it. The
+    /// link is safe because nib never writes a file in place: the write
+    /// renames a new file over the path, and the old inode lives on only
+    /// as the `.prev`. A file with other hard links is copied instead,
+    /// since those names could change it. Without `sync`, the caller syncs
+    /// the index afterwards (`sync_index`).
+    fn record_at(
+        &self,
+        start: u64,
+        rel: &str,
+        previous: Option<&[u8]>,
+        source: Option<(&Path, &File)>,
+        written: &[u8],
+        sync: bool,
+    ) -> Result<VersionId, FileError> {
+        let fail = |e: io::Error| {
+            if is_disk_full(&e) {
+                return FileError::DiskFull {
+                    path: self.shown(&self.dir),
+                };
+            }
+            FileError::VersionStore {
+                detail: format!(
+                    "could not save the previous version of {rel} in {}: {e}; the file was not written — fix the cause and retry",
+                    self.shown(&self.dir)
+                ),
+            }
+        };
+        let mut n = start;
         // create_new reserves the id: a second nib recording at the same
         // time, or a `.prev` left by a crash before its index line, moves
         // this one on to the next number.
-        let mut source = source.filter(|s| fs::metadata(s).is_ok_and(|m| m.nlink() == 1));
+        let mut source = source.filter(|(_, f)| f.metadata().is_ok_and(|m| m.nlink() == 1));
         let (id, mut prev_file) = loop {
             let id = format!("{n:06}");
-            if let Some(src) = source {
-                match fs::hard_link(src, self.dir.join(format!("{id}.prev"))) {
-                    Ok(()) => break (id, None),
+            let prev = self.dir.join(format!("{id}.prev"));
+            if let Some((path, open)) = source {
+                match fs::hard_link(path, &prev) {
+                    // The path may name another file by now; keep the link
+                    // only if it is the file that was checked.
+                    Ok(()) if same_file(&prev, open) => break (id, None),
+                    Ok(()) => {
+                        let _ = fs::remove_file(&prev);
+                        source = None;
+                        continue;
+                    }
                     Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                         n += 1;
                         continue;
@@ -168,7 +221,7 @@ impl Versions {
                 .write(true)
                 .create_new(true)
                 .mode(0o600)
-                .open(self.dir.join(format!("{id}.prev")))
+                .open(&prev)
             {
                 Ok(f) => break (id, Some(f)),
                 Err(e) if e.kind() == io::ErrorKind::AlreadyExists => n += 1,
@@ -179,7 +232,7 @@ impl Versions {
         let saved = match &mut prev_file {
             Some(f) => f
                 .write_all(previous.unwrap_or_default())
-                .and_then(|()| f.sync_all()),
+                .and_then(|()| if sync { f.sync_all() } else { Ok(()) }),
             None => Ok(()),
         };
         if let Err(e) = saved {
@@ -192,34 +245,114 @@ impl Versions {
             existed: previous.is_some(),
             t: now(),
             written_hash: content_hash(written),
+            prev_hash: Some(content_hash(previous.unwrap_or_default())),
         };
-        if let Err(e) = self.append(&line) {
+        if let Err(e) = self.append_synced(&line, sync) {
             let _ = fs::remove_file(&prev_path);
             return Err(fail(e));
         }
         Ok(VersionId(id))
     }
 
-    /// Records the write, then writes `bytes` to `file` atomically. If the
-    /// write fails, the record is marked dropped (undo skips it) and the
-    /// write's error is returned.
+    /// Records the write, then writes `bytes` to `file` atomically, but
+    /// only over `previous` (None: only if no file is there): another
+    /// program or nib process that changed the file since the caller read
+    /// it makes this `ChangedOnDisk`, with nothing written. The file's
+    /// lock is held from the check to the rename, so two nib processes
+    /// never both write over the same content. The temp file is written
+    /// and synced before the check, and the record (a hard link and one
+    /// appended line, synced after the rename) made between the check and
+    /// the rename, so that window stays short. If the write fails, the
+    /// record is marked dropped (undo skips it) and the error is returned.
     pub fn write(
         &self,
         file: &Resolved,
         previous: Option<&[u8]>,
         bytes: &[u8],
     ) -> Result<VersionId, FileError> {
-        let source = previous.map(|_| file.real.as_path());
-        let id = self.record_from(&file.rel, previous, source, bytes)?;
-        if let Err(e) = write_resolved(file, bytes) {
-            let _ = self.append(&DroppedLine {
-                dropped: id.0.clone(),
-                t: now(),
-            });
-            let _ = fs::remove_file(self.dir.join(format!("{id}.prev")));
-            return Err(e);
+        let lock = self.lock(&file.rel)?;
+        self.write_locked(&lock, file, previous, bytes)
+    }
+
+    /// `write`, with the file's lock already held (taken with `lock`
+    /// before reading the file, so the read, the plan and the rename are
+    /// one turn: another nib process waits instead of racing).
+    pub fn write_locked(
+        &self,
+        _lock: &FileLock,
+        file: &Resolved,
+        previous: Option<&[u8]>,
+        bytes: &[u8],
+    ) -> Result<VersionId, FileError> {
+        let start = self.next_number()?;
+        let mut recorded: Option<VersionId> = None;
+        let mut record_failed: Option<FileError> = None;
+        let expected = previous.map_or(Expect::Absent, Expect::Bytes);
+        let written = write_checked_then(file, expected, bytes, &mut |old| {
+            let source = old.map(|f| (file.real.as_path(), f));
+            match self.record_at(start, &file.rel, previous, source, bytes, false) {
+                Ok(id) => {
+                    recorded = Some(id);
+                    Ok(())
+                }
+                Err(e) => {
+                    record_failed = Some(e);
+                    Err(io::Error::other("recording the previous version failed"))
+                }
+            }
+        });
+        match (written, recorded) {
+            (Ok(()), Some(id)) => {
+                self.sync_index();
+                Ok(id)
+            }
+            (Ok(()), None) => Err(FileError::VersionStore {
+                detail: format!(
+                    "{} was written but its previous version was not recorded (a bug in nib); undo cannot restore it",
+                    file.rel
+                ),
+            }),
+            (Err(e), recorded) => {
+                if let Some(id) = recorded {
+                    let _ = self.append(&DroppedLine {
+                        dropped: id.0.clone(),
+                        t: now(),
+                    });
+                    let _ = fs::remove_file(self.dir.join(format!("{id}.prev")));
+                }
+                Err(record_failed.unwrap_or(e))
+            }
         }
-        Ok(id)
+    }
+
+    /// Makes the index (and the store's directory entries) durable.
+    fn sync_index(&self) {
+        if let Ok(f) = File::open(self.dir.join(INDEX)) {
+            let _ = f.sync_all();
+        }
+        if let Ok(d) = File::open(&self.dir) {
+            let _ = d.sync_all();
+        }
+    }
+
+    /// Takes the advisory lock of `rel` (workspace-relative), blocking
+    /// until another nib process releases it; released when dropped. Do
+    /// not take it twice in one process (the second waits forever).
+    pub fn lock(&self, rel: &str) -> Result<FileLock, FileError> {
+        self.ensure_dirs()?;
+        let locks = self.dir.join("locks");
+        self.ensure_dir(&locks)?;
+        let path = locks.join(format!("{:016x}.lock", content_hash(rel.as_bytes())));
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .open(&path)
+            .map_err(|e| self.io_error(&path, e))?;
+        file.lock().map_err(|e| self.io_error(&path, e))?;
+        Ok(FileLock { _file: file })
     }
 
     /// Undoes the newest write not yet undone (of `path`, when given):
@@ -234,32 +367,46 @@ impl Versions {
     ) -> Result<Undone, FileError> {
         let only = path.map(|p| ws.resolve(p)).transpose()?;
         let lines = self.load()?;
-        let done: HashSet<&str> = lines
+        let mut done: HashSet<String> = lines
             .iter()
             .filter_map(|l| match l {
-                Line::Undone(u) => Some(u.undone.as_str()),
-                Line::Dropped(d) => Some(d.dropped.as_str()),
+                Line::Undone(u) => Some(u.undone.clone()),
+                Line::Dropped(d) => Some(d.dropped.clone()),
                 Line::Write(_) => None,
             })
             .collect();
-        let entry = lines
-            .iter()
-            .rev()
-            .filter_map(|l| match l {
-                Line::Write(w) => Some(w),
-                Line::Undone(_) | Line::Dropped(_) => None,
-            })
-            .find(|w| {
-                id_number(&w.id).is_some()
-                    && !done.contains(w.id.as_str())
-                    && only.as_ref().is_none_or(|o| o.rel == w.path)
-            })
-            .ok_or_else(|| FileError::NothingToUndo {
-                path: only.as_ref().map(|o| o.rel.clone()),
-            })?;
-        // Resolve again: the path is pinned to the workspace like any other.
-        let target = ws.resolve(&entry.path)?;
-        let current = read_bytes(&target)?;
+        let (entry, target, current, _lock) = loop {
+            let entry = lines
+                .iter()
+                .rev()
+                .filter_map(|l| match l {
+                    Line::Write(w) => Some(w),
+                    Line::Undone(_) | Line::Dropped(_) => None,
+                })
+                .find(|w| {
+                    id_number(&w.id).is_some()
+                        && !done.contains(w.id.as_str())
+                        && only.as_ref().is_none_or(|o| o.rel == w.path)
+                })
+                .ok_or_else(|| FileError::NothingToUndo {
+                    path: only.as_ref().map(|o| o.rel.clone()),
+                })?;
+            // Resolve again: the path is pinned to the workspace like any other.
+            let target = ws.resolve(&entry.path)?;
+            let lock = self.lock(&target.rel)?;
+            let current = read_bytes(&target)?;
+            if never_landed(entry, current.as_deref()) {
+                // Killed between its index line and its rename: the file
+                // is as it was, so there is nothing of this write to undo.
+                let _ = self.append(&DroppedLine {
+                    dropped: entry.id.clone(),
+                    t: now(),
+                });
+                done.insert(entry.id.clone());
+                continue;
+            }
+            break (entry, target, current, lock);
+        };
         if !force {
             match &current {
                 Some(bytes) if content_hash(bytes) == entry.written_hash => {}
@@ -279,7 +426,8 @@ impl Versions {
         }
         if entry.existed {
             let previous = self.read_prev(&entry.id, &target.rel)?;
-            write_resolved(&target, &previous)?;
+            let expected = current.as_deref().map_or(Expect::Absent, Expect::Bytes);
+            write_checked(&target, expected, &previous)?;
         } else if current.is_some() {
             delete(&target)?;
         }
@@ -328,6 +476,10 @@ impl Versions {
     /// line (a crash mid-append), a newline is written first so the new
     /// line does not merge with it.
     fn append<T: Serialize>(&self, entry: &T) -> io::Result<()> {
+        self.append_synced(entry, true)
+    }
+
+    fn append_synced<T: Serialize>(&self, entry: &T, sync: bool) -> io::Result<()> {
         let mut text = serde_json::to_string(entry).map_err(io::Error::other)?;
         text.push('\n');
         let index = self.dir.join(INDEX);
@@ -352,7 +504,7 @@ impl Versions {
         }
         // One write call: appends of a line this short are not interleaved.
         file.write_all(text.as_bytes())?;
-        file.sync_all()
+        if sync { file.sync_all() } else { Ok(()) }
     }
 
     /// The saved bytes before write `id`.
@@ -419,6 +571,11 @@ impl Versions {
     }
 
     fn io_error(&self, path: &Path, e: io::Error) -> FileError {
+        if is_disk_full(&e) {
+            return FileError::DiskFull {
+                path: self.shown(path),
+            };
+        }
         FileError::VersionStore {
             detail: format!(
                 "could not use {}: {e}; fix its permissions (or move .nib/versions aside) and retry",
@@ -431,6 +588,29 @@ impl Versions {
         p.strip_prefix(&self.root)
             .map(|r| r.display().to_string())
             .unwrap_or_else(|_| p.display().to_string())
+    }
+}
+
+/// Whether `path` is the same inode as the open `file`.
+fn same_file(path: &Path, file: &File) -> bool {
+    match (fs::metadata(path), file.metadata()) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+/// Whether a recorded write never reached the file: it does not hold what
+/// was written but still holds what the write would have replaced.
+fn never_landed(entry: &WriteLine, current: Option<&[u8]>) -> bool {
+    let Some(prev_hash) = entry.prev_hash else {
+        return false;
+    };
+    match current {
+        Some(bytes) => {
+            let now = content_hash(bytes);
+            now != entry.written_hash && entry.existed && now == prev_hash
+        }
+        None => !entry.existed,
     }
 }
 
@@ -723,5 +903,44 @@ mod tests {
         let undone = versions.undo(&ws, None, false).unwrap();
         assert_eq!(undone.id.as_str(), "000001");
         assert_eq!(content(&ws, "a.txt"), "v0");
+    }
+
+    #[test]
+    fn write_killed_before_its_rename_is_skipped_by_undo() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v0").unwrap();
+        nib_write(&ws, &versions, "a.txt", "v1");
+        // Killed after the index line, before the rename: the file still
+        // holds v1.
+        versions.record("a.txt", Some(b"v1"), b"v2").unwrap();
+        assert_eq!(content(&ws, "a.txt"), "v1");
+        // Not "changed since nib wrote it": the chained undo goes to v0.
+        let undone = versions.undo(&ws, None, false).unwrap();
+        assert_eq!(undone.id.as_str(), "000001");
+        assert_eq!(content(&ws, "a.txt"), "v0");
+        // A create killed before its rename leaves no file: skipped too.
+        versions.record("new.txt", None, b"n").unwrap();
+        assert!(matches!(
+            versions.undo(&ws, None, false),
+            Err(FileError::NothingToUndo { .. })
+        ));
+    }
+
+    #[test]
+    fn write_over_a_changed_file_writes_nothing_and_is_not_undone() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v0").unwrap();
+        nib_write(&ws, &versions, "a.txt", "v1");
+        let r = ws.resolve("a.txt").unwrap();
+        fs::write(ws.root().join("a.txt"), "v1+theirs").unwrap();
+        let err = versions.write(&r, Some(b"v1"), b"v2").unwrap_err();
+        assert!(matches!(err, FileError::ChangedOnDisk { .. }), "{err:?}");
+        assert_eq!(content(&ws, "a.txt"), "v1+theirs");
+        // The newest undoable write is still the first, and the outside
+        // change makes undo ask for --force.
+        assert!(matches!(
+            versions.undo(&ws, None, false),
+            Err(FileError::ChangedSinceWrite { .. })
+        ));
     }
 }

@@ -2,6 +2,13 @@
 //! is synced, takes the original's permissions (and owner, where allowed),
 //! and is renamed over the target, so a reader sees the old file or the new
 //! one and never half of either. On any failure the target is unchanged.
+//!
+//! `write_checked` also refuses to rename over content the caller has not
+//! seen: right before the rename it compares the file with what the caller
+//! planned from, and right after it looks at the replaced inode again, so a
+//! change that landed in between is put back instead of lost.
+//! Temp files a killed write left behind (`.<name>.nib-tmp-<pid>-<n>`) are
+//! found by `is_temp_name` and removed by `clean_stale_temps`.
 
 use std::ffi::OsString;
 use std::fs::{self, File, Metadata, OpenOptions};
@@ -23,7 +30,49 @@ const TEMP_NAME_KEEP: usize = 200;
 /// Writes `bytes` to the resolved file, atomically. Errors name the file by
 /// its workspace-relative path.
 pub fn write_resolved(file: &Resolved, bytes: &[u8]) -> Result<(), FileError> {
-    write_atomic_shown(&file.real, &file.rel, bytes)
+    write_atomic_shown(&file.real, &file.rel, bytes, None, &mut |_| Ok(()))
+}
+
+/// What the file must hold for `write_checked` to replace it.
+#[derive(Debug, Clone, Copy)]
+pub enum Expect<'a> {
+    /// Nothing is there (a new file).
+    Absent,
+    /// Exactly these bytes.
+    Bytes(&'a [u8]),
+}
+
+/// `write_resolved`, but only over `expected`: if the file holds anything
+/// else right before the rename, nothing is written and the error is
+/// `ChangedOnDisk`. A change that reaches the replaced file between that
+/// check and the rename (an open writer) is noticed afterwards: the file
+/// is put back to what it then held and the error is `ChangedOnDisk` too.
+/// Callers re-plan on the current text.
+pub fn write_checked(file: &Resolved, expected: Expect<'_>, bytes: &[u8]) -> Result<(), FileError> {
+    write_atomic_shown(
+        &file.real,
+        &file.rel,
+        bytes,
+        Some(expected),
+        &mut |_| Ok(()),
+    )
+}
+
+/// Runs right after the check, right before the rename, with the file
+/// about to be replaced (None for a new file): the versions store records
+/// the write there, so the slow steps (writing and syncing the temp file)
+/// stay out of the time between check and rename.
+pub(crate) type BeforeRename<'h> = dyn FnMut(Option<&File>) -> io::Result<()> + 'h;
+
+/// `write_checked` with a step between the check and the rename; an error
+/// from that step is a failed write (nothing renamed).
+pub(crate) fn write_checked_then(
+    file: &Resolved,
+    expected: Expect<'_>,
+    bytes: &[u8],
+    before_rename: &mut BeforeRename<'_>,
+) -> Result<(), FileError> {
+    write_atomic_shown(&file.real, &file.rel, bytes, Some(expected), before_rename)
 }
 
 /// Writes `bytes` to `real` atomically: a temp file
@@ -43,10 +92,18 @@ pub fn write_resolved(file: &Resolved, bytes: &[u8]) -> Result<(), FileError> {
 ///
 /// An existing file without the owner write bit is refused (`ReadOnly`).
 pub fn write_atomic(real: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    write_atomic_shown(real, &real.display().to_string(), bytes)
+    write_atomic_shown(real, &real.display().to_string(), bytes, None, &mut |_| {
+        Ok(())
+    })
 }
 
-fn write_atomic_shown(real: &Path, shown: &str, bytes: &[u8]) -> Result<(), FileError> {
+fn write_atomic_shown(
+    real: &Path,
+    shown: &str,
+    bytes: &[u8],
+    expected: Option<Expect<'_>>,
+    before_rename: &mut BeforeRename<'_>,
+) -> Result<(), FileError> {
     let (Some(name), Some(parent)) = (real.file_name(), real.parent()) else {
         return Err(FileError::BadPath {
             given: shown.to_string(),
@@ -97,7 +154,20 @@ fn write_atomic_shown(real: &Path, shown: &str, bytes: &[u8]) -> Result<(), File
     } else {
         Vec::new()
     };
-    match replace_via_temp(real, parent, name.as_bytes(), bytes, existing.as_ref()) {
+    if let (Some(Expect::Absent), Some(_)) = (expected, &existing) {
+        return Err(FileError::ChangedOnDisk {
+            path: shown.to_string(),
+        });
+    }
+    match replace_via_temp(
+        real,
+        parent,
+        name.as_bytes(),
+        bytes,
+        existing.as_ref(),
+        expected,
+        before_rename,
+    ) {
         Ok(()) => {
             // The rename is done; syncing the directory makes it durable.
             // Some file systems refuse fsync on a directory; the write has
@@ -107,11 +177,24 @@ fn write_atomic_shown(real: &Path, shown: &str, bytes: &[u8]) -> Result<(), File
             }
             Ok(())
         }
+        Err(source) if source.kind() == io::ErrorKind::WouldBlock => {
+            for dir in &created {
+                let _ = fs::remove_dir(dir);
+            }
+            Err(FileError::ChangedOnDisk {
+                path: shown.to_string(),
+            })
+        }
         Err(source) => {
             // Leave no trace: directories made for this file go too (only
             // while empty, so nothing else is lost).
             for dir in &created {
                 let _ = fs::remove_dir(dir);
+            }
+            if is_disk_full(&source) {
+                return Err(FileError::DiskFull {
+                    path: shown.to_string(),
+                });
             }
             Err(FileError::WriteFailed {
                 path: shown.to_string(),
@@ -144,20 +227,215 @@ fn create_parents(parent: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 /// Writes the temp file and renames it over `real`. The temp file is
-/// removed on any failure.
+/// removed on any failure. With `expected`, the rename happens only over
+/// that content; otherwise the error is `WouldBlock` (a signal to the
+/// caller, never shown).
 fn replace_via_temp(
     real: &Path,
     parent: &Path,
     name: &[u8],
     bytes: &[u8],
     existing: Option<&Metadata>,
+    expected: Option<Expect<'_>>,
+    before_rename: &mut BeforeRename<'_>,
 ) -> io::Result<()> {
     let (temp, file) = create_temp(parent, name)?;
-    let result = fill_temp(file, bytes, existing).and_then(|()| fs::rename(&temp, real));
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
+    let result = fill_temp(file, bytes, existing).and_then(|()| match expected {
+        None => before_rename(None).and_then(|()| fs::rename(&temp, real)),
+        Some(Expect::Absent) => create_no_replace(&temp, real, before_rename),
+        Some(Expect::Bytes(want)) => {
+            rename_over_expected(&temp, real, want, bytes, before_rename, true)
+        }
+    });
+    // After a hard-link create, the temp name is still there.
+    let _ = fs::remove_file(&temp);
     result
+}
+
+/// Whether an IO error means the disk (or the quota) is full.
+pub(crate) fn is_disk_full(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::ENOSPC) | Some(libc::EDQUOT))
+        || e.kind() == io::ErrorKind::StorageFull
+        || e.kind() == io::ErrorKind::QuotaExceeded
+}
+
+fn changed() -> io::Error {
+    io::Error::new(io::ErrorKind::WouldBlock, "changed on disk")
+}
+
+/// A new file: a hard link never replaces an existing name, so a file
+/// someone else created meanwhile is kept. File systems without hard links
+/// get a check and a rename.
+fn create_no_replace(
+    temp: &Path,
+    real: &Path,
+    before_rename: &mut BeforeRename<'_>,
+) -> io::Result<()> {
+    if fs::symlink_metadata(real).is_ok() {
+        return Err(changed());
+    }
+    before_rename(None)?;
+    match fs::hard_link(temp, real) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(changed()),
+        Err(_) => match fs::symlink_metadata(real) {
+            Ok(_) => Err(changed()),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => fs::rename(temp, real),
+            Err(e) => Err(e),
+        },
+    }
+}
+
+/// Whether the open file holds exactly `want` (its size first: a change of
+/// size needs no read).
+fn holds(file: &mut File, want: &[u8]) -> io::Result<bool> {
+    use std::io::{Read, Seek};
+    if file.metadata()?.len() != want.len() as u64 {
+        return Ok(false);
+    }
+    file.rewind()?;
+    let mut now = Vec::with_capacity(want.len());
+    file.read_to_end(&mut now)?;
+    Ok(now == want)
+}
+
+/// Renames `temp` over `real` only if `real` holds `want` right before.
+/// The replaced inode stays open: if it changed after the check (a writer
+/// that had it open), its content is put back over the new file and the
+/// write counts as not done.
+fn rename_over_expected(
+    temp: &Path,
+    real: &Path,
+    want: &[u8],
+    written: &[u8],
+    before_rename: &mut BeforeRename<'_>,
+    restore: bool,
+) -> io::Result<()> {
+    let mut old = match File::open(real) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(changed()),
+        Err(e) => return Err(e),
+    };
+    if !holds(&mut old, want)? {
+        return Err(changed());
+    }
+    before_rename(Some(&old))?;
+    fs::rename(temp, real)?;
+    // A writer that opened the file just before the rename may write to
+    // the replaced inode just after it: syncing the directory first (done
+    // anyway) gives such a write time to land where the look below sees it.
+    if let Ok(dir) = File::open(real.parent().unwrap_or(Path::new("."))) {
+        let _ = dir.sync_all();
+    }
+    if holds(&mut old, want)? {
+        return Ok(());
+    }
+
+    if !restore {
+        return Err(changed());
+    }
+    // Too late for the check: the change went into the replaced file. Put
+    // that content back, under the same rule (only over what was just
+    // written), so nothing the other writer wrote is lost; the write
+    // counts as not done.
+    let mut late = Vec::new();
+    {
+        use std::io::{Read, Seek};
+        old.rewind()?;
+        old.read_to_end(&mut late)?;
+    }
+    let meta = old.metadata()?;
+    let parent = real.parent().unwrap_or(Path::new("."));
+    let name = real.file_name().map(OsStrExt::as_bytes).unwrap_or(b"file");
+    let (back, file) = create_temp(parent, name)?;
+    let restored = fill_temp(file, &late, Some(&meta))
+        .and_then(|()| rename_over_expected(&back, real, written, &late, &mut |_| Ok(()), false));
+    let _ = fs::remove_file(&back);
+    match restored {
+        // Put back: as if this write had not happened.
+        Ok(()) => Err(changed()),
+        // What was written changed too before it could be put back: the
+        // write stays done (it is what the file is built on now).
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(()),
+        Err(e) => Err(e),
+    }
+}
+
+/// Whether `name` is one of nib's temp file names
+/// (`.<name>.nib-tmp-<pid>-<n>`): listings hide them.
+pub fn is_temp_name(name: &[u8]) -> bool {
+    temp_pid(name).is_some()
+}
+
+/// The pid in a temp file name.
+fn temp_pid(name: &[u8]) -> Option<u32> {
+    let marker = b".nib-tmp-";
+    if name.first() != Some(&b'.') {
+        return None;
+    }
+    let at = memchr::memmem::rfind(name, marker)?;
+    let rest = std::str::from_utf8(&name[at + marker.len()..]).ok()?;
+    let (pid, n) = rest.split_once('-')?;
+    if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    pid.parse().ok()
+}
+
+/// Whether process `pid` is alive (a temp file of a live nib may be in use).
+fn alive(pid: u32) -> bool {
+    if pid == std::process::id() {
+        return true;
+    }
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    // SAFETY: kill with signal 0 only checks that the process exists.
+    let r = unsafe { libc::kill(pid, 0) };
+    r == 0 || io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+}
+
+/// Removes temp files left by killed nib writes directly in `dir` (not
+/// below it); those of live processes are kept. Returns how many went.
+pub fn clean_stale_temps_in(dir: &Path) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if entry.file_type().is_ok_and(|t| t.is_file())
+            && temp_pid(name.as_bytes()).is_some_and(|pid| !alive(pid))
+            && fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// Removes temp files left by killed nib writes under `root` (honouring
+/// ignore files, never entering `.git/` or `.nib/`); those of live
+/// processes are kept. Returns how many were removed.
+pub fn clean_stale_temps(root: &Path) -> usize {
+    let mut removed = 0;
+    let walk = ignore::WalkBuilder::new(root)
+        .hidden(false)
+        .parents(false)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| e.depth() == 0 || (e.file_name() != ".git" && e.file_name() != ".nib"))
+        .build();
+    for entry in walk.flatten() {
+        let name = entry.file_name().as_bytes();
+        if entry.file_type().is_some_and(|t| t.is_file())
+            && temp_pid(name).is_some_and(|pid| !alive(pid))
+            && fs::remove_file(entry.path()).is_ok()
+        {
+            removed += 1;
+        }
+    }
+    removed
 }
 
 /// Creates a fresh temp file beside the target. Mode 0o666 so a new file
@@ -341,7 +619,18 @@ mod tests {
         let blocker = dir.path().join("blocker");
         fs::create_dir(&blocker).unwrap();
         fs::write(blocker.join("inside"), "x").unwrap();
-        assert!(replace_via_temp(&blocker, dir.path(), b"blocker", b"new", None).is_err());
+        assert!(
+            replace_via_temp(
+                &blocker,
+                dir.path(),
+                b"blocker",
+                b"new",
+                None,
+                None,
+                &mut |_| Ok(())
+            )
+            .is_err()
+        );
         assert_eq!(entries(dir.path()), vec!["blocker"]);
         assert_eq!(entries(&blocker), vec!["inside"]);
     }
@@ -369,5 +658,78 @@ mod tests {
         write_atomic(&target, b"ok").unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"ok");
         assert_eq!(entries(dir.path()), vec![name]);
+    }
+
+    #[test]
+    fn checked_write_refuses_content_it_did_not_plan_from() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        fs::write(ws.root().join("a.txt"), "planned\n").unwrap();
+        let r = ws.resolve("a.txt").unwrap();
+        // Someone appends after the plan read "planned\n".
+        fs::write(ws.root().join("a.txt"), "planned\nappended\n").unwrap();
+        let err = write_checked(&r, Expect::Bytes(b"planned\n"), b"mine\n").unwrap_err();
+        assert!(matches!(err, FileError::ChangedOnDisk { .. }), "{err:?}");
+        assert!(err.to_string().contains("read it again"), "{err}");
+        assert_eq!(fs::read(&r.real).unwrap(), b"planned\nappended\n");
+        assert_eq!(entries(dir.path()), vec!["a.txt"]);
+        // Same size, other bytes: still refused.
+        let err = write_checked(&r, Expect::Bytes(b"planned\nAPPENDED\n"), b"x").unwrap_err();
+        assert!(matches!(err, FileError::ChangedOnDisk { .. }), "{err:?}");
+        write_checked(&r, Expect::Bytes(b"planned\nappended\n"), b"mine\n").unwrap();
+        assert_eq!(fs::read(&r.real).unwrap(), b"mine\n");
+    }
+
+    #[test]
+    fn checked_create_keeps_a_file_made_meanwhile() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let r = ws.resolve("new.txt").unwrap();
+        fs::write(&r.real, "theirs").unwrap();
+        let err = write_checked(&r, Expect::Absent, b"mine").unwrap_err();
+        assert!(matches!(err, FileError::ChangedOnDisk { .. }), "{err:?}");
+        assert_eq!(fs::read(&r.real).unwrap(), b"theirs");
+        let r = ws.resolve("other.txt").unwrap();
+        write_checked(&r, Expect::Absent, b"mine").unwrap();
+        assert_eq!(fs::read(&r.real).unwrap(), b"mine");
+        assert_eq!(entries(dir.path()), vec!["new.txt", "other.txt"]);
+    }
+
+    #[test]
+    fn temp_names_are_recognised_and_stale_ones_cleaned() {
+        assert!(is_temp_name(b".a.txt.nib-tmp-123-0"));
+        assert!(is_temp_name(b".x.nib-tmp-1.nib-tmp-77-12"));
+        assert!(!is_temp_name(b"a.txt.nib-tmp-123-0"));
+        assert!(!is_temp_name(b".a.txt.nib-tmp-123-"));
+        assert!(!is_temp_name(b".a.txt"));
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        // A pid above any real one (pid_max is at most 2^22) is dead.
+        let dead = dir.path().join("sub/.a.rs.nib-tmp-99999999-3");
+        let live = dir
+            .path()
+            .join(format!(".b.rs.nib-tmp-{}-0", std::process::id()));
+        fs::write(&dead, "half").unwrap();
+        fs::write(&live, "in use").unwrap();
+        fs::write(dir.path().join("keep.rs"), "x").unwrap();
+        assert_eq!(clean_stale_temps_in(dir.path()), 0);
+        assert_eq!(clean_stale_temps(dir.path()), 1);
+        assert!(!dead.exists());
+        assert!(live.exists());
+        assert!(dir.path().join("keep.rs").exists());
+    }
+
+    #[test]
+    fn full_disk_says_so() {
+        let e = io::Error::from_raw_os_error(libc::ENOSPC);
+        assert!(is_disk_full(&e));
+        let shown = FileError::DiskFull {
+            path: "a.txt".into(),
+        }
+        .to_string();
+        assert!(
+            shown.contains("disk is full") && !shown.contains("permissions"),
+            "{shown}"
+        );
     }
 }

@@ -23,6 +23,10 @@ const RESPONSE_MAX: usize = 100 * 1024;
 /// Diffs longer than this many lines are summarized in the model's text.
 const DIFF_SHOWN_LINES: usize = 80;
 
+/// The failure kind of a write whose file changed on disk after the plan
+/// read it: the host plans it again.
+pub(crate) const CHANGED: &str = "changed";
+
 /// Why a primitive failed: a stable kind for the event log and stats, and
 /// the message the model reads.
 #[derive(Debug)]
@@ -47,6 +51,8 @@ impl From<FileError> for Failure {
             FileError::IsDirectory { .. } | FileError::NotRegular { .. } => "not_a_file",
             FileError::Binary { .. } | FileError::NotUtf8 { .. } => "not_text",
             FileError::ReadOnly { .. } => "read_only",
+            FileError::ChangedOnDisk { .. } => CHANGED,
+            FileError::DiskFull { .. } => "disk_full",
             _ => "io",
         };
         Failure::new(kind, e.to_string())

@@ -198,6 +198,12 @@ impl Host {
         ws: Workspace,
         confirm: impl Fn(&ConfirmRequest) -> A + Send + Sync + 'static,
     ) -> Host {
+        // Temp files of writes a kill interrupted: gone on the next start,
+        // in the background (a large tree takes a while to walk).
+        let root = ws.root().to_path_buf();
+        let _ = std::thread::Builder::new()
+            .name("nib-clean-temps".into())
+            .spawn(move || crate::files::clean_stale_temps(&root));
         Host {
             versions: Versions::new(&ws),
             ws,
@@ -390,32 +396,43 @@ impl Host {
     }
 
     /// Writes and commands: plan, judge the plan, confirm with the diff,
-    /// then carry out. Returns the result and the final decision.
+    /// then carry out. Returns the result and the final decision. A write
+    /// whose file changed on disk while the confirm was open (or between
+    /// plan and rename) is never renamed over that change: it is planned
+    /// again on the current text and confirmed again with the new diff
+    /// (fs-write then refuses: the model must read the file again).
     fn change(&self, call: &Call, decision: Decision) -> (ToolResult, Decision) {
-        let plan = match primitive(call.decl).map(|p| p.handler) {
-            Some(Handler::Change(plan)) => plan(self, call),
-            _ => Err(fs::Failure {
-                kind: "bug",
-                message: format!("{} has no write handler (a bug in nib)", call.decl.name),
-            }),
-        };
-        let plan = match plan {
-            Ok(p) => p,
-            Err(e) => return (e.into(), decision),
-        };
-        if let Plan::Unchanged(text) = plan {
-            return (ToolResult::ok(text), decision);
+        let mut replans = 0;
+        loop {
+            let plan = match primitive(call.decl).map(|p| p.handler) {
+                Some(Handler::Change(plan)) => plan(self, call),
+                _ => Err(fs::Failure {
+                    kind: "bug",
+                    message: format!("{} has no write handler (a bug in nib)", call.decl.name),
+                }),
+            };
+            let plan = match plan {
+                Ok(p) => p,
+                Err(e) => return (e.into(), decision),
+            };
+            if let Plan::Unchanged(text) = plan {
+                return (ToolResult::ok(text), decision);
+            }
+            let judged = match &plan {
+                Plan::Write(w) => decision.clone().with_security(self.guard.judge_write(
+                    &w.file.rel,
+                    w.before.as_deref().unwrap_or(""),
+                    &w.after,
+                )),
+                _ => decision.clone(),
+            };
+            let result = self.confirm_and_carry_out(call, plan, &judged);
+            if result.kind == Some(fs::CHANGED) && replans < MAX_REPLANS {
+                replans += 1;
+                continue;
+            }
+            return (result, judged);
         }
-        let decision = match &plan {
-            Plan::Write(w) => decision.with_security(self.guard.judge_write(
-                &w.file.rel,
-                w.before.as_deref().unwrap_or(""),
-                &w.after,
-            )),
-            _ => decision,
-        };
-        let result = self.confirm_and_carry_out(call, plan, &decision);
-        (result, decision)
     }
 
     fn confirm_and_carry_out(&self, call: &Call, plan: Plan, decision: &Decision) -> ToolResult {
@@ -493,6 +510,10 @@ impl Host {
         }
     }
 }
+
+/// How often a write is planned again because its file changed on disk
+/// before nib gives up (a file rewritten faster than nib can confirm).
+const MAX_REPLANS: usize = 50;
 
 fn refused(call: &Call, why: &str, reasons: &[Reason]) -> ToolResult {
     let reasons: Vec<String> = reasons.iter().map(|r| r.message.clone()).collect();

@@ -101,6 +101,7 @@ pub fn read_all(text: &str) -> Result<Vec<Sexp>, SexpError> {
         at: 0,
         line: 1,
         col: 1,
+        depth: 0,
     };
     let mut out = Vec::new();
     loop {
@@ -120,7 +121,14 @@ struct Reader {
     at: usize,
     line: usize,
     col: usize,
+    /// Lists open around the reading position.
+    depth: usize,
 }
+
+/// How deeply lists may nest in a scenario file. Far beyond any real
+/// scenario, far below what would overflow the stack reading (or
+/// dropping) the data.
+const MAX_NESTING: usize = 256;
 
 fn is_delimiter(c: char) -> bool {
     c.is_whitespace() || matches!(c, '(' | ')' | '"' | ';')
@@ -178,7 +186,17 @@ impl Reader {
         let pos = self.pos();
         let value = match self.peek() {
             None => return Err(self.error_here("the text ends where a value was expected")),
-            Some('(') => self.list(pos)?,
+            Some('(') => {
+                if self.depth >= MAX_NESTING {
+                    return Err(self.error_here(format!(
+                        "lists nest more than {MAX_NESTING} deep here; a scenario never needs that — flatten the data"
+                    )));
+                }
+                self.depth += 1;
+                let list = self.list(pos);
+                self.depth -= 1;
+                list?
+            }
             Some('"') => Datum::Str(self.string(pos)?),
             Some('\'' | '`' | ',') => {
                 return Err(self.error_here(
@@ -363,5 +381,16 @@ mod tests {
         let (k, val) = items[6].as_pair().unwrap();
         assert_eq!((k.as_str(), val.as_str()), (Some("k"), Some("v")));
         assert_eq!(items[6].pos, Pos { line: 1, col: 22 });
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_stack_overflow() {
+        for depth in [10_000, 50_000] {
+            let text = format!("{}x{}", "(".repeat(depth), ")".repeat(depth));
+            let err = read_all(&text).unwrap_err();
+            assert!(err.to_string().contains("nest more than 256"), "{err}");
+        }
+        let ok = format!("{}x{}", "(".repeat(200), ")".repeat(200));
+        assert!(read_all(&ok).is_ok());
     }
 }

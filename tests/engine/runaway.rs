@@ -4,7 +4,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::support::{engine_with, run};
+use super::support::{engine, engine_with, fail, run, scratch};
 use crate::engine::ErrorKind;
 
 const DEADLINE: Duration = Duration::from_millis(300);
@@ -82,4 +82,67 @@ fn a_long_sleep_ends_at_the_deadline() {
     assert!(t.elapsed() < Duration::from_secs(20), "{:?}", t.elapsed());
     // Short sleeps are fine.
     assert_eq!(run(&mut e, "(time/sleep-ms 5) 7"), json!(7));
+}
+
+#[test]
+fn deeply_nested_data_is_an_error_not_an_abort() {
+    let (mut engine, _) = engine();
+    for depth in [10_000, 50_000] {
+        let src = format!("(quote {}1{})", "(".repeat(depth), ")".repeat(depth));
+        let err = fail(&mut engine, &src);
+        assert!(err.to_string().contains("nest more than"), "{err}");
+    }
+    // A required module is checked before steel reads it, too.
+    let dir = scratch(&[(
+        "deep.scm",
+        &format!(
+            "(provide x)\n(define x '{}1{})\n",
+            "(".repeat(20_000),
+            ")".repeat(20_000)
+        ),
+    )]);
+    let (mut engine2, _) = engine_with(&[dir.path()], None);
+    let err = fail(&mut engine2, "(require \"deep.scm\")");
+    assert!(err.to_string().contains("nest more than"), "{err}");
+    assert_eq!(run(&mut engine, "(+ 1 2)"), serde_json::json!(3));
+}
+
+#[test]
+fn huge_allocations_and_numbers_are_refused_not_aborts() {
+    let (mut engine, _) = engine_with(&[], Some(Duration::from_secs(5)));
+    for src in [
+        "(make-vector 100000000000 0)",
+        "(make-vector 100000000000)",
+        "(make-string 100000000000 #\\a)",
+    ] {
+        let err = fail(&mut engine, src);
+        assert!(
+            err.to_string()
+                .contains("more than a strategy may allocate"),
+            "{src}: {err}"
+        );
+    }
+    let start = Instant::now();
+    let err = fail(&mut engine, "(expt 2 100000000)");
+    assert!(err.to_string().contains("digits"), "{err}");
+    assert!(start.elapsed() < Duration::from_secs(5));
+    // Ordinary sizes still work, in a required module too.
+    assert_eq!(
+        run(
+            &mut engine,
+            "(list (vector-length (make-vector 3 0)) (make-string 2 #\\a) (expt 2 10))"
+        ),
+        json!([3, "aa", 1024])
+    );
+    let dir = scratch(&[(
+        "big.scm",
+        "(provide big)\n(define (big) (make-vector 100000000000 0))\n",
+    )]);
+    let (mut engine2, _) = engine_with(&[dir.path()], None);
+    let err = fail(&mut engine2, "(require \"big.scm\") (big)");
+    assert!(
+        err.to_string()
+            .contains("more than a strategy may allocate"),
+        "{err}"
+    );
 }

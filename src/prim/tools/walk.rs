@@ -16,7 +16,7 @@ use std::sync::Arc;
 use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
-use crate::files::{Resolved, Workspace};
+use crate::files::{Resolved, Workspace, is_temp_name};
 
 /// Directories the walker never enters (unless asked to list one itself).
 const SKIPPED_DIRS: [&str; 2] = [".git", ".nib"];
@@ -66,7 +66,7 @@ pub(super) fn rel_to_root(ws: &Workspace, path: &Path) -> String {
 
 /// A walker over `dir` (a real directory under the workspace root), sorted
 /// by file name, gitignore-aware, hidden files shown, `.git/` and `.nib/`
-/// skipped.
+/// skipped, and nib's own temp files (`*.nib-tmp-*`) hidden.
 pub(super) fn walker(ws: &Workspace, dir: &Path) -> WalkBuilder {
     let above = Arc::new(ancestor_ignores(ws.root(), dir));
     let mut builder = WalkBuilder::new(dir);
@@ -87,6 +87,10 @@ pub(super) fn walker(ws: &Workspace, dir: &Path) -> WalkBuilder {
             let is_dir = entry.file_type().is_some_and(|t| t.is_dir());
             let name = entry.file_name().to_string_lossy();
             if SKIPPED_DIRS.contains(&name.as_ref()) {
+                return false;
+            }
+            // A killed write's temp file is not part of the workspace.
+            if !is_dir && is_temp_name(entry.file_name().as_encoded_bytes()) {
                 return false;
             }
             !ignored_above(&above, entry.path(), is_dir)
