@@ -432,4 +432,11 @@ fn the_run_timeout_stops_a_running_command() {
         started.elapsed()
     );
     assert_ne!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    // The run's own limit is named as such, never as the user's doing.
+    assert!(run.stderr.contains("time limit"), "{}", run.stderr);
+    assert!(
+        !run.stderr.contains("the user interrupted"),
+        "{}",
+        run.stderr
+    );
 }

@@ -161,7 +161,8 @@ pub fn run_task_with(
     // The deadline: set the flag if the run is still going then. Dropping
     // `_run_over` at the end of the run wakes the watcher, which then quits.
     let (_run_over, over) = std::sync::mpsc::channel::<()>();
-    let timed_out = Arc::new(AtomicBool::new(false));
+    let timed_out = host.deadline_flag();
+    timed_out.store(false, Ordering::Relaxed);
     {
         let cancel = Arc::clone(&cancel);
         let timed_out = Arc::clone(&timed_out);

@@ -189,6 +189,9 @@ pub struct Host {
     approve_writes: bool,
     /// Where a strategy's questions go (`ask`).
     asker: Option<Asker>,
+    /// Set (with `cancel`) when a run's own deadline stopped it, so a
+    /// stopped command says so instead of blaming the user.
+    deadline_passed: Arc<AtomicBool>,
 }
 
 impl Host {
@@ -214,6 +217,7 @@ impl Host {
             unattended: false,
             approve_writes: false,
             asker: None,
+            deadline_passed: Arc::default(),
         }
     }
 
@@ -229,6 +233,12 @@ impl Host {
     pub fn with_cancel(mut self, cancel: Arc<AtomicBool>) -> Host {
         self.cancel = cancel;
         self
+    }
+
+    /// The flag a run sets with the cancel flag when its own deadline
+    /// passed.
+    pub fn deadline_flag(&self) -> Arc<AtomicBool> {
+        Arc::clone(&self.deadline_passed)
     }
 
     /// The flag that stops this host's running command.
@@ -504,6 +514,17 @@ impl Host {
                 Some(&self.cancel),
             ) {
                 Ok(t) => ToolResult::ok(t),
+                Err(e)
+                    if self
+                        .deadline_passed
+                        .load(std::sync::atomic::Ordering::Relaxed) =>
+                {
+                    ToolResult::error(e.replacen(
+                        "the user interrupted the command (Esc)",
+                        "the run's time limit (--timeout) ran out while the command ran",
+                        1,
+                    ))
+                }
                 Err(e) => ToolResult::error(e),
             },
             Plan::Unchanged(text) => ToolResult::ok(text),
