@@ -567,3 +567,60 @@ fn a_strategy_error_is_shown_once_with_its_place() {
     assert!(all.contains("car expected a list or pair"), "{all}");
     assert!(run.stdout.is_empty(), "{}", run.stdout);
 }
+
+/// A llama-cpp-python-like server through `nib exec`: it drops streaming
+/// requests that carry tools, reports no usage, and the model writes its
+/// call as text; the log says what happened, honestly.
+#[test]
+fn a_local_server_is_handled_and_logged_honestly() {
+    let quirks = json!({"stream_tools": false, "stream_usage": false});
+    let script = json!([
+        {"server": quirks, "text": "<tool_call>{\"name\": \"fs-read\", \"arguments\": {\"path\": \"a.py\"}}</tool_call>"},
+        {"server": quirks, "tool_calls": [{"name": "fs-read", "arguments": "{\"path\": \"a.py\""}]},
+        {"server": quirks, "text": "Read it."}
+    ]);
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\n")], &script);
+    let run = exec(&ws, &s, &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "Read it.");
+    let resps = of_kind(&run.events, "llm.resp");
+    // The first call found the server cannot stream tool calls.
+    assert!(resps[0]["stream_fallback"].is_string(), "{:?}", resps[0]);
+    assert_eq!(resps[0]["streamed"], false);
+    // The call written as text was read, and the text kept.
+    assert!(
+        resps[0]["raw_text"]
+            .as_str()
+            .unwrap_or("")
+            .contains("<tool_call>")
+    );
+    assert_eq!(resps[0]["tool_calls"], 1);
+    // The arguments that are not JSON are kept exactly as received.
+    let calls = of_kind(&run.events, "tool.call");
+    let broken = calls
+        .iter()
+        .find(|c| c["raw_arguments"].is_string())
+        .expect("the broken call is logged with its raw arguments");
+    assert_eq!(broken["raw_arguments"], "{\"path\": \"a.py\"");
+
+    // A server that streams but reports no usage: the counts are
+    // estimates, and said to be.
+    let quiet = json!({"stream_usage": false});
+    let script = json!([
+        {"server": quiet, "tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py"}}]},
+        {"server": quiet, "text": "Read it."}
+    ]);
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\n")], &script);
+    let run = exec(&ws, &s, &["--max-tokens", "100000"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    for r in of_kind(&run.events, "llm.resp") {
+        assert_eq!(r["usage"]["reported"], false, "{r}");
+        assert_eq!(r["usage"]["estimated"], true, "{r}");
+        assert!(r["usage"]["prompt"].as_u64().unwrap_or(0) > 1000, "{r}");
+        assert_eq!(r["streamed"], true, "{r}");
+    }
+    // The token budget counts the estimates.
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\n")], &script);
+    let run = exec(&ws, &s, &["--max-tokens", "500"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+}
