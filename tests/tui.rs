@@ -537,22 +537,19 @@ fn esc_interrupts_a_streaming_reply_and_the_session_goes_on() {
     f.until_idle();
     let t = f.app.transcript_text();
     assert!(t.contains("second task done"), "{t}");
-    // The second task is told about the first.
+    // The second task continues the first's conversation.
     let last = f.server.requests().pop().expect("a request");
-    let first_user = last
+    let users: Vec<String> = last
         .get("messages")
         .and_then(Value::as_array)
-        .and_then(|m| {
+        .map(|m| {
             m.iter()
-                .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+                .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+                .filter_map(|m| m.get("content").and_then(Value::as_str).map(str::to_string))
+                .collect()
         })
-        .and_then(|m| m.get("content").and_then(Value::as_str))
-        .unwrap_or_default()
-        .to_string();
-    assert!(
-        first_user.contains("The user asked: talk") && first_user.ends_with("again"),
-        "{first_user}"
-    );
+        .unwrap_or_default();
+    assert_eq!(users, ["talk", "again"], "{users:?}");
 }
 
 #[test]
@@ -1206,4 +1203,58 @@ fn a_strategy_error_keeps_its_lines() {
         "{texts:?}"
     );
     assert!(texts.iter().any(|t| t.contains("(car 5)))")), "{texts:?}");
+}
+
+/// The second task of a session continues the conversation: the model is
+/// sent the first task's messages as they were, not a summary of them.
+#[test]
+fn a_second_task_continues_the_conversation() {
+    let mut f = Fixture::new(
+        json!([
+            {"tool_calls": [{"name": "fs-read", "arguments": {"path": "calc.py"}}]},
+            "add subtracts.",
+            "Yes: it returns a - b."
+        ]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("what does add do?", Instant::now());
+    f.until_idle();
+    f.app.submit("are you sure?", Instant::now());
+    f.until_idle();
+    let requests = f.server.requests();
+    let last = requests.last().expect("a request");
+    let messages: Vec<(String, String)> = last["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .map(|m| {
+            (
+                m["role"].as_str().unwrap_or_default().to_string(),
+                m["content"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    let users: Vec<&str> = messages
+        .iter()
+        .filter(|(r, _)| r == "user")
+        .map(|(_, c)| c.as_str())
+        .collect();
+    assert_eq!(
+        users,
+        ["what does add do?", "are you sure?"],
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|(r, c)| r == "assistant" && c == "add subtracts."),
+        "{messages:?}"
+    );
+    assert!(
+        messages
+            .iter()
+            .any(|(r, c)| r == "tool" && c.contains("return a - b")),
+        "{messages:?}"
+    );
 }

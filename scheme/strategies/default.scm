@@ -4,9 +4,11 @@
 ;; before-model, after-reply, before-tool, after-tool, before-finish.
 ;;
 ;; (run task options) is what nib calls. options holds "max_steps" and
-;; "max_tokens" (0: no token budget), "approve", "interactive" and "set"
-;; (the user's --set key=value pairs). It returns an object with "status"
-;; (done, step_limit, token_limit, error), "text" and "steps".
+;; "max_tokens" (0: no token budget), "approve", "interactive", "set" (the
+;; user's --set key=value pairs) and "history" (the messages of the
+;; session's earlier tasks, in an interactive session). It returns an
+;; object with "status" (done, step_limit, token_limit, error), "text",
+;; "steps" and "messages" (the conversation, for the next task).
 
 (define (user-message text)
   (json-object "role" "user" "content" text))
@@ -23,8 +25,12 @@
                "content" (tool-text result)
                "is_error" (not (tool-ok? result))))
 
+;; The conversation so far, handed back with the outcome so that the
+;; next task of an interactive session continues it.
+(define conversation (box '()))
+
 (define (finish status text steps)
-  (json-object "status" status "text" text "steps" steps))
+  (json-object "status" status "text" text "steps" steps "messages" (unbox conversation)))
 
 (define (reply-tokens reply)
   (let ([usage (assoc-ref reply "usage" '())])
@@ -73,9 +79,10 @@
 (define (run task options)
   (let ([max-steps (assoc-ref options "max_steps" 30)]
         [max-tokens (assoc-ref options "max_tokens" 0)])
-    (let loop ([messages (list (user-message task))]
+    (let loop ([messages (append (assoc-ref options "history" '()) (list (user-message task)))]
                [step 1]
                [tokens 0])
+      (set-box! conversation messages)
       (if (> step max-steps)
           (finish "step_limit" (string-append "stopped after " (number->string max-steps) " steps") max-steps)
           (let* ([asked (run-before-model messages (tool-names))]
@@ -101,7 +108,10 @@
                                                  (user-message veto)))
                              (+ step 1)
                              used))
-                     (finish "done" text step)))]
+                     (begin
+                       (set-box! conversation
+                                 (append asked (list (json-object "role" "assistant" "content" text))))
+                       (finish "done" text step))))]
               [else
                (let* ([results (run-reply-calls (assoc-ref reply "tool_calls" '()) step)]
                       [next (append asked

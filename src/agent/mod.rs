@@ -78,6 +78,9 @@ pub struct AgentConfig {
     pub config_hooks: usize,
     /// `--set key=value` and the config's `[set]`: the strategy's options.
     pub settings: Vec<(String, String)>,
+    /// The messages of the session's earlier tasks (an interactive
+    /// session's memory); `null` for none.
+    pub history: Value,
     pub max_steps: u64,
     /// Total tokens (prompt and completion) the session may use; 0: no limit.
     pub max_tokens: u64,
@@ -115,6 +118,9 @@ pub struct Outcome {
     /// Calls refused because a confirm could not be had.
     pub refused_confirms: usize,
     pub tokens: u64,
+    /// The conversation the strategy handed back (`null` when it gave
+    /// none), for the next task of an interactive session.
+    pub messages: Value,
 }
 
 /// What a strategy reads when the user interrupted the run.
@@ -244,6 +250,7 @@ pub fn run_task_with(
         "approve": if host.approves_writes() { "writes" } else { "none" },
         "interactive": !host.is_unattended(),
         "set": settings,
+        "history": if cfg.history.is_array() { cfg.history.clone() } else { json!([]) },
     });
     let result = loaded.and_then(|_| engine.call("run", vec![Value::String(task.into()), options]));
     let outcome = match result {
@@ -254,6 +261,7 @@ pub fn run_task_with(
             steps: 0,
             refused_confirms: shared.refused_confirms.load(Ordering::Relaxed),
             tokens: shared.tokens.load(Ordering::Relaxed),
+            messages: Value::Null,
         },
     };
     let logged = shared
@@ -364,6 +372,7 @@ fn outcome_of(value: &Value, shared: &Shared) -> Outcome {
         steps: value.get("steps").and_then(Value::as_u64).unwrap_or(0),
         refused_confirms: shared.refused_confirms.load(Ordering::Relaxed),
         tokens: shared.tokens.load(Ordering::Relaxed),
+        messages: value.get("messages").cloned().unwrap_or(Value::Null),
     }
 }
 

@@ -244,6 +244,7 @@ fn session(
         hooks: Vec::new(),
         config_hooks: 0,
         settings: Vec::new(),
+        history: serde_json::Value::Null,
         max_steps: scenario.replies.len() as u64 + 2,
         max_tokens: 0,
         deadline: opts.deadline,

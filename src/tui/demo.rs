@@ -119,6 +119,7 @@ pub fn agent_config(server: &ScriptedServer) -> AgentConfig {
         hooks: Vec::new(),
         config_hooks: 0,
         settings: Vec::new(),
+        history: serde_json::Value::Null,
         max_steps: 20,
         max_tokens: 0,
         deadline: Duration::from_secs(3600),

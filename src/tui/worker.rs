@@ -186,14 +186,22 @@ impl Worker {
         // session and their answers go in front of the next one so "now do
         // the same for mean" has something to refer to.
         let mut earlier = self.earlier.clone();
+        // The conversation so far: the next task continues it (the real
+        // messages, not a summary), once a task of this run has ended.
+        let mut history = serde_json::Value::Null;
         for task in tasks {
-            let prompt = with_earlier(&earlier, &task);
+            let prompt = if history.is_array() {
+                task.clone()
+            } else {
+                with_earlier(&earlier, &task)
+            };
             self.cancel.store(false, Ordering::Relaxed);
-            let cfg = self
+            let mut cfg = self
                 .cfg
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
                 .clone();
+            cfg.history = history.clone();
             let ui = self.ui.clone();
             let outcome = run_task_with(
                 Arc::clone(&self.host),
@@ -209,6 +217,9 @@ impl Worker {
                 earlier.push((task.clone(), o.text.clone()));
                 if earlier.len() > EARLIER_KEPT {
                     earlier.remove(0);
+                }
+                if o.messages.is_array() {
+                    history = o.messages.clone();
                 }
             }
             let done = UiEvent::TaskDone(outcome.map_err(|e| e.to_string()));

@@ -52,6 +52,7 @@ fn session(replies: Vec<ScriptedReply>) -> Session {
         hooks: Vec::new(),
         config_hooks: 0,
         settings: Vec::new(),
+        history: serde_json::Value::Null,
         max_steps: 5,
         max_tokens: 0,
         deadline: Duration::from_secs(60),

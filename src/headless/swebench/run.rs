@@ -524,6 +524,7 @@ fn session(
         hooks: settings.hooks.clone(),
         config_hooks: settings.config_hooks,
         settings: settings.settings.clone(),
+        history: serde_json::Value::Null,
         max_steps: settings.max_steps,
         max_tokens: settings.max_tokens,
         deadline: settings.deadline,
@@ -537,6 +538,7 @@ fn session(
             steps: 0,
             refused_confirms: 0,
             tokens: 0,
+            messages: serde_json::Value::Null,
         });
     let (patch, patch_error) = match tree.patch() {
         Ok(p) => (p, None),
