@@ -624,3 +624,53 @@ fn a_local_server_is_handled_and_logged_honestly() {
     let run = exec(&ws, &s, &["--max-tokens", "500"]);
     assert_eq!(run.code, 4, "{}", run.stderr);
 }
+
+/// `nib script` loads a strategy and drives the loop's own procedures
+/// against the scripted model, hooks included.
+#[test]
+fn nib_script_drives_a_strategys_procedures() {
+    let script = json!([
+        {"tool_calls": [
+            {"name": "fs-read", "arguments": {"path": "a.py"}},
+            {"name": "shell", "arguments": {"command": "rm -rf ."}}]}
+    ]);
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\n")], &script);
+    fs::write(
+        ws.join("drive.scm"),
+        "(define reply (model-reply (list (user-message \"read a.py\")) 1))\n\
+         (define results (run-reply-calls (assoc-ref reply \"tool_calls\" '()) 1))\n\
+         (displayln (string-append \"calls: \" (number->string (length results))))\n\
+         (string-append (tool-text (car results)) \"|\" (tool-text (cadr results)))\n",
+    )
+    .unwrap();
+    let root = ws.display().to_string();
+    let out = Command::new(NIB)
+        .args([
+            "script",
+            "drive.scm",
+            "--root",
+            &root,
+            "--provider",
+            "scripted",
+            "--model",
+            &s,
+            "--hook",
+            "policy",
+            "--approve",
+            "writes",
+        ])
+        .current_dir(&ws)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nib script");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("calls: 2"), "{stdout}");
+    assert!(stdout.contains("x = 1"), "{stdout}");
+    assert!(
+        stdout.contains("refused by the session's strategy: policy: recursive rm"),
+        "{stdout}"
+    );
+    assert!(ws.join("a.py").exists());
+}

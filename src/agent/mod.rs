@@ -81,6 +81,10 @@ pub struct AgentConfig {
     /// The messages of the session's earlier tasks (an interactive
     /// session's memory); `null` for none.
     pub history: Value,
+    /// `nib script`: run this file after the strategy loads, instead of
+    /// calling `run` (its value is the outcome's text), so a program can
+    /// drive the loop's procedures itself.
+    pub program: Option<PathBuf>,
     pub max_steps: u64,
     /// Total tokens (prompt and completion) the session may use; 0: no limit.
     pub max_tokens: u64,
@@ -197,7 +201,7 @@ pub fn run_task_with(
     });
     let plan = LoadPlan::of(cfg, host.workspace().root())
         .map_err(|e| EngineError::new(ErrorKind::Load, e))?;
-    let strategy_dirs = plan.dirs();
+    let strategy_dirs = plan.dirs(cfg.program.as_ref());
     let direct = Arc::clone(&shared);
     let host_fn = Arc::new(move |call: Call| Ok(direct.run_direct(&call)));
     let mut engine = Engine::new(
@@ -252,7 +256,17 @@ pub fn run_task_with(
         "set": settings,
         "history": if cfg.history.is_array() { cfg.history.clone() } else { json!([]) },
     });
-    let result = loaded.and_then(|_| engine.call("run", vec![Value::String(task.into()), options]));
+    let result = loaded.and_then(|_| match &cfg.program {
+        Some(file) => engine.run_file(file).map(|value| {
+            let text = match value {
+                Value::String(s) => s,
+                Value::Null => String::new(),
+                other => serde_json::to_string_pretty(&other).unwrap_or_default(),
+            };
+            json!({"status": "done", "text": text, "steps": 0})
+        }),
+        None => engine.call("run", vec![Value::String(task.into()), options]),
+    });
     let outcome = match result {
         Ok(value) => outcome_of(&value, &shared),
         Err(e) => Outcome {
@@ -318,8 +332,9 @@ impl LoadPlan {
     }
 
     /// The directories `require` may load from: each file's own.
-    fn dirs(&self) -> Vec<PathBuf> {
+    fn dirs(&self, program: Option<&PathBuf>) -> Vec<PathBuf> {
         let mut dirs: Vec<PathBuf> = self.sources().filter_map(Source::dir).collect();
+        dirs.extend(program.and_then(|p| p.parent().map(Path::to_path_buf)));
         dirs.dedup();
         dirs
     }

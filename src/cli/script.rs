@@ -39,14 +39,29 @@ pub struct ScriptArgs {
     /// Stop the program after this many seconds.
     #[arg(long, default_value_t = 300)]
     pub timeout: u64,
+    /// With a model (`--provider`, `--model`) or a strategy, the program
+    /// runs in an agent session: after the strategy and hooks load, with
+    /// `model-reply`, `run-calls` and the loop's procedures to drive.
+    #[command(flatten)]
+    pub model_args: crate::settings::ModelArgs,
+    #[command(flatten)]
+    pub strategy_args: crate::settings::StrategyArgs,
 }
 
 pub fn run(args: ScriptArgs) -> Result<ExitCode, UsageError> {
     crate::engine::init_process();
     let file = std::fs::canonicalize(&args.file)
         .map_err(|e| UsageError(format!("cannot open {}: {e}", args.file.display())))?;
-    let ws = workspace(args.root)?;
+    let ws = workspace(args.root.clone())?;
     let config = crate::settings::config::UserConfig::load()?;
+    let sa = &args.strategy_args;
+    if args.model_args.provider.is_some()
+        || sa.strategy.is_some()
+        || !sa.hooks.is_empty()
+        || !sa.set.is_empty()
+    {
+        return run_in_session(&args, file, ws, &config);
+    }
     let policy = crate::settings::config::guard_policy(&config, ws.root())?;
     let host = Arc::new(Host::unattended(ws, args.approve == Approve::Writes).with_policy(policy));
     let host_fn = Arc::new(move |call| Ok(host.run(&call).to_json()));
@@ -73,6 +88,70 @@ pub fn run(args: ScriptArgs) -> Result<ExitCode, UsageError> {
         Ok(value) => {
             print_value(&value);
             Ok(ExitCode::SUCCESS)
+        }
+        Err(e) => {
+            eprintln!("{e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+/// The program in an agent session: the strategy's procedures, the
+/// model (when one is given), the event log; what it displays goes to
+/// stdout, its value last.
+fn run_in_session(
+    args: &ScriptArgs,
+    file: PathBuf,
+    ws: crate::files::Workspace,
+    config: &crate::settings::UserConfig,
+) -> Result<ExitCode, UsageError> {
+    use crate::agent::{AgentConfig, Confirms, SessionBuilder, Status};
+    use crate::session::Event;
+    let (model, _server) = match args.model_args.provider {
+        Some(_) => crate::settings::model_config(&args.model_args, config)?,
+        None => (
+            crate::model::ModelConfig::new(crate::model::Provider::Ollama, "none"),
+            None,
+        ),
+    };
+    let chosen = args.strategy_args.choose(config, None)?;
+    let session = SessionBuilder::new(
+        ws,
+        Confirms::Policy {
+            approve_writes: args.approve == Approve::Writes,
+        },
+    )
+    .user_config(config)
+    .subscribe(|entry| {
+        if let Event::Strategy(e) = &entry.event {
+            let mut out = std::io::stdout().lock();
+            let _ = match e.action.as_str() {
+                "display" | "say" => writeln!(out, "{}", e.text),
+                other => writeln!(out, "{other}: {}", e.text),
+            };
+        }
+    })
+    .build()?;
+    let cfg = AgentConfig {
+        model,
+        strategy: chosen.strategy,
+        hooks: chosen.hooks,
+        config_hooks: chosen.config_hooks,
+        settings: chosen.settings,
+        history: Value::Null,
+        program: Some(file.clone()),
+        max_steps: 30,
+        max_tokens: 0,
+        deadline: Duration::from_secs(args.timeout.max(1)),
+    };
+    match session.run(&cfg, &file.display().to_string(), |_| {}) {
+        Ok(o) if o.status == Status::Done => {
+            print_value(&Value::String(o.text));
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(o) => {
+            eprintln!("{}", o.text);
+            Ok(ExitCode::from(1))
         }
         Err(e) => {
             eprintln!("{e}");

@@ -87,6 +87,7 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
         config_hooks: chosen.config_hooks,
         settings: chosen.settings,
         history: serde_json::Value::Null,
+        program: None,
         max_steps: args.max_steps.or(config.max_steps).unwrap_or(30).max(1),
         max_tokens: args.max_tokens,
         deadline: Duration::from_secs(args.timeout.max(1)),

@@ -245,6 +245,7 @@ fn session(
         config_hooks: 0,
         settings: Vec::new(),
         history: serde_json::Value::Null,
+        program: None,
         max_steps: scenario.replies.len() as u64 + 2,
         max_tokens: 0,
         deadline: opts.deadline,

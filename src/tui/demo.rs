@@ -120,6 +120,7 @@ pub fn agent_config(server: &ScriptedServer) -> AgentConfig {
         config_hooks: 0,
         settings: Vec::new(),
         history: serde_json::Value::Null,
+        program: None,
         max_steps: 20,
         max_tokens: 0,
         deadline: Duration::from_secs(3600),

@@ -110,6 +110,7 @@ pub fn run(args: TuiArgs) -> Result<ExitCode, UsageError> {
         config_hooks: chosen.config_hooks,
         settings: chosen.settings,
         history: serde_json::Value::Null,
+        program: None,
         max_steps: config.max_steps.unwrap_or(30).max(1),
         max_tokens: 0,
         deadline: Duration::from_secs(24 * 3600),

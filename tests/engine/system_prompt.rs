@@ -46,6 +46,7 @@ fn agents_md_is_workspace_text_not_trusted_text() {
         config_hooks: 0,
         settings: Vec::new(),
         history: serde_json::Value::Null,
+        program: None,
         max_steps: 5,
         max_tokens: 0,
         deadline: Duration::from_secs(60),

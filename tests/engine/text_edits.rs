@@ -53,6 +53,7 @@ fn session(replies: Vec<ScriptedReply>) -> Session {
         config_hooks: 0,
         settings: Vec::new(),
         history: serde_json::Value::Null,
+        program: None,
         max_steps: 5,
         max_tokens: 0,
         deadline: Duration::from_secs(60),

@@ -525,6 +525,7 @@ fn session(
         config_hooks: settings.config_hooks,
         settings: settings.settings.clone(),
         history: serde_json::Value::Null,
+        program: None,
         max_steps: settings.max_steps,
         max_tokens: settings.max_tokens,
         deadline: settings.deadline,
