@@ -29,6 +29,10 @@
 ;; next task of an interactive session continues it.
 (define conversation (box '()))
 
+;; The step the loop is at, for hooks that log calls of their own
+;; (`(apply-text format text (unbox loop-step))`).
+(define loop-step (box 0))
+
 (define (finish status text steps)
   (json-object "status" status "text" text "steps" steps "messages" (unbox conversation)))
 
@@ -83,6 +87,7 @@
                [step 1]
                [tokens 0])
       (set-box! conversation messages)
+      (set-box! loop-step step)
       (if (> step max-steps)
           (finish "step_limit" (string-append "stopped after " (number->string max-steps) " steps") max-steps)
           (let* ([asked (run-before-model messages (tool-names))]
