@@ -1258,3 +1258,27 @@ fn a_second_task_continues_the_conversation() {
         "{messages:?}"
     );
 }
+
+/// compact in the terminal client: a long session's old results are cut,
+/// and the transcript says so.
+#[test]
+fn compact_runs_in_the_client() {
+    let big = "a line of a large file that the model reads again and again\n".repeat(500);
+    let mut replies: Vec<Value> = (0..12)
+        .map(|i| json!({"tool_calls": [{"name": "fs-read", "arguments": {"path": format!("big{}.txt", i % 3)}}]}))
+        .collect();
+    replies.push(json!("Read them."));
+    let files = [
+        ("big0.txt", big.as_str()),
+        ("big1.txt", big.as_str()),
+        ("big2.txt", big.as_str()),
+    ];
+    let mut f = Fixture::new(Value::Array(replies), &files, Duration::ZERO);
+    f.typed("/strategy compact");
+    f.key(KeyCode::Enter);
+    f.app.submit("read the big files", Instant::now());
+    f.until_idle();
+    let transcript = f.app.transcript_text();
+    assert!(transcript.contains("◆ compact: elided"), "{transcript}");
+    assert!(transcript.contains("Read them."), "{transcript}");
+}
