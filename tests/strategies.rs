@@ -674,3 +674,41 @@ fn nib_script_drives_a_strategys_procedures() {
     );
     assert!(ws.join("a.py").exists());
 }
+
+/// The guide's first example, `fix.scm`, as printed, through `nib script`.
+#[test]
+fn the_guides_script_example_runs_as_printed() {
+    let guide =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/strategies.md"))
+            .expect("docs/strategies.md");
+    let start = guide
+        .find("```scheme\n;; fix.scm\n")
+        .expect("the guide shows fix.scm")
+        + "```scheme\n".len();
+    let code = &guide[start..];
+    let code = &code[..code.find("```").expect("the block ends")];
+    let (_d, ws, _s) = workspace(&[("src/app.py", "x = 1\ny = 2\n")], &json!([]));
+    fs::write(ws.join("fix.scm"), code).unwrap();
+    let root = ws.display().to_string();
+    let out = Command::new(NIB)
+        .args(["script", "fix.scm", "--root", &root, "--approve", "writes"])
+        .current_dir(&ws)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nib script");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("x = 1"), "{stdout}");
+    assert!(
+        stdout.contains("applied 2 of 2 edits to src/app.py"),
+        "{stdout}"
+    );
+    assert_eq!(
+        fs::read_to_string(ws.join("src/app.py")).unwrap(),
+        "x = 10\ny = 20\n"
+    );
+}
