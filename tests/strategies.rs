@@ -712,3 +712,35 @@ fn the_guides_script_example_runs_as_printed() {
         "x = 10\ny = 20\n"
     );
 }
+
+#[test]
+fn unattended_questions_are_answered_by_policy_and_logged() {
+    let (_d, ws, s) = workspace(&[], &json!(["Done."]));
+    fs::write(
+        ws.join("ask.scm"),
+        "(on \"before-finish\" (lambda (text)\n\
+           (say (string-append \"picked \" (let ([c (ask-choice \"Which one?\" (list \"alpha\" \"beta\"))]) (if c c \"nothing\"))\n\
+                               \", text \" (let ([t (ask-text \"Why?\")]) (if t t \"none\"))))\n\
+           #f))\n",
+    )
+    .unwrap();
+    let run = exec(&ws, &s, &["--hook", "ask.scm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(strategy_texts(&run.events, "say").contains(&"picked nothing, text none".to_string()));
+    let run = exec(
+        &ws,
+        &s,
+        &[
+            "--hook",
+            "ask.scm",
+            "--set",
+            "ask=yes",
+            "--set",
+            "ask_text=short",
+        ],
+    );
+    assert!(strategy_texts(&run.events, "say").contains(&"picked alpha, text short".to_string()));
+    let asks = of_kind(&run.events, "ask");
+    assert_eq!(asks.len(), 2);
+    assert!(asks.iter().all(|a| a["by"] == "policy"));
+}

@@ -1282,3 +1282,39 @@ fn compact_runs_in_the_client() {
     assert!(transcript.contains("◆ compact: elided"), "{transcript}");
     assert!(transcript.contains("Read them."), "{transcript}");
 }
+
+/// A strategy can offer choices and ask for free text; the client takes a
+/// digit, and typed text with Enter.
+#[test]
+fn a_strategy_can_ask_for_a_choice_and_for_text() {
+    let mut f = Fixture::new(json!(["Done."]), &[], Duration::ZERO);
+    let hook = f.path("ask.scm");
+    std::fs::write(
+        &hook,
+        "(on \"before-finish\" (lambda (text)\n\
+           (say (string-append \"picked \" (ask-choice \"Which one?\" (list \"alpha\" \"beta\"))\n\
+                               \" because \" (ask-text \"Why?\")))\n\
+           #f))\n",
+    )
+    .expect("hook");
+    f.typed(&format!("/strategy {}", hook.display()));
+    f.key(KeyCode::Enter);
+    f.app.submit("go", Instant::now());
+    f.until("the choice", |a| a.ask.is_some());
+    let screen = f.screen(100, 12);
+    assert!(
+        screen.contains("? Which one?") && screen.contains("1 alpha · 2 beta"),
+        "{screen}"
+    );
+    f.key(KeyCode::Char('2'));
+    f.until("the text question", |a| a.ask.is_some());
+    f.typed("it is shorter");
+    f.key(KeyCode::Enter);
+    f.until_idle();
+    let transcript = f.app.transcript_text();
+    assert!(transcript.contains("? Which one? beta"), "{transcript}");
+    assert!(
+        transcript.contains("◆ picked beta because it is shorter"),
+        "{transcript}"
+    );
+}

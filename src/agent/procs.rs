@@ -13,7 +13,7 @@ use super::record::Made;
 use crate::engine::Engine;
 use crate::model::{Client, Reply, Request, StreamEvent};
 use crate::prim::table::{ALL, lookup};
-use crate::prim::{Call, Effect, Host, TextFormat, ToolResult, parse};
+use crate::prim::{Answer, Call, Effect, Host, Question, TextFormat, ToolResult, parse};
 use crate::session::EventLog;
 use crate::session::event::{self, Event};
 
@@ -112,18 +112,30 @@ pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
     let s = Arc::clone(shared);
     engine.register("ask", move |args| {
         let question = args.first().and_then(Value::as_str).unwrap_or_default();
-        // A person answers when one is watching; otherwise nib never
-        // waits: the policy does (`--set ask=yes` says yes; else no).
-        let (yes, by) = match s.host.ask_user(question) {
-            Some(yes) => (yes, "user"),
-            None => (s.setting("ask").is_some_and(|v| v == "yes"), "policy"),
-        };
-        let _ = s.log.emit(&Event::Ask(event::Ask {
-            question: question.to_string(),
-            answer: Value::Bool(yes),
-            by: by.to_string(),
-        }));
-        Ok(Value::Bool(yes))
+        Ok(s.ask(Question::YesNo(question.to_string())))
+    });
+    let s = Arc::clone(shared);
+    engine.register("ask-choice", move |args| {
+        let question = args.first().and_then(Value::as_str).unwrap_or_default();
+        let choices: Vec<String> = args
+            .get(1)
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(String::from)
+                    .collect()
+            })
+            .unwrap_or_default();
+        if choices.is_empty() {
+            return Err("ask-choice takes a question and a list of choices (strings)".into());
+        }
+        Ok(s.ask(Question::Choice(question.to_string(), choices)))
+    });
+    let s = Arc::clone(shared);
+    engine.register("ask-text", move |args| {
+        let question = args.first().and_then(Value::as_str).unwrap_or_default();
+        Ok(s.ask(Question::Text(question.to_string())))
     });
     let s = Arc::clone(shared);
     engine.register("setting", move |args| {
@@ -379,6 +391,39 @@ impl Shared {
             map.extend(command_fields(&result.text));
         }
         obj
+    }
+
+    /// A question for the user: the person watching answers, else the
+    /// policy, which never waits: `--set ask=yes` says yes (and takes the
+    /// first choice), `--set ask_text=...` is the text answer; otherwise
+    /// no (#f). Logged with who answered.
+    fn ask(&self, question: Question) -> Value {
+        let (answer, by) = match self.host.ask_user(&question) {
+            Some(a) => (a, "user"),
+            None => {
+                let yes = self.setting("ask").is_some_and(|v| v == "yes");
+                let a = match &question {
+                    Question::YesNo(_) => Answer::Yes(yes),
+                    Question::Choice(_, choices) if yes => Answer::Choice(choices[0].clone()),
+                    Question::Choice(..) => Answer::Skipped,
+                    Question::Text(_) => self
+                        .setting("ask_text")
+                        .map_or(Answer::Skipped, |t| Answer::Text(t.to_string())),
+                };
+                (a, "policy")
+            }
+        };
+        let value = match answer {
+            Answer::Yes(b) => Value::Bool(b),
+            Answer::Choice(c) | Answer::Text(c) => Value::String(c),
+            Answer::Skipped => Value::Bool(false),
+        };
+        let _ = self.log.emit(&Event::Ask(event::Ask {
+            question: question.text().to_string(),
+            answer: value.clone(),
+            by: by.to_string(),
+        }));
+        value
     }
 
     /// A strategy setting (`--set key=value`), the last one given.

@@ -21,7 +21,7 @@ use crate::engine::EngineError;
 use crate::files::Workspace;
 use crate::guard::GuardPolicy;
 use crate::model::StreamEvent;
-use crate::prim::{Asker, ConfirmAnswer, ConfirmRequest, Host};
+use crate::prim::{Answer, Asker, ConfirmAnswer, ConfirmRequest, Host, Question};
 use crate::session::event::{self, Event};
 use crate::session::{Entry, EventLog, SessionError};
 use crate::settings::{UsageError, UserConfig, guard_policy};
@@ -133,7 +133,7 @@ impl SessionBuilder {
     /// without one they are answered by policy.
     pub fn asker(
         mut self,
-        f: impl Fn(&str) -> Option<bool> + Send + Sync + 'static,
+        f: impl Fn(&Question) -> Option<Answer> + Send + Sync + 'static,
     ) -> SessionBuilder {
         self.asker = Some(Box::new(f));
         self

@@ -59,9 +59,37 @@ impl From<bool> for ConfirmAnswer {
 
 type Confirmer = Box<dyn Fn(&ConfirmRequest) -> ConfirmAnswer + Send + Sync>;
 
-/// Puts a strategy's yes/no question to the person watching; `None` when
-/// nobody can answer (the question is then answered by policy).
-pub type Asker = Box<dyn Fn(&str) -> Option<bool> + Send + Sync>;
+/// A strategy's question for the person watching.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Question {
+    YesNo(String),
+    /// One of the choices.
+    Choice(String, Vec<String>),
+    /// A line of free text.
+    Text(String),
+}
+
+impl Question {
+    pub fn text(&self) -> &str {
+        match self {
+            Question::YesNo(q) | Question::Choice(q, _) | Question::Text(q) => q,
+        }
+    }
+}
+
+/// The person's answer: `Yes(false)` is a no; `Skipped` when they
+/// dismissed a choice or a text question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    Yes(bool),
+    Choice(String),
+    Text(String),
+    Skipped,
+}
+
+/// Puts a strategy's question to the person watching; `None` when nobody
+/// can answer (the question is then answered by policy).
+pub type Asker = Box<dyn Fn(&Question) -> Option<Answer> + Send + Sync>;
 
 /// The result of one call, as the model and the clients get it.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -270,7 +298,7 @@ impl Host {
 
     /// A strategy's yes/no question, put to the person watching; `None`
     /// when nobody is.
-    pub fn ask_user(&self, question: &str) -> Option<bool> {
+    pub fn ask_user(&self, question: &Question) -> Option<Answer> {
         self.asker.as_ref().and_then(|a| a(question))
     }
 

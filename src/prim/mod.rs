@@ -20,7 +20,9 @@ pub mod tools;
 
 pub use crate::call::{Arg, Call, Decl, Effect, Field, Kind, Param, Role, guard_view};
 pub use args::fs_edit_call;
-pub use host::{Asker, ConfirmAnswer, ConfirmOut, ConfirmRequest, Host, ReasonOut, ToolResult};
+pub use host::{
+    Answer, Asker, ConfirmAnswer, ConfirmOut, ConfirmRequest, Host, Question, ReasonOut, ToolResult,
+};
 pub use patch::{FileResult, TextFormat};
 
 #[cfg(test)]

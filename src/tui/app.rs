@@ -32,6 +32,7 @@ use super::style::{Theme, cut_to_width, markdown_line, mask_secrets, wrap_line};
 use super::worker::{PendingAsk, Session, UiEvent};
 use crate::agent::Status;
 use crate::model::StreamEvent;
+use crate::prim::{Answer, Question};
 use crate::session::event::Event;
 use crate::settings::UserConfig;
 
@@ -455,24 +456,58 @@ impl App {
     }
 
     /// One key. Key releases and repeats of a confirm key are ignored.
-    /// y or n for a strategy's question; Esc counts as no.
+    /// The answer to a strategy's question: y / n for yes or no, a digit
+    /// for a choice, typed text and Enter for free text; Esc dismisses.
     fn ask_key(&mut self, key: KeyEvent) -> Action {
-        let answer = match key.code {
-            KeyCode::Char('y') | KeyCode::Char('Y') => true,
-            KeyCode::Char('n') | KeyCode::Char('N') | KeyCode::Esc => false,
+        let Some(pending) = &self.ask else {
+            return Action::None;
+        };
+        let answer = match (&pending.question, key.code) {
+            (_, KeyCode::Esc) => match pending.question {
+                Question::YesNo(_) => Answer::Yes(false),
+                _ => Answer::Skipped,
+            },
+            (Question::YesNo(_), KeyCode::Char('y' | 'Y')) => Answer::Yes(true),
+            (Question::YesNo(_), KeyCode::Char('n' | 'N')) => Answer::Yes(false),
+            (Question::Choice(_, choices), KeyCode::Char(c)) => {
+                match c
+                    .to_digit(10)
+                    .and_then(|d| choices.get((d as usize).wrapping_sub(1)))
+                {
+                    Some(choice) => Answer::Choice(choice.clone()),
+                    None => return Action::None,
+                }
+            }
+            (Question::Text(_), KeyCode::Enter) => Answer::Text(std::mem::take(&mut self.input)),
+            (Question::Text(_), KeyCode::Backspace) => {
+                self.input.pop();
+                return Action::None;
+            }
+            (Question::Text(_), KeyCode::Char(c)) => {
+                self.input.push(c);
+                return Action::None;
+            }
             _ => return Action::None,
         };
         if let Some(a) = self.ask.take() {
             let t = self.opts.theme;
-            let first = a.question.lines().next().unwrap_or_default().to_string();
+            let first = a
+                .question
+                .text()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            let said = match &answer {
+                Answer::Yes(true) => "yes".to_string(),
+                Answer::Yes(false) => "no".to_string(),
+                Answer::Choice(c) | Answer::Text(c) => c.clone(),
+                Answer::Skipped => "(skipped)".to_string(),
+            };
             self.history.push(Line::from(vec![
                 Span::styled("? ", t.accent()),
                 Span::styled(
-                    format!(
-                        "{} {}",
-                        mask_secrets(&first),
-                        if answer { "yes" } else { "no" }
-                    ),
+                    format!("{} {}", mask_secrets(&first), mask_secrets(&said)),
                     t.dim(),
                 ),
             ]));

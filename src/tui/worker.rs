@@ -22,7 +22,7 @@ use crate::guard::Reason;
 use crate::guard::approvals::Approval;
 use crate::model::StreamEvent;
 use crate::prim::schema::positional;
-use crate::prim::{ConfirmAnswer, ConfirmRequest, Host};
+use crate::prim::{Answer, ConfirmAnswer, ConfirmRequest, Host, Question};
 use crate::session::event::{self, Event};
 use crate::session::{Entry, EventLog};
 use crate::settings::UserConfig;
@@ -49,8 +49,8 @@ pub enum UiEvent {
 /// A strategy's question as the UI shows it, with where the answer goes.
 #[derive(Debug)]
 pub struct PendingAsk {
-    pub question: String,
-    pub reply: Sender<bool>,
+    pub question: Question,
+    pub reply: Sender<Answer>,
 }
 
 /// A confirm as the UI shows it, with where the answer goes.
@@ -355,15 +355,15 @@ fn confirmer(
 fn asker(
     ui: Sender<UiEvent>,
     cancel: Arc<AtomicBool>,
-) -> impl Fn(&str) -> Option<bool> + Send + Sync + 'static {
+) -> impl Fn(&Question) -> Option<Answer> + Send + Sync + 'static {
     let ui = Mutex::new(ui);
-    move |question: &str| {
+    move |question: &Question| {
         if cancel.load(Ordering::Relaxed) {
-            return Some(false);
+            return Some(Answer::Skipped);
         }
         let (reply, answer) = channel();
         let pending = PendingAsk {
-            question: question.to_string(),
+            question: question.clone(),
             reply,
         };
         let sent = ui
@@ -371,9 +371,9 @@ fn asker(
             .unwrap_or_else(PoisonError::into_inner)
             .send(UiEvent::Ask(Box::new(pending)));
         if sent.is_err() {
-            return Some(false);
+            return Some(Answer::Skipped);
         }
-        Some(answer.recv().unwrap_or(false))
+        Some(answer.recv().unwrap_or(Answer::Skipped))
     }
 }
 

@@ -166,11 +166,24 @@ impl App {
         let t = self.opts.theme;
         let mut lines = Vec::new();
         let asked = self.ask.as_ref().map(|a| {
-            let first = a.question.lines().next().unwrap_or_default();
+            let first = a.question.text().lines().next().unwrap_or_default();
+            let keys = match &a.question {
+                crate::prim::Question::YesNo(_) => "  y yes · n no".to_string(),
+                crate::prim::Question::Choice(_, choices) => {
+                    let listed: Vec<String> = choices
+                        .iter()
+                        .take(9)
+                        .enumerate()
+                        .map(|(i, c)| format!("{} {c}", i + 1))
+                        .collect();
+                    format!("  {} · esc skip", listed.join(" · "))
+                }
+                crate::prim::Question::Text(_) => "  type the answer, enter · esc skip".to_string(),
+            };
             Line::from(vec![
                 Span::styled("? ", t.accent()),
                 Span::raw(mask_secrets(first)),
-                Span::styled("  y yes · n no", t.key()),
+                Span::styled(keys, t.key()),
             ])
         });
         let activity = match (&self.notice, self.running) {
