@@ -1318,3 +1318,27 @@ fn a_strategy_can_ask_for_a_choice_and_for_text() {
         "{transcript}"
     );
 }
+
+/// text-edits in the terminal client: a reply's SEARCH/REPLACE block is
+/// confirmed with its diff and applied.
+#[test]
+fn text_edits_run_in_the_client() {
+    let block = "calc.py\n```\n<<<<<<< SEARCH\n    return a - b\n=======\n    return a + b\n>>>>>>> REPLACE\n```\n";
+    let mut f = Fixture::new(
+        json!([block, "Fixed add."]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.typed("/strategy text-edits");
+    f.key(KeyCode::Enter);
+    f.app.submit("fix add", Instant::now());
+    f.until_confirm();
+    f.key(KeyCode::Char('y'));
+    f.until_idle();
+    assert!(
+        f.read("calc.py").contains("return a + b"),
+        "{}",
+        f.app.transcript_text()
+    );
+    assert!(f.app.transcript_text().contains("Fixed add."));
+}
