@@ -35,35 +35,26 @@
 (define (tool-message? m) (equal? (assoc-ref m "role" "") "tool"))
 (define (stub? m) (starts-with? (assoc-ref m "content" "") "[elided by compact:"))
 
+;; Every call the model made in ms, as call data (args parsed).
+(define (calls-in ms)
+  (apply append
+         (map (lambda (m) (map call-data (assoc-ref m "tool_calls" '()))) ms)))
+
+(define (call-path d) (assoc-ref (assoc-ref d "args" '()) "path" #f))
+
 ;; The paths the model edited or wrote, from its calls.
 (define (edited-paths ms)
-  (let loop ([ms ms] [out '()])
-    (if (null? ms)
-        out
-        (loop (cdr ms)
-              (append out
-                      (filter-map
-                       (lambda (c)
-                         (let ([d (call-data c)])
-                           (and (equal? (assoc-ref d "kind" "") "write")
-                                (list? (assoc-ref d "args" #f))
-                                (assoc-ref (assoc-ref d "args" '()) "path" #f))))
-                       (assoc-ref (car ms) "tool_calls" '())))))))
+  (filter-map (lambda (d)
+                (and (equal? (assoc-ref d "kind" "") "write") (list? (assoc-ref d "args" #f)) (call-path d)))
+              (calls-in ms)))
 
 ;; call id -> the path an fs-read call read.
 (define (read-paths ms)
-  (let loop ([ms ms] [out '()])
-    (if (null? ms)
-        out
-        (loop (cdr ms)
-              (append out
-                      (filter-map
-                       (lambda (c)
-                         (let ([d (call-data c)])
-                           (and (equal? (assoc-ref d "name" "") "fs-read")
-                                (list? (assoc-ref d "args" #f))
-                                (cons (assoc-ref d "id" "") (assoc-ref (assoc-ref d "args" '()) "path" "")))))
-                       (assoc-ref (car ms) "tool_calls" '())))))))
+  (filter-map (lambda (d)
+                (and (equal? (assoc-ref d "name" "") "fs-read")
+                     (list? (assoc-ref d "args" #f))
+                     (cons (assoc-ref d "id" "") (or (call-path d) ""))))
+              (calls-in ms)))
 
 ;; The call ids of the last read of each edited file: those stay whole.
 (define (kept-reads ms)
