@@ -539,20 +539,12 @@ impl Host {
                 Shell::of(call).command,
                 Shell::of(call).timeout,
                 self.guard.policy().shell_network,
-                Some(&self.cancel),
+                Some(tools::Stop {
+                    cancel: &self.cancel,
+                    deadline: Some(&self.deadline_passed),
+                }),
             ) {
                 Ok(t) => ToolResult::ok(t),
-                Err(e)
-                    if self
-                        .deadline_passed
-                        .load(std::sync::atomic::Ordering::Relaxed) =>
-                {
-                    ToolResult::error(e.replacen(
-                        "the user interrupted the command (Esc)",
-                        "the run's time limit (--timeout) ran out while the command ran",
-                        1,
-                    ))
-                }
                 Err(e) => ToolResult::error(e),
             },
             Plan::Unchanged(text) => ToolResult::ok(text),

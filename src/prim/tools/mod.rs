@@ -25,4 +25,4 @@ pub use git::{git_diff, git_log, git_status};
 pub use grep::index_grep;
 pub use outline::outline;
 pub(crate) use shell::kill_group;
-pub use shell::{shell, shell_cancellable};
+pub use shell::{Stop, shell, shell_cancellable};

@@ -53,13 +53,26 @@ pub fn shell(
 
 /// [`shell`], stopped early (with everything it started) when `cancel` is
 /// set: the user pressed Esc.
+/// What stops a running command early: the cancel flag, and the flag a
+/// run sets with it when its own deadline passed (so the command says
+/// which of the two stopped it).
+#[derive(Clone, Copy)]
+pub struct Stop<'a> {
+    pub cancel: &'a AtomicBool,
+    pub deadline: Option<&'a AtomicBool>,
+}
+
 pub fn shell_cancellable(
     ws: &Workspace,
     command: &str,
     timeout_secs: i64,
     network: bool,
-    cancel: Option<&AtomicBool>,
+    cancel: Option<Stop<'_>>,
 ) -> Result<String, String> {
+    let (cancel, deadline) = match cancel {
+        Some(s) => (Some(s.cancel), s.deadline),
+        None => (None, None),
+    };
     if command.trim().is_empty() {
         return Err("empty command; give a shell command line to run".to_string());
     }
@@ -158,9 +171,12 @@ pub fn shell_cancellable(
         );
     }
     if interrupted {
-        let mut msg = String::from(
-            "the user interrupted the command (Esc); it was stopped with everything it started",
-        );
+        let who = if deadline.is_some_and(|d| d.load(Ordering::Relaxed)) {
+            "the run's time limit (--timeout) ran out while the command ran"
+        } else {
+            "the user interrupted the command (Esc)"
+        };
+        let mut msg = format!("{who}; it was stopped with everything it started");
         if !text.is_empty() {
             msg.push_str("\noutput before it was stopped:\n");
             msg.push_str(&text);
@@ -374,8 +390,17 @@ mod tests {
             flag.store(true, Ordering::Relaxed);
         });
         let started = Instant::now();
-        let err =
-            shell_cancellable(&ws, "echo started; sleep 30", 60, true, Some(&cancel)).unwrap_err();
+        let err = shell_cancellable(
+            &ws,
+            "echo started; sleep 30",
+            60,
+            true,
+            Some(Stop {
+                cancel: &cancel,
+                deadline: None,
+            }),
+        )
+        .unwrap_err();
         let _ = pressed.join();
         assert!(started.elapsed() < Duration::from_secs(10));
         assert!(err.starts_with("the user interrupted the command"), "{err}");
