@@ -63,15 +63,12 @@ fn exec(ws: &Path, script: &str, extra: &[&str]) -> Run {
 }
 
 fn events(ws: &Path) -> Vec<Value> {
-    let Ok(dirs) = fs::read_dir(ws.join(".nib/sessions")) else {
+    // Two runs in one second would sort by their ids' random suffix; the
+    // host's own "newest session" rule breaks the tie.
+    let Some(last) = nib::session::newest_session(&ws.join(".nib/sessions")) else {
         return Vec::new();
     };
-    let mut paths: Vec<PathBuf> = dirs.flatten().map(|d| d.path()).collect();
-    paths.sort();
-    let Some(last) = paths.last() else {
-        return Vec::new();
-    };
-    fs::read_to_string(last.join("events.jsonl"))
+    fs::read_to_string(last)
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str(l).ok())

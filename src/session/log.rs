@@ -373,6 +373,42 @@ fn new_id(now: SystemTime, attempt: u32) -> String {
     format!("{}-{:04x}", Civil::of(now).stamp(), h.finish() & 0xffff)
 }
 
+/// The events file of the session in `sessions` (a `.nib/sessions`
+/// directory) that started last, by the `t` of its first line; `None` when
+/// there is none.
+///
+/// Ids start with their time to the second only, so two sessions started
+/// in one second sort by their random suffix; the first line's stamp has
+/// milliseconds and breaks the tie (the id breaks what is left).
+pub fn newest_session(sessions: &Path) -> Option<PathBuf> {
+    let mut best: Option<(String, String, PathBuf)> = None;
+    for entry in fs::read_dir(sessions).ok()?.flatten() {
+        let path = entry.path().join("events.jsonl");
+        if !path.is_file() {
+            continue;
+        }
+        let id = entry.file_name().to_string_lossy().into_owned();
+        let started = first_stamp(&path).unwrap_or_default();
+        let key = (started, id);
+        if best.as_ref().is_none_or(|(t, i, _)| key > (t.clone(), i.clone())) {
+            best = Some((key.0, key.1, path));
+        }
+    }
+    best.map(|(_, _, path)| path)
+}
+
+/// The `t` of the first line of an events file (read no further than it).
+fn first_stamp(path: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let mut line = String::new();
+    io::BufReader::new(File::open(path).ok()?)
+        .take(64 * 1024)
+        .read_line(&mut line)
+        .ok()?;
+    let value: Value = serde_json::from_str(line.trim_end()).ok()?;
+    value.get("t")?.as_str().map(str::to_string)
+}
+
 /// Makes sure `dir` is a real directory (not a symlink); true when it was
 /// just created.
 fn ensure_dir(dir: &Path) -> Result<bool, SessionError> {
@@ -422,6 +458,29 @@ fn json_kind(v: &Value) -> &'static str {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn the_newest_session_is_the_one_that_started_last_within_one_second() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let write = |id: &str, t: &str| {
+            let d = dir.path().join(id);
+            fs::create_dir(&d).expect("dir");
+            fs::write(
+                d.join("events.jsonl"),
+                format!("{{\"v\":1,\"t\":\"{t}\",\"ev\":\"session.start\"}}\n"),
+            )
+            .expect("events");
+        };
+        write("20261202-050735-ffff", "2026-12-02T05:07:35.100Z");
+        write("20261202-050735-0001", "2026-12-02T05:07:35.900Z");
+        write("20261202-050734-aaaa", "2026-12-02T05:07:34.999Z");
+        fs::create_dir(dir.path().join("20261202-050799-none")).expect("empty dir");
+        assert_eq!(
+            newest_session(dir.path()),
+            Some(dir.path().join("20261202-050735-0001/events.jsonl"))
+        );
+        assert_eq!(newest_session(&dir.path().join("missing")), None);
+    }
 
     #[test]
     fn ids_have_the_promised_shape() {

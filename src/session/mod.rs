@@ -67,7 +67,7 @@ use std::io;
 use std::path::PathBuf;
 
 pub use event::Event;
-pub use log::{Entry, EventLog};
+pub use log::{Entry, EventLog, newest_session};
 pub use stats::{FailureKinds, FsEditStats, KindCount, ModelStats, Stats, Tokens, stats};
 pub use time::rfc3339_millis;
 

@@ -153,15 +153,7 @@ fn find_session(root: &Path, id: &str) -> Result<PathBuf, UsageError> {
             )))
         };
     }
-    let mut ids: Vec<String> = std::fs::read_dir(&dir)
-        .map_err(|_| UsageError(format!("no sessions to resume in {}", dir.display())))?
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .filter(|name| dir.join(name).join("events.jsonl").is_file())
-        .collect();
-    // Ids start with their time, so the newest sorts last.
-    ids.sort();
-    ids.pop()
-        .map(|id| dir.join(id).join("events.jsonl"))
+    crate::session::newest_session(&dir)
         .ok_or_else(|| UsageError(format!("no sessions to resume in {}", dir.display())))
 }
 
