@@ -30,7 +30,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::write::{is_disk_full, write_checked_then};
+use super::write::{BeforeRename, is_disk_full, remove_checked_then, write_checked_then};
 use super::{Expect, FileError, Resolved, Workspace, content_hash, read_bytes, write_checked};
 
 /// The id of one recorded write: a zero-padded increasing number ("000001").
@@ -85,6 +85,10 @@ struct WriteLine {
     /// The hash of the bytes replaced (absent in stores from before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     prev_hash: Option<u64>,
+    /// The write deleted the file (`written_hash` is then of nothing):
+    /// undo expects no file there and puts the previous content back.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    removed: bool,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -157,7 +161,7 @@ impl Versions {
         written: &[u8],
     ) -> Result<VersionId, FileError> {
         let start = self.next_number()?;
-        self.record_at(start, rel, previous, source, written, true)
+        self.record_at(start, rel, previous, source, Some(written), true)
     }
 
     /// Saves the previous version as `<id>.prev` (the first free id from
@@ -175,7 +179,7 @@ impl Versions {
         rel: &str,
         previous: Option<&[u8]>,
         source: Option<(&Path, &File)>,
-        written: &[u8],
+        written: Option<&[u8]>,
         sync: bool,
     ) -> Result<VersionId, FileError> {
         let fail = |e: io::Error| {
@@ -244,8 +248,9 @@ impl Versions {
             path: rel.to_string(),
             existed: previous.is_some(),
             t: now(),
-            written_hash: content_hash(written),
+            written_hash: content_hash(written.unwrap_or_default()),
             prev_hash: Some(content_hash(previous.unwrap_or_default())),
+            removed: written.is_none(),
         };
         if let Err(e) = self.append_synced(&line, sync) {
             let _ = fs::remove_file(&prev_path);
@@ -284,11 +289,36 @@ impl Versions {
         previous: Option<&[u8]>,
         bytes: &[u8],
     ) -> Result<VersionId, FileError> {
+        let expected = previous.map_or(Expect::Absent, Expect::Bytes);
+        self.recorded_change(file, previous, Some(bytes), |step| {
+            write_checked_then(file, expected, bytes, step)
+        })
+    }
+
+    /// Deletes `file` only if it still holds `previous` (what the delete
+    /// was planned from), its content kept in the store first, under the
+    /// file's lock: the delete's version of `write`.
+    pub fn remove(&self, file: &Resolved, previous: &[u8]) -> Result<VersionId, FileError> {
+        let _lock = self.lock(&file.rel)?;
+        self.recorded_change(file, Some(previous), None, |step| {
+            remove_checked_then(file, previous, step)
+        })
+    }
+
+    /// Runs `change` (a checked write or delete) with the recording of the
+    /// previous version as its step between check and rename; a change
+    /// that fails after the recording drops that version again.
+    fn recorded_change(
+        &self,
+        file: &Resolved,
+        previous: Option<&[u8]>,
+        bytes: Option<&[u8]>,
+        change: impl FnOnce(&mut BeforeRename<'_>) -> Result<(), FileError>,
+    ) -> Result<VersionId, FileError> {
         let start = self.next_number()?;
         let mut recorded: Option<VersionId> = None;
         let mut record_failed: Option<FileError> = None;
-        let expected = previous.map_or(Expect::Absent, Expect::Bytes);
-        let written = write_checked_then(file, expected, bytes, &mut |old| {
+        let written = change(&mut |old| {
             let source = old.map(|f| (file.real.as_path(), f));
             match self.record_at(start, &file.rel, previous, source, bytes, false) {
                 Ok(id) => {
@@ -308,7 +338,7 @@ impl Versions {
             }
             (Ok(()), None) => Err(FileError::VersionStore {
                 detail: format!(
-                    "{} was written but its previous version was not recorded (a bug in nib); undo cannot restore it",
+                    "{} was changed but its previous version was not recorded (a bug in nib); undo cannot restore it",
                     file.rel
                 ),
             }),
@@ -409,7 +439,8 @@ impl Versions {
         };
         if !force {
             match &current {
-                Some(bytes) if content_hash(bytes) == entry.written_hash => {}
+                None if entry.removed => {}
+                Some(bytes) if !entry.removed && content_hash(bytes) == entry.written_hash => {}
                 Some(_) => {
                     return Err(FileError::ChangedSinceWrite {
                         path: target.rel.clone(),
@@ -606,6 +637,8 @@ fn never_landed(entry: &WriteLine, current: Option<&[u8]>) -> bool {
         return false;
     };
     match current {
+        Some(bytes) if entry.removed => content_hash(bytes) == prev_hash,
+        None if entry.removed => false,
         Some(bytes) => {
             let now = content_hash(bytes);
             now != entry.written_hash && entry.existed && now == prev_hash

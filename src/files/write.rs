@@ -361,6 +361,89 @@ fn rename_over_expected(
     }
 }
 
+/// Deletes `file` only if it holds `want` right before (the delete's
+/// version of `write_checked_then`). `before_remove` runs between the check
+/// and the unlink with the file open (the versions store keeps its content
+/// from there). A writer that had the file open and changed it after the
+/// check is noticed afterwards: its content is put back at the path (only
+/// if nothing was created there meanwhile) and the delete counts as not
+/// done (`ChangedOnDisk`).
+pub(crate) fn remove_checked_then(
+    file: &Resolved,
+    want: &[u8],
+    before_remove: &mut BeforeRename<'_>,
+) -> Result<(), FileError> {
+    let fail = |source: io::Error| {
+        if source.kind() == io::ErrorKind::WouldBlock {
+            FileError::ChangedOnDisk {
+                path: file.rel.clone(),
+            }
+        } else {
+            FileError::Io {
+                action: "delete",
+                path: file.rel.clone(),
+                source,
+            }
+        }
+    };
+    let real = &file.real;
+    match fs::symlink_metadata(real) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            return Err(FileError::Symlink {
+                path: file.rel.clone(),
+            });
+        }
+        Ok(meta) if meta.is_dir() => {
+            return Err(FileError::IsDirectory {
+                path: file.rel.clone(),
+            });
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(fail(changed())),
+        Err(e) => return Err(fail(e)),
+    }
+    let mut old = File::open(real).map_err(|e| {
+        fail(if e.kind() == io::ErrorKind::NotFound {
+            changed()
+        } else {
+            e
+        })
+    })?;
+    if !holds(&mut old, want).map_err(fail)? {
+        return Err(fail(changed()));
+    }
+    before_remove(Some(&old)).map_err(fail)?;
+    fs::remove_file(real).map_err(fail)?;
+    let parent = real.parent().unwrap_or(Path::new("."));
+    if let Ok(dir) = File::open(parent) {
+        let _ = dir.sync_all();
+    }
+    if holds(&mut old, want).map_err(fail)? {
+        return Ok(());
+    }
+    // Changed after the check, through a descriptor opened before it: put
+    // that content back so nothing the other writer wrote is lost.
+    let mut late = Vec::new();
+    {
+        use std::io::{Read, Seek};
+        old.rewind().map_err(fail)?;
+        old.read_to_end(&mut late).map_err(fail)?;
+    }
+    let meta = old.metadata().map_err(fail)?;
+    let name = real.file_name().map(OsStrExt::as_bytes).unwrap_or(b"file");
+    let (back, temp) = create_temp(parent, name).map_err(fail)?;
+    let restored = fill_temp(temp, &late, Some(&meta))
+        .and_then(|()| create_no_replace(&back, real, &mut |_| Ok(())));
+    let _ = fs::remove_file(&back);
+    match restored {
+        // Put back, or someone made a new file there meanwhile (theirs is
+        // kept): either way the delete did not happen as planned.
+        Ok(()) => Err(fail(changed())),
+        Err(e) if e.kind() == io::ErrorKind::WouldBlock => Err(fail(changed())),
+        Err(e) => Err(fail(e)),
+    }
+}
+
 /// Whether `name` is one of nib's temp file names
 /// (`.<name>.nib-tmp-<pid>-<n>`): listings hide them.
 pub fn is_temp_name(name: &[u8]) -> bool {

@@ -323,3 +323,44 @@ fn a_whole_file_replaces_only_what_the_session_has_read() {
     assert!(results[0].ok, "{results:?}");
     assert_eq!(f.read("a.py"), "def add(a, b):\n    return a + b\n");
 }
+
+#[test]
+fn a_delete_over_a_change_made_during_the_confirm_keeps_the_change() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let root = dir.path().join("ws");
+    fs::create_dir(&root).expect("ws");
+    fs::write(root.join("gone.py"), A).expect("write");
+    let outside = root.join("gone.py");
+    let host = Host::new(Workspace::open(&root).expect("workspace"), move |_req| {
+        fs::write(&outside, "theirs\n").expect("outside write");
+        true
+    });
+    let patch = "*** Begin Patch\n*** Delete File: gone.py\n*** End Patch\n";
+    let results = host.apply_text(TextFormat::V4a, patch);
+    assert!(!results[0].ok, "{results:?}");
+    assert!(results[0].text.contains("changed"), "{results:?}");
+    assert_eq!(
+        fs::read_to_string(root.join("gone.py")).expect("kept"),
+        "theirs\n"
+    );
+    // Nothing was recorded: there is no delete to undo.
+    let versions = Versions::new(host.workspace());
+    assert!(
+        versions
+            .undo(host.workspace(), Some("gone.py"), false)
+            .is_err()
+    );
+}
+
+#[test]
+fn a_delete_keeps_the_file_for_undo() {
+    let f = fixture(&[("gone.py", A)], &[]);
+    let patch = "*** Begin Patch\n*** Delete File: gone.py\n*** End Patch\n";
+    let results = f.host.apply_text(TextFormat::V4a, patch);
+    assert!(results[0].ok, "{results:?}");
+    assert!(!f.root.join("gone.py").exists());
+    Versions::new(f.host.workspace())
+        .undo(f.host.workspace(), Some("gone.py"), false)
+        .expect("undo the delete");
+    assert_eq!(f.read("gone.py"), A);
+}

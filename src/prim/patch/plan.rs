@@ -429,17 +429,18 @@ fn write(versions: &Versions, plan: &Plan) -> Result<Option<String>, FileError> 
     }
 }
 
-/// Delete a file, its content kept in the versions store first.
+/// Delete a file, its content kept in the versions store first, only if
+/// it still holds what the plan was made from (a change made meanwhile is
+/// kept, and the delete fails with "changed on disk").
 fn remove(
     versions: &Versions,
     file: &Resolved,
     before: Option<&[u8]>,
 ) -> Result<String, FileError> {
-    let id = versions.record(&file.rel, before, b"")?;
-    std::fs::remove_file(&file.real).map_err(|e| FileError::Io {
-        action: "delete",
-        path: file.rel.clone(),
-        source: e,
-    })?;
-    Ok(id.to_string())
+    let Some(before) = before else {
+        return Err(FileError::ChangedOnDisk {
+            path: file.rel.clone(),
+        });
+    };
+    Ok(versions.remove(file, before)?.to_string())
 }
