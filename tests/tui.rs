@@ -203,6 +203,7 @@ fn confirm_app(
                 paths: Some("calc.py".into()),
                 command: None,
             }),
+            again: None,
             reply,
         },
         ConfirmKind::Security => PendingConfirm {
@@ -230,6 +231,7 @@ fn confirm_app(
             ),
             proposed: Some("deploy notes\nAWS_ACCESS_KEY_ID=AKIAQWERTYUIOPASDFGH\nregion = eu-west-1\n".into()),
             suggestion: None,
+            again: None,
             reply,
         },
     };
@@ -511,6 +513,31 @@ fn an_edit_is_not_written_over_a_file_changed_while_the_confirm_was_open() {
             .iter()
             .any(|t| t.contains("changed on disk while the confirm was open")),
         "{tools:?}"
+    );
+}
+
+#[test]
+fn a_file_changed_while_the_confirm_was_open_is_confirmed_again_saying_why() {
+    let mut f = Fixture::at_fix_add_confirm("ok", Duration::ZERO);
+    assert!(!f.screen(100, 30).contains("asked again"));
+    // Someone else adds a line; the edit still applies, on their text.
+    std::fs::write(f.path("calc.py"), format!("# theirs\n{CALC}")).expect("write");
+    f.key(KeyCode::Char('y'));
+    f.until_confirm();
+    let screen = f.screen(100, 30);
+    assert!(
+        screen.contains("asked again") && screen.contains("changed on disk"),
+        "{screen}"
+    );
+    assert!(
+        screen.contains("# theirs"),
+        "the new diff is on their text: {screen}"
+    );
+    f.key(KeyCode::Char('y'));
+    f.until_idle();
+    assert_eq!(
+        f.read("calc.py"),
+        "# theirs\ndef add(a, b):\n    return a + b\n"
     );
 }
 

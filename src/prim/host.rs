@@ -35,6 +35,10 @@ pub struct ConfirmRequest<'a> {
     /// text the write proposes (what `$EDITOR` opens for edit-before-approve).
     pub path: Option<&'a str>,
     pub proposed: Option<&'a str>,
+    /// Why this call is confirmed again, when it is: its file changed on
+    /// disk after the previous diff was made, and this diff is against
+    /// the text there now.
+    pub again: Option<&'a str>,
 }
 
 /// How a confirm was answered.
@@ -464,7 +468,16 @@ impl Host {
                 )),
                 _ => decision.clone(),
             };
-            let result = self.confirm_and_carry_out(call, plan, &judged);
+            let again = (replans > 0).then(|| {
+                format!(
+                    "asked again: {} changed on disk after the last diff (another program wrote it); this diff is against what is there now",
+                    match &plan {
+                        Plan::Write(w) => w.rel(),
+                        _ => call.decl.name,
+                    }
+                )
+            });
+            let result = self.confirm_and_carry_out(call, plan, &judged, again.as_deref());
             if result.kind == Some(fs::CHANGED) && replans < MAX_REPLANS {
                 replans += 1;
                 continue;
@@ -473,7 +486,13 @@ impl Host {
         }
     }
 
-    fn confirm_and_carry_out(&self, call: &Call, plan: Plan, decision: &Decision) -> ToolResult {
+    fn confirm_and_carry_out(
+        &self,
+        call: &Call,
+        plan: Plan,
+        decision: &Decision,
+        again: Option<&str>,
+    ) -> ToolResult {
         if let Decision::Confirm { kind, reasons } = decision {
             let (diff, path, proposed) = match &plan {
                 Plan::Write(w) => (Some(w.diff.as_str()), Some(w.rel()), Some(w.after())),
@@ -486,6 +505,7 @@ impl Host {
                 diff,
                 path,
                 proposed,
+                again,
             };
             let answer = (self.confirm)(&request);
             let asked = ConfirmOut {

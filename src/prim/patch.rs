@@ -346,6 +346,7 @@ impl Host {
             diff: Some(diff),
             path: Some(call.arg("path").as_str()),
             proposed: None,
+            again: None,
         };
         Some(ConfirmOut {
             kind: decision.as_str(),

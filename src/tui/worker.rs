@@ -68,6 +68,9 @@ pub struct PendingConfirm {
     pub proposed: Option<String>,
     /// The standing approval `a` would save, if one fits.
     pub suggestion: Option<Approval>,
+    /// Why the same call is confirmed again (its file changed on disk
+    /// while the previous confirm was open).
+    pub again: Option<String>,
     pub reply: Sender<ConfirmAnswer>,
 }
 
@@ -341,6 +344,7 @@ fn confirmer(
             diff: req.diff.map(str::to_string),
             proposed: req.proposed.map(str::to_string),
             suggestion: Approval::suggest(req.call, rel),
+            again: req.again.map(str::to_string),
             reply,
         };
         if ui.send(UiEvent::Confirm(Box::new(pending))).is_err() {

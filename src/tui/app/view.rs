@@ -86,7 +86,11 @@ impl App {
                         && c.notes.is_empty(),
                 );
                 // Borders 2, key hints 2, status 1.
-                (diff.min(DIFF_ROWS_INLINE) + more + c.loose.len() + placeholder + form + 5) as u16
+                let again = c.pending.again.as_ref().map_or(0, |a| {
+                    (a.chars().count() + 2) / (cols.max(8) as usize - 2) + 1
+                });
+                (diff.min(DIFF_ROWS_INLINE) + more + c.loose.len() + placeholder + again + form + 5)
+                    as u16
             }
             None => 4,
         };
@@ -249,6 +253,10 @@ impl App {
                 cut_to_width(&form, inner.width as usize),
                 t.dim(),
             )));
+        }
+        if let Some(again) = &c.pending.again {
+            let line = Line::from(Span::styled(format!("↻ {again}"), t.warn()));
+            lines.extend(wrap_line(&line, inner.width));
         }
         if security {
             for r in &c.loose {
