@@ -9,6 +9,7 @@ use std::hash::{DefaultHasher, Hash, Hasher};
 use std::path::Path;
 
 use steel::SteelErr;
+use steel::parser::span::Span;
 use steel::rerrs::{ErrorKind as SteelKind, back_trace_to_string};
 use steel::steel_vm::engine::Engine as SteelEngine;
 
@@ -182,34 +183,70 @@ pub(crate) fn render(vm: &SteelEngine, names: &SourceNames, err: &SteelErr) -> E
         return out;
     };
     let file = source_name(vm, names, &id, &text);
-    let (line, column) = line_col(&text, span.start as usize);
+    // The call sites under the failure, innermost first, where steel knows
+    // their source.
+    let frames: Vec<(String, String, Span)> = err
+        .stack_trace()
+        .as_ref()
+        .map(|trace| {
+            trace
+                .trace()
+                .iter()
+                .filter_map(|frame| {
+                    let s = (*frame.span())?;
+                    if s.start == 0 && s.end == 0 || s == span {
+                        return None;
+                    }
+                    let fid = s.source_id()?;
+                    let ftext = vm.get_source(&fid)?;
+                    Some((source_name(vm, names, &fid, &ftext), ftext.to_string(), s))
+                })
+                .take(TRACE_FRAMES)
+                .collect()
+        })
+        .unwrap_or_default();
+    // A failure raised inside nib's own helpers (a limit, a prelude
+    // check) is the caller's: the place shown is the first call site in
+    // the user's source, and nib's internals stay out of the excerpt.
+    let internal = is_internal(&file);
+    // Steel often keeps no frame above a helper's failure: then the
+    // message alone is shown, without a place inside nib.
+    let (at_file, at_text, at_span) = if internal {
+        match frames.iter().find(|(name, _, _)| !is_internal(name)) {
+            Some((name, ftext, s)) => (name.clone(), ftext.clone(), *s),
+            None => return out,
+        }
+    } else {
+        (file.clone(), text.to_string(), span)
+    };
+    let (line, column) = line_col(&at_text, at_span.start as usize);
     out.location = Some(Location {
-        file: file.clone(),
+        file: at_file,
         line,
         column,
     });
 
     // steel's renderer unwraps internally; never let it take the host down.
     let report = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        let mut parts = vec![err.emit_result_to_string(&file, &text)];
-        if let Some(trace) = err.stack_trace() {
-            for frame in trace.trace().iter().take(TRACE_FRAMES) {
-                let Some(s) = frame.span() else { continue };
-                if s.start == 0 && s.end == 0 || *s == span {
-                    continue;
-                }
-                let Some(fid) = s.source_id() else { continue };
-                let Some(ftext) = vm.get_source(&fid) else {
-                    continue;
-                };
-                let fname = source_name(vm, names, &fid, &ftext);
-                parts.push(back_trace_to_string(&fname, &ftext, *s));
+        let mut parts = Vec::new();
+        if !internal {
+            parts.push(err.emit_result_to_string(&file, &text));
+        }
+        for (fname, ftext, s) in &frames {
+            if internal && is_internal(fname) {
+                continue;
             }
+            parts.push(back_trace_to_string(fname, ftext, *s));
         }
         parts.join("")
     }));
-    out.report = report.ok();
+    out.report = report.ok().filter(|r| !r.trim().is_empty());
     out
+}
+
+/// Sources of nib's own that a failure's place should look past.
+fn is_internal(name: &str) -> bool {
+    name == "nib/limits" || name == "nib/prelude"
 }
 
 fn source_name(
@@ -241,7 +278,7 @@ fn summary_of(raw: &str) -> String {
     // Keep the kind for type and arity errors (it says something); drop the
     // generic one.
     let s = s.strip_prefix("Generic: ").unwrap_or(s);
-    s.to_string()
+    s.trim_start().to_string()
 }
 
 /// 1-based line and character column of a byte offset.

@@ -121,6 +121,13 @@ fn huge_allocations_and_numbers_are_refused_not_aborts() {
                 .contains("more than a strategy may allocate"),
             "{src}: {err}"
         );
+        // The limit's own source is nib's, not the user's: no place or
+        // excerpt inside it, and no raw engine trace.
+        let shown = err.to_string();
+        assert!(
+            !shown.contains("nib/limits") && !shown.contains("error[E"),
+            "{src}: {shown}"
+        );
     }
     let start = Instant::now();
     let err = fail(&mut engine, "(expt 2 100000000)");
