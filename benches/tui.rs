@@ -176,6 +176,7 @@ fn big_confirm(lines: usize) -> PendingConfirm {
         diff: Some(diff),
         proposed: None,
         suggestion: None,
+        again: None,
         reply,
     }
 }
