@@ -423,7 +423,7 @@ fn a_step_limit_still_submits_the_diff_and_new_files_are_in_it() {
 }
 
 #[test]
-fn a_missing_clone_is_an_error_and_the_run_goes_on() {
+fn a_missing_clone_is_an_env_error_and_the_run_goes_on() {
     let fx = fixture();
     let mut ghost = fx.instance("ghost__gone-1", true);
     ghost["repo"] = json!("ghost/gone");
@@ -435,7 +435,7 @@ fn a_missing_clone_is_an_error_and_the_run_goes_on() {
     let run = fx.run(&instances, "out", &script, &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let summary = read_json(&fx.path("out/ghost__gone-1/summary.json"));
-    assert_eq!(summary["status"], "error");
+    assert_eq!(summary["status"], "env_error");
     let message = summary["message"].as_str().unwrap_or("");
     assert!(
         message.contains("no clone of ghost/gone") && message.contains("ghost__gone"),
@@ -448,7 +448,7 @@ fn a_missing_clone_is_an_error_and_the_run_goes_on() {
     assert_eq!(preds.len(), 1);
     assert_eq!(preds[0]["instance_id"], "acme__calc-1");
     let report = read_json(&fx.path("out/run.json"));
-    assert_eq!(report["by_status"]["error"], json!(["ghost__gone-1"]));
+    assert_eq!(report["by_status"]["env_error"], json!(["ghost__gone-1"]));
     assert_eq!(report["by_status"]["submitted"], json!(["acme__calc-1"]));
 }
 
