@@ -199,14 +199,11 @@ pub struct Effective {
 
 impl Effective {
     /// `run.config`: every option, one `key=value` line each (a repeated
-    /// one once per value), defaults marked by a comment.
+    /// one once per value): those the run was given, then the defaults.
     pub fn run_config(&self) -> Option<String> {
         let matches = self.matches.as_ref()?;
         let cmd = Reparsed::command();
-        let mut out = String::from(
-            "# nib swebench: the options of this run; `nib swebench --config run.config` repeats it\n\
-             # (relative paths are from the directory the run started in)\n",
-        );
+        let (mut given, mut defaults) = (String::new(), String::new());
         for arg in cmd.get_arguments() {
             let (Some(long), id) = (arg.get_long(), arg.get_id().as_str()) else {
                 continue;
@@ -214,21 +211,24 @@ impl Effective {
             if matches!(long, "config" | "help") {
                 continue;
             }
-            let default = matches.value_source(id) == Some(ValueSource::DefaultValue);
-            let mark = if default { "  # default" } else { "" };
+            let out = match matches.value_source(id) {
+                Some(ValueSource::DefaultValue) | None => &mut defaults,
+                Some(_) => &mut given,
+            };
             if matches!(arg.get_action(), ArgAction::SetTrue) {
-                let on = matches.get_flag(id);
-                let _ = writeln!(out, "{long}={on}");
+                let _ = writeln!(out, "{long}={}", matches.get_flag(id));
                 continue;
             }
-            let Some(values) = matches.get_raw(id) else {
-                continue;
-            };
-            for v in values {
-                let _ = writeln!(out, "{long}={}{mark}", v.to_string_lossy());
+            for v in matches.get_raw(id).into_iter().flatten() {
+                let _ = writeln!(out, "{long}={}", v.to_string_lossy());
             }
         }
-        Some(out)
+        Some(format!(
+            "# nib swebench: the options of this run; `nib swebench --config run.config` repeats it\n\
+             # (relative paths are from the directory the run started in)\n\
+             {given}# the defaults of nib {}:\n{defaults}",
+            env!("CARGO_PKG_VERSION")
+        ))
     }
 }
 

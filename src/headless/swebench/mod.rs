@@ -82,14 +82,15 @@ pub enum SwebenchCommand {
 /// `nib swebench --instances F --repos DIR --out DIR [...]`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The instance records: JSONL, or a JSON array.
-    #[arg(long, required = true)]
+    /// The instance records: JSONL, or a JSON array (required, here or
+    /// in --config).
+    #[arg(long)]
     pub instances: Option<PathBuf>,
-    /// A directory of clones, named owner__repo or owner/repo.
-    #[arg(long, required = true)]
+    /// A directory of clones, named owner__repo or owner/repo (required).
+    #[arg(long)]
     pub repos: Option<PathBuf>,
-    /// Where predictions, per-instance files and run.json go.
-    #[arg(long, required = true)]
+    /// Where predictions, per-instance files and run.json go (required).
+    #[arg(long)]
     pub out: Option<PathBuf>,
     /// Where worktrees are made (default: OUT/.work).
     #[arg(long)]

@@ -101,7 +101,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         (args.instances.clone(), args.repos.clone(), args.out.clone())
     else {
         return Err(UsageError(
-            "nib swebench needs --instances FILE --repos DIR --out DIR".into(),
+            "nib swebench needs --instances FILE --repos DIR --out DIR (on the command line or in --config)".into(),
         ));
     };
     let filter = match &args.filter {

@@ -3,7 +3,8 @@
 //! the exit status needs ([`Tally`]), builds and rewrites the trajectory,
 //! updates the progress board, prices each reply, and stops the session
 //! (through its cancel flag) when the cost limit or the format-error limit
-//! is reached.
+//! is reached: once the calls of the reply that reached it have run, so
+//! the next model call is never made.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -32,6 +33,11 @@ pub struct Watch {
     id: String,
     limits: Limits,
     cancel: Arc<AtomicBool>,
+    /// The step under way: its number, its reply's tool calls, the
+    /// results seen so far. A limit stops the session once the step's
+    /// calls have run (the reply that crossed it is not thrown away).
+    step: Mutex<(u64, u64, u64)>,
+    stop_after_step: AtomicBool,
 }
 
 impl Watch {
@@ -64,6 +70,8 @@ impl Watch {
             id: id.to_string(),
             limits,
             cancel,
+            step: Mutex::new((0, 0, 0)),
+            stop_after_step: AtomicBool::new(false),
         }
     }
 
@@ -110,7 +118,19 @@ impl Watch {
                 r.cost = stats.cost;
             }
         });
+        let step_done = {
+            let mut at = self.step.lock().unwrap_or_else(PoisonError::into_inner);
+            match &entry.event {
+                Event::LlmResp(e) => *at = (e.step, e.tool_calls, 0),
+                Event::ToolResult(e) if e.step == at.0 => at.2 += 1,
+                _ => {}
+            }
+            at.2 >= at.1 && matches!(entry.event, Event::LlmResp(_) | Event::ToolResult(_))
+        };
         self.enforce(&entry.event, &stats);
+        if step_done && self.stop_after_step.load(Ordering::Relaxed) {
+            self.cancel.store(true, Ordering::Relaxed);
+        }
     }
 
     fn enforce(&self, event: &Event, stats: &ModelStats) {
@@ -145,7 +165,7 @@ impl Watch {
         if let Some((status, why)) = stop
             && self.tally.stop(status, why)
         {
-            self.cancel.store(true, Ordering::Relaxed);
+            self.stop_after_step.store(true, Ordering::Relaxed);
         }
     }
 
