@@ -221,7 +221,11 @@ impl Board {
         let elapsed = self.elapsed();
         let mut err = std::io::stderr().lock();
         if self.tty {
-            let width = terminal::size().map_or(100, |(w, _)| w as usize).max(20);
+            // No size (a pseudo-terminal that reports 0): a usual width.
+            let width = match terminal::size() {
+                Ok((w, _)) if w >= 20 => w as usize,
+                _ => 100,
+            };
             let lines = render(&state, elapsed, width);
             let mut drawn = self.drawn.lock().unwrap_or_else(PoisonError::into_inner);
             clear(&mut err, *drawn);
