@@ -554,7 +554,13 @@ fn the_default_strategy_is_check_with_compact() {
         let events = std::fs::read_to_string(fx.path(name).join("acme__calc-1/events.jsonl"))
             .expect("events");
         let start: Value = serde_json::from_str(events.lines().next().unwrap_or("{}")).unwrap();
-        assert_eq!(start["strategy"], "check + compact", "{name}");
+        // Then the hook that logs whole tool outputs for the trajectory.
+        let strategy = start["strategy"].as_str().unwrap_or("");
+        assert!(
+            strategy.starts_with("check + compact + ")
+                && strategy.ends_with("/.hooks/trajectory-output.scm"),
+            "{name}: {strategy}"
+        );
         assert!(events.contains("check: `true` passed"), "{name}: {events}");
     }
 }

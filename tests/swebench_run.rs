@@ -220,6 +220,12 @@ fn a_trajectory_is_written_per_instance_and_show_prints_it() {
     assert_eq!(steps[0]["text"], "Let me look.");
     assert_eq!(steps[0]["calls"][0]["name"], "fs-read");
     assert_eq!(steps[0]["calls"][0]["result"]["ok"], true);
+    // The whole output the model read, not only its first line.
+    let output = steps[0]["calls"][0]["output"].as_str().unwrap_or("");
+    assert!(
+        output.contains("def add(a, b):") && output.contains("return a - b"),
+        "{t:#}"
+    );
     assert_eq!(steps[1]["calls"][0]["args"]["new"], "return a + b");
     assert_eq!(steps[2]["text"], "add now adds.");
     // The whole conversation at the end, with the full tool output.
@@ -267,7 +273,7 @@ fn a_trajectory_is_written_per_instance_and_show_prints_it() {
         "[step 1]",
         "  model: Let me look.",
         "  1. (fs-read",
-        "     ok: ",
+        "     ok:\n     │      1\tdef add(a, b):\n",
         "[step 3]",
         "status: submitted",
         "model: 3 calls",

@@ -80,8 +80,28 @@ pub fn money(cost: f64, estimated: bool) -> String {
     }
 }
 
-/// The head line: `12/40 done, 1 skipped · 3m06s · eta 7m12s · 120.4k tokens · $0.42`.
+/// The plain summary line: `12/40 done, 1 skipped · 3m06s · eta 7m12s ·
+/// 120.4k tokens · $0.42 · submitted 10, step_limit 2`.
 pub fn summary_line(state: &State, elapsed: Duration) -> String {
+    let mut line = head_line(state, elapsed);
+    if !state.statuses.is_empty() {
+        let _ = write!(line, " · {}", statuses(state, ", "));
+    }
+    line
+}
+
+/// `submitted 10, step_limit 2`, in the statuses' fixed order.
+fn statuses(state: &State, sep: &str) -> String {
+    let parts: Vec<String> = state
+        .statuses
+        .iter()
+        .map(|(s, n)| format!("{} {n}", s.as_str()))
+        .collect();
+    parts.join(sep)
+}
+
+/// The summary line without the statuses.
+fn head_line(state: &State, elapsed: Duration) -> String {
     let mut line = format!("{}/{} done", state.done, state.total);
     if state.skipped > 0 {
         let _ = write!(line, ", {} skipped", state.skipped);
@@ -96,20 +116,12 @@ pub fn summary_line(state: &State, elapsed: Duration) -> String {
     if let Some(cost) = state.cost {
         let _ = write!(line, " · {}", money(cost, state.estimated));
     }
-    if !state.statuses.is_empty() {
-        let parts: Vec<String> = state
-            .statuses
-            .iter()
-            .map(|(s, n)| format!("{} {n}", s.as_str()))
-            .collect();
-        let _ = write!(line, " · {}", parts.join(", "));
-    }
     line
 }
 
 /// The board, each line at most `width` columns.
 pub fn render(state: &State, elapsed: Duration, width: usize) -> Vec<String> {
-    let mut lines = vec![format!("nib swebench {}", summary_line(state, elapsed))];
+    let mut lines = vec![format!("nib swebench {}", head_line(state, elapsed))];
     let id_width = state.running.iter().map(|r| r.id.len()).max().unwrap_or(0);
     for r in &state.running {
         let mut line = format!(
@@ -124,6 +136,9 @@ pub fn render(state: &State, elapsed: Duration, width: usize) -> Vec<String> {
             let _ = write!(line, "  {}", money(cost, state.estimated));
         }
         lines.push(line);
+    }
+    if !state.statuses.is_empty() {
+        lines.push(format!("  statuses: {}", statuses(state, " · ")));
     }
     if let Some(why) = &state.draining {
         lines.push(format!("  {why}"));
@@ -327,10 +342,15 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "nib swebench 4/10 done, 2 skipped · 3m20s · eta 5m00s · 123.5k tokens · $0.42 · submitted 3, step_limit 1",
+                "nib swebench 4/10 done, 2 skipped · 3m20s · eta 5m00s · 123.5k tokens · $0.42",
                 "  astropy__astropy-12907  step  12  fs-edit         1m40s    40.1k tokens  $0.12",
                 "  sympy__sympy-20590      step   3  -                 30s      900 tokens  $0.0040",
+                "  statuses: submitted 3 · step_limit 1",
             ]
+        );
+        assert_eq!(
+            summary_line(&state(), Duration::from_secs(200)),
+            "4/10 done, 2 skipped · 3m20s · eta 5m00s · 123.5k tokens · $0.42 · submitted 3, step_limit 1"
         );
     }
 
@@ -342,12 +362,12 @@ mod tests {
         s.cost = None;
         s.running[1].cost = None;
         let lines = render(&s, Duration::from_secs(3700), 50);
-        assert_eq!(lines.len(), 4);
+        assert_eq!(lines.len(), 5);
         assert!(lines.iter().all(|l| l.chars().count() <= 50), "{lines:#?}");
         assert!(lines[0].starts_with("nib swebench 4/10 done, 2 skipped · 1h01m"));
         assert!(lines[0].ends_with('…'));
         assert!(!lines[0].contains("eta"), "{}", lines[0]);
-        assert!(lines[3].starts_with("  Ctrl-C"));
+        assert!(lines[4].starts_with("  Ctrl-C"));
         let wide = render(&s, Duration::from_secs(3700), 300);
         assert!(wide[1].ends_with("~$0.12"), "{}", wide[1]);
         assert!(!wide[0].contains('$'), "no price, no cost: {}", wide[0]);

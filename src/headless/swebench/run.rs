@@ -32,6 +32,7 @@ use super::instances::{self, Instance, Narrow};
 use super::preds::{self, Appender, Prediction};
 use super::progress::{Board, money};
 use super::report;
+use super::trajectory::OUTPUT_HOOK;
 use super::watch::Limits;
 use super::{DEFAULT_PROMPT, RunArgs};
 use crate::model::{Client, set_endpoint_concurrency};
@@ -261,6 +262,12 @@ fn settings(
     if args.strategy_args.strategy.is_none() && config.strategy.is_none() {
         chosen.hooks.push(PathBuf::from("compact"));
     }
+    // Last, so it sees each result as the model will.
+    let output_hook = out.join(".hooks").join("trajectory-output.scm");
+    std::fs::create_dir_all(out.join(".hooks"))
+        .and_then(|()| std::fs::write(&output_hook, OUTPUT_HOOK))
+        .map_err(|e| UsageError(format!("cannot write {}: {e}", output_hook.display())))?;
+    chosen.hooks.push(output_hook);
     for spec in chosen.strategy.iter().chain(&chosen.hooks) {
         crate::agent::Source::resolve(spec).map_err(UsageError)?;
     }

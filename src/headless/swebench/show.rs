@@ -1,6 +1,7 @@
 //! `nib swebench show ID [--out DIR]`: an instance's trajectory, readably:
 //! the task, each step numbered with the model's text, its tool calls and
-//! their results (trimmed), then the exit status and the model stats.
+//! their results (the first lines of each output, each line trimmed), then
+//! the exit status and the model stats.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -90,6 +91,22 @@ fn cut(s: &str, width: usize) -> String {
     }
 }
 
+/// Lines of a tool's output shown under its call: the first few, each
+/// cut to `width`, and how many more there are.
+fn output_lines(output: &str, width: usize) -> String {
+    const SHOWN: usize = 8;
+    let lines: Vec<&str> = output.lines().collect();
+    let shown = if width == 0 { lines.len() } else { SHOWN };
+    let mut out = String::new();
+    for line in lines.iter().take(shown) {
+        let _ = writeln!(out, "     │ {}", cut(line, width));
+    }
+    if lines.len() > shown {
+        let _ = writeln!(out, "     │ … ({} more lines)", lines.len() - shown);
+    }
+    out
+}
+
 /// The trajectory as text.
 pub fn render(v: &Value, width: usize) -> String {
     let s = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
@@ -154,10 +171,18 @@ pub fn render(v: &Value, width: usize) -> String {
             } else {
                 "failed"
             };
-            let _ = writeln!(out, "     {mark}: {}", cut(&s(r, "summary"), width));
-            let hint = s(r, "hint");
-            if !hint.is_empty() {
-                let _ = writeln!(out, "     {}", cut(&hint, width));
+            match call["output"].as_str() {
+                Some(output) => {
+                    let _ = writeln!(out, "     {mark}:");
+                    out.push_str(&output_lines(output, width));
+                }
+                None => {
+                    let _ = writeln!(out, "     {mark}: {}", cut(&s(r, "summary"), width));
+                    let hint = s(r, "hint");
+                    if !hint.is_empty() {
+                        let _ = writeln!(out, "     {}", cut(&hint, width));
+                    }
+                }
             }
         }
         for note in step["notes"].as_array().into_iter().flatten() {

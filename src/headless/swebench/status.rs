@@ -3,7 +3,8 @@
 //! pick one from what the session did.
 //!
 //! The rules, in order: a failure taking the patch is `error`; a stop the
-//! runner made itself (`cost_limit`, `format_error`) wins; then the
+//! runner made itself (`cost_limit`, `format_error`) wins unless the
+//! session had ended on its own before it took effect; then the
 //! session's own deadline (`timeout`); then the engine's outcome: done is
 //! `submitted` (or `refused` when the patch is empty and every write was
 //! refused), the step and token limits, a failed model call is
@@ -186,7 +187,9 @@ impl Tally {
         patch_empty: bool,
         timed_out: bool,
     ) -> (ExitStatus, String) {
-        if let Some(stop) = self.stopped() {
+        // A stop takes effect at the next model call; a session that
+        // ended on its own first was not stopped.
+        if let Some(stop) = self.stopped().filter(|_| outcome.status != Status::Done) {
             return stop;
         }
         let text = outcome.text.clone();
@@ -241,5 +244,35 @@ mod tests {
         assert!(!is_context_overflow(
             "the model server answered HTTP 500: internal error"
         ));
+    }
+
+    fn outcome(status: Status, text: &str) -> Outcome {
+        Outcome {
+            status,
+            text: text.into(),
+            steps: 2,
+            refused_confirms: 0,
+            tokens: 0,
+            messages: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn a_stop_wins_unless_the_session_ended_on_its_own_first() {
+        let tally = Tally::default();
+        let interrupted = outcome(Status::Error, "interrupted by the user");
+        assert_eq!(tally.status(&interrupted, true, false).0, ExitStatus::Error);
+        assert_eq!(
+            tally.status(&interrupted, true, true).0,
+            ExitStatus::Timeout
+        );
+        assert!(tally.stop(ExitStatus::CostLimit, "over".into()));
+        assert!(!tally.stop(ExitStatus::FormatError, "later".into()));
+        assert_eq!(
+            tally.status(&interrupted, false, false),
+            (ExitStatus::CostLimit, "over".to_string())
+        );
+        let done = outcome(Status::Done, "fixed");
+        assert_eq!(tally.status(&done, false, false).0, ExitStatus::Submitted);
     }
 }

@@ -7,10 +7,13 @@
 //! stream: per step the reply's text and reasoning, its usage and cost,
 //! each tool call (name, arguments, or the raw arguments when they did
 //! not parse) with its result as the event log has it (ok, kind, the
-//! first line, a failure's hint, the diff size), and what the strategy
-//! said. When the session ends, the conversation the strategy hands back
-//! (every message with the full tool output the model read) is added as
-//! `messages`, with the exit status and the model stats.
+//! first line, a failure's hint, the diff size) and its full output, and
+//! what the strategy said. The full output comes from [`OUTPUT_HOOK`], an
+//! after-tool hook every instance loads last, which emits each result's
+//! text as a `swebench.output` event (the event log's own `tool.result`
+//! carries only the first line). When the session ends, the conversation
+//! the strategy hands back is added as `messages`, with the exit status
+//! and the model stats.
 
 use std::fs::File;
 use std::io::Write as _;
@@ -25,6 +28,22 @@ use crate::session::{Entry, Event};
 /// The `format` of the files this version writes.
 pub const FORMAT: &str = "nib-swebench-trajectory-1";
 
+/// The hook that logs every tool result's text, as the model gets it.
+pub const OUTPUT_HOOK: &str = r#";; nib swebench: each tool result's text, whole, for the instance's
+;; trajectory (an event of its own kind); the result itself is unchanged.
+(on "after-tool"
+    (lambda (call result)
+      (emit "swebench.output"
+            (json-object "step" (unbox loop-step)
+                         "id" (assoc-ref result "id" "")
+                         "name" (assoc-ref result "name" "")
+                         "text" (tool-text result)))
+      #f))
+"#;
+
+/// The kind [`OUTPUT_HOOK`] emits.
+const OUTPUT_EVENT: &str = "swebench.output";
+
 #[derive(Default)]
 struct Step {
     step: u64,
@@ -34,9 +53,16 @@ struct Step {
     finish: String,
     duration_ms: u64,
     cost: Option<f64>,
-    calls: Vec<(ToolCall, Option<ToolResult>)>,
+    calls: Vec<Call>,
     notes: Vec<String>,
     error: Option<String>,
+}
+
+struct Call {
+    call: ToolCall,
+    result: Option<ToolResult>,
+    /// The result's whole text (from [`OUTPUT_HOOK`]).
+    output: Option<String>,
 }
 
 /// Model stats of an instance so far.
@@ -176,16 +202,33 @@ impl Trajectory {
                 step.cost = cost;
                 return true;
             }
-            Event::ToolCall(e) => self.step(e.step).calls.push((e.clone(), None)),
+            Event::ToolCall(e) => self.step(e.step).calls.push(Call {
+                call: e.clone(),
+                result: None,
+                output: None,
+            }),
             Event::ToolResult(e) => {
                 let step = self.step(e.step);
                 if let Some(slot) = step
                     .calls
                     .iter_mut()
                     .rev()
-                    .find(|(c, r)| c.call == e.call && r.is_none())
+                    .find(|c| c.call.call == e.call && c.result.is_none())
                 {
-                    slot.1 = Some(e.clone());
+                    slot.result = Some(e.clone());
+                }
+            }
+            Event::Custom(c) if c.ev == OUTPUT_EVENT => {
+                let field = |k: &str| c.fields.get(k).and_then(Value::as_str).unwrap_or("");
+                let n = c.fields.get("step").and_then(Value::as_u64).unwrap_or(0);
+                let (id, text) = (field("id"), field("text"));
+                let step = self.step(n);
+                if let Some(slot) = step
+                    .calls
+                    .iter_mut()
+                    .find(|c| c.call.id == id && c.output.is_none())
+                {
+                    slot.output = Some(text.to_string());
                 }
             }
             Event::Strategy(e) => {
@@ -252,25 +295,32 @@ fn step_json(s: &Step) -> Value {
     let calls: Vec<Value> = s
         .calls
         .iter()
-        .map(|(c, r)| {
-            json!({
-                "id": c.id,
-                "name": c.name,
-                "positional": c.positional,
-                "args": c.args,
-                "raw_arguments": c.raw_arguments,
-                "by": c.by,
-                "result": r.as_ref().map(|r| json!({
-                    "ok": r.ok,
-                    "refused": r.refused,
-                    "kind": r.kind,
-                    "summary": r.summary,
-                    "hint": r.hint,
-                    "diff_size": r.diff_size,
-                    "path": r.path,
-                })),
-            })
-        })
+        .map(
+            |Call {
+                 call: c,
+                 result,
+                 output,
+             }| {
+                json!({
+                    "id": c.id,
+                    "name": c.name,
+                    "positional": c.positional,
+                    "args": c.args,
+                    "raw_arguments": c.raw_arguments,
+                    "by": c.by,
+                    "output": output,
+                    "result": result.as_ref().map(|r| json!({
+                        "ok": r.ok,
+                        "refused": r.refused,
+                        "kind": r.kind,
+                        "summary": r.summary,
+                        "hint": r.hint,
+                        "diff_size": r.diff_size,
+                        "path": r.path,
+                    })),
+                })
+            },
+        )
         .collect();
     json!({
         "step": s.step,
