@@ -442,6 +442,8 @@ fn a_missing_clone_is_an_env_error_and_the_run_goes_on() {
         "{message}"
     );
     assert!(run.stderr.contains("run again to retry"), "{}", run.stderr);
+    let trajectory = read_json(&fx.path("out/ghost__gone-1/trajectory.json"));
+    assert_eq!(trajectory["status"], "env_error", "{trajectory}");
     // The other instance ran; only it is a prediction (the error is retried
     // by the next run).
     let preds = jsonl_lines(&fx.path("out/preds.jsonl"));
