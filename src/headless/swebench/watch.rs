@@ -125,7 +125,10 @@ impl Watch {
                 Event::ToolResult(e) if e.step == at.0 => at.2 += 1,
                 _ => {}
             }
-            at.2 >= at.1 && matches!(entry.event, Event::LlmResp(_) | Event::ToolResult(_))
+            // A request under way already: a result went missing (a call a
+            // hook refused logs none), so stop it now.
+            matches!(entry.event, Event::LlmReq(_))
+                || (at.2 >= at.1 && matches!(entry.event, Event::LlmResp(_) | Event::ToolResult(_)))
         };
         self.enforce(&entry.event, &stats);
         if step_done && self.stop_after_step.load(Ordering::Relaxed) {
