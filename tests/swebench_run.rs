@@ -563,8 +563,25 @@ fn filter_shuffle_slice_redo_existing_and_the_config_file_choose_what_runs() {
     ] {
         assert!(text.contains(want), "{want:?} in\n{text}");
     }
+    let out_line = format!(
+        "out={}\n",
+        fs::canonicalize(fx.path("a")).expect("out").display()
+    );
+    assert!(text.contains(&out_line), "{out_line:?} in\n{text}");
     let saved = saved.display().to_string();
-    let again = fx.nib(&["swebench", "--config", &saved]);
+    // From another directory: the run's files are named absolutely.
+    let elsewhere = fx.path("elsewhere");
+    fs::create_dir(&elsewhere).expect("dir");
+    let again = fx
+        .command(&["swebench", "--config", &saved])
+        .current_dir(&elsewhere)
+        .output()
+        .expect("run nib");
+    let again = Run {
+        code: again.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&again.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&again.stderr).into_owned(),
+    };
     assert_eq!(again.code, 0, "{}", again.stderr);
     assert!(again.stdout.contains("2 skipped"), "{}", again.stdout);
     let redo = fx.nib(&["swebench", "--config", &saved, "--redo-existing"]);

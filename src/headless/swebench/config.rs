@@ -10,8 +10,8 @@
 //! command line wins over the file's (a repeatable flag adds up).
 //!
 //! Every run writes `OUT/run.config` in the same form, with every option
-//! the run used (defaults included): `nib swebench --config OUT/run.config`
-//! repeats it.
+//! the run used (defaults included; the run's own files by absolute path):
+//! `nib swebench --config OUT/run.config` repeats it.
 //!
 //! Prices are USD per million tokens, per model: `--price MODEL=IN,OUT`
 //! or `MODEL=IN,OUT,CACHED` (cached prompt tokens; default the input
@@ -220,12 +220,20 @@ impl Effective {
                 continue;
             }
             for v in matches.get_raw(id).into_iter().flatten() {
+                // The run's own files by absolute path, so the file works
+                // from any directory.
+                let v = match long {
+                    "instances" | "repos" | "out" | "work" | "prompt" => std::fs::canonicalize(v)
+                        .map_or_else(|_| v.to_os_string(), |p| p.into_os_string()),
+                    _ => v.to_os_string(),
+                };
                 let _ = writeln!(out, "{long}={}", v.to_string_lossy());
             }
         }
         Some(format!(
             "# nib swebench: the options of this run; `nib swebench --config run.config` repeats it\n\
-             # (relative paths are from the directory the run started in)\n\
+             # (--instances, --repos, --out, --work, --prompt made absolute; other\n\
+             # relative paths are from the directory the run started in)\n\
              {given}# the defaults of nib {}:\n{defaults}",
             env!("CARGO_PKG_VERSION")
         ))
