@@ -1,6 +1,6 @@
 //! An instance's trajectory: `<id>/trajectory.json`, rewritten (to a
-//! temporary file, then renamed) after every model reply and when the
-//! instance ends, and `<id>/log.txt`, a line per thing that happened, for
+//! temporary file, then renamed) when a model reply comes, when a step is
+//! over (its calls' outputs in) and when the instance ends, and `<id>/log.txt`, a line per thing that happened, for
 //! a person to read; `nib swebench show ID` prints a trajectory.
 //!
 //! The trajectory is built from the session's events and the model's
@@ -169,8 +169,8 @@ impl Trajectory {
     }
 
     /// An event of the session; `cost` is what this reply cost, for an
-    /// `llm.resp`. Returns whether a step's reply just came (a moment to
-    /// write the file).
+    /// `llm.resp`. Returns whether this is a moment to write the file: a
+    /// reply came, or the next request starts (the step before is whole).
     pub fn see(&mut self, entry: &Entry, cost: Option<f64>) -> bool {
         if let (Some(line), Some(f)) = (log_line(&entry.event), &mut self.log) {
             let _ = writeln!(f, "{} {line}", entry.t);
@@ -180,7 +180,10 @@ impl Trajectory {
             Event::LlmReq(e) => {
                 self.pending_text.clear();
                 self.pending_reasoning.clear();
+                // The step before is over, its outputs in: worth a write.
+                let after_a_step = !self.steps.is_empty();
                 self.step(e.step);
+                return after_a_step;
             }
             Event::LlmResp(e) => {
                 self.stats.api_calls += 1;
@@ -464,5 +467,11 @@ mod tests {
             log.contains("call 0: (fs-read \"a\")") && log.contains("ok: 1\tx"),
             "{log}"
         );
+        // The next request: step 1 is whole, a moment to write.
+        let next = Event::LlmReq(event::LlmReq {
+            step: 2,
+            ..Default::default()
+        });
+        assert!(t.see(&entry(next), None));
     }
 }
