@@ -423,7 +423,7 @@ fn a_step_limit_still_submits_the_diff_and_new_files_are_in_it() {
 }
 
 #[test]
-fn a_missing_clone_is_an_error_and_the_run_goes_on() {
+fn a_missing_clone_is_an_env_error_and_the_run_goes_on() {
     let fx = fixture();
     let mut ghost = fx.instance("ghost__gone-1", true);
     ghost["repo"] = json!("ghost/gone");
@@ -435,20 +435,22 @@ fn a_missing_clone_is_an_error_and_the_run_goes_on() {
     let run = fx.run(&instances, "out", &script, &[]);
     assert_eq!(run.code, 1, "{}", run.stderr);
     let summary = read_json(&fx.path("out/ghost__gone-1/summary.json"));
-    assert_eq!(summary["status"], "error");
+    assert_eq!(summary["status"], "env_error");
     let message = summary["message"].as_str().unwrap_or("");
     assert!(
         message.contains("no clone of ghost/gone") && message.contains("ghost__gone"),
         "{message}"
     );
     assert!(run.stderr.contains("run again to retry"), "{}", run.stderr);
+    let trajectory = read_json(&fx.path("out/ghost__gone-1/trajectory.json"));
+    assert_eq!(trajectory["status"], "env_error", "{trajectory}");
     // The other instance ran; only it is a prediction (the error is retried
     // by the next run).
     let preds = jsonl_lines(&fx.path("out/preds.jsonl"));
     assert_eq!(preds.len(), 1);
     assert_eq!(preds[0]["instance_id"], "acme__calc-1");
     let report = read_json(&fx.path("out/run.json"));
-    assert_eq!(report["by_status"]["error"], json!(["ghost__gone-1"]));
+    assert_eq!(report["by_status"]["env_error"], json!(["ghost__gone-1"]));
     assert_eq!(report["by_status"]["submitted"], json!(["acme__calc-1"]));
 }
 
@@ -554,7 +556,13 @@ fn the_default_strategy_is_check_with_compact() {
         let events = std::fs::read_to_string(fx.path(name).join("acme__calc-1/events.jsonl"))
             .expect("events");
         let start: Value = serde_json::from_str(events.lines().next().unwrap_or("{}")).unwrap();
-        assert_eq!(start["strategy"], "check + compact", "{name}");
+        // Then the hook that logs whole tool outputs for the trajectory.
+        let strategy = start["strategy"].as_str().unwrap_or("");
+        assert!(
+            strategy.starts_with("check + compact + ")
+                && strategy.ends_with("/.hooks/trajectory-output.scm"),
+            "{name}: {strategy}"
+        );
         assert!(events.contains("check: `true` passed"), "{name}: {events}");
     }
 }

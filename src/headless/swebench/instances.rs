@@ -1,6 +1,7 @@
 //! SWE-bench instance records: reading them (JSONL, or one JSON array),
 //! the test lists in either of their forms, and choosing which instances a
-//! run takes (`--shard`, `--instance`).
+//! run takes (`--shard`, `--instance`, `--filter`, `--shuffle --seed`,
+//! `--slice`).
 //!
 //! Only the fields nib uses are read; the others (`created_at`, `version`,
 //! `environment_setup_commit`, a copy's own extras) are ignored.
@@ -225,6 +226,93 @@ pub fn select(
         .collect())
 }
 
+/// `--slice A:B`: instances A (counted from 0) up to, not including, B;
+/// either end may be left out (`:5`, `10:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slice {
+    pub start: usize,
+    pub end: Option<usize>,
+}
+
+impl FromStr for Slice {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Slice, String> {
+        let usage = || {
+            format!(
+                "--slice {s:?}: give A:B, counted from 0 (0:10 is the first ten; :5 and 10: leave an end open)"
+            )
+        };
+        let (a, b) = s.split_once(':').ok_or_else(usage)?;
+        let num = |t: &str| -> Result<Option<usize>, String> {
+            match t.trim() {
+                "" => Ok(None),
+                t => t.parse().map(Some).map_err(|_| usage()),
+            }
+        };
+        let slice = Slice {
+            start: num(a)?.unwrap_or(0),
+            end: num(b)?,
+        };
+        if slice.end.is_some_and(|e| e < slice.start) {
+            return Err(usage());
+        }
+        Ok(slice)
+    }
+}
+
+impl fmt::Display for Slice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.end {
+            Some(e) => write!(f, "{}:{e}", self.start),
+            None => write!(f, "{}:", self.start),
+        }
+    }
+}
+
+/// What narrows the selected instances further, applied in this order:
+/// the regex on `instance_id`, the shuffle (the same seed gives the same
+/// order on any machine), the slice.
+#[derive(Debug, Clone, Default)]
+pub struct Narrow {
+    pub filter: Option<regex::Regex>,
+    pub shuffle: Option<u64>,
+    pub slice: Option<Slice>,
+}
+
+impl Narrow {
+    pub fn apply(&self, mut list: Vec<Instance>) -> Vec<Instance> {
+        if let Some(re) = &self.filter {
+            list.retain(|i| re.is_match(&i.instance_id));
+        }
+        if let Some(seed) = self.shuffle {
+            shuffle(&mut list, seed);
+        }
+        if let Some(s) = self.slice {
+            let end = s.end.unwrap_or(list.len()).min(list.len());
+            let start = s.start.min(end);
+            list = list.drain(start..end).collect();
+        }
+        list
+    }
+}
+
+/// Fisher-Yates with splitmix64: fixed by the seed, no platform in it.
+fn shuffle<T>(list: &mut [T], seed: u64) {
+    let mut state = seed;
+    let mut next = || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    for i in (1..list.len()).rev() {
+        let j = (next() % (i as u64 + 1)) as usize;
+        list.swap(i, j);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -280,5 +368,53 @@ mod tests {
         let only = select(all.clone(), None, &["c".into()]).expect("only");
         assert_eq!(only.len(), 1);
         assert!(select(all, None, &["zz".into()]).is_err());
+    }
+
+    #[test]
+    fn filter_shuffle_and_slice_narrow_in_that_order() {
+        let all: Vec<Instance> = (0..20)
+            .map(|n| from_value(&record(&format!("o__r-{n:02}"))).expect("record"))
+            .collect();
+        let ids = |l: &[Instance]| l.iter().map(|i| i.instance_id.clone()).collect::<Vec<_>>();
+        let narrow = Narrow {
+            filter: Some(regex::Regex::new("-1").unwrap()),
+            shuffle: None,
+            slice: Some("2:4".parse().unwrap()),
+        };
+        assert_eq!(ids(&narrow.apply(all.clone())), ["o__r-12", "o__r-13"]);
+        let shuffled = |seed| {
+            Narrow {
+                shuffle: Some(seed),
+                ..Narrow::default()
+            }
+            .apply(all.clone())
+        };
+        assert_eq!(ids(&shuffled(7)), ids(&shuffled(7)));
+        assert_ne!(ids(&shuffled(7)), ids(&shuffled(8)));
+        assert_ne!(ids(&shuffled(7)), ids(&all));
+        let mut back = ids(&shuffled(7));
+        back.sort();
+        assert_eq!(back, ids(&all));
+        assert_eq!(
+            "5:".parse::<Slice>(),
+            Ok(Slice {
+                start: 5,
+                end: None
+            })
+        );
+        assert_eq!(
+            ":3".parse::<Slice>(),
+            Ok(Slice {
+                start: 0,
+                end: Some(3)
+            })
+        );
+        assert!("4:2".parse::<Slice>().is_err());
+        assert!("x".parse::<Slice>().is_err());
+        let past = Narrow {
+            slice: Some("30:40".parse().unwrap()),
+            ..Narrow::default()
+        };
+        assert!(past.apply(all).is_empty());
     }
 }

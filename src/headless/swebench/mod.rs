@@ -3,21 +3,36 @@
 //! `nib swebench grade` for a quick local check of those patches, and
 //! `nib swebench merge` to join the predictions of several shards.
 //!
-//! - `instances.rs`: reading the records, `--shard`, `--instance`;
+//! - `instances.rs`: reading the records, `--shard`, `--instance`,
+//!   `--filter`, `--shuffle`, `--slice`;
+//! - `config.rs`: `--config FILE`, `OUT/run.config`, the price table;
 //! - `worktree.rs`: the clone, a worktree at `base_commit`, the patch;
-//! - `run.rs`: one session per instance, the worker pool, exit statuses,
-//!   the per-instance files, run.json and the summary table;
+//! - `run.rs`: the run, the worker pool, draining (Ctrl-C, the total cost
+//!   limit); `instance.rs`: one instance's session and files;
+//! - `status.rs`: the exit statuses; `watch.rs`: what follows a session
+//!   as it runs (limits, trajectory, progress);
+//! - `progress.rs`: the board on stderr; `drain.rs`: SIGINT;
+//! - `trajectory.rs`: `<id>/trajectory.json` and `<id>/log.txt`;
+//!   `show.rs`: `nib swebench show`;
 //! - `report.rs`: summary.json, run.json, the table;
 //! - `preds.rs`: preds.jsonl / preds.json, resume, `merge`;
 //! - `grade.rs`: FAIL_TO_PASS / PASS_TO_PASS locally (not the harness).
 //!
 //! Usage, outputs and the batch-system recipes are in docs/swebench.md.
 
+mod config;
+mod drain;
 mod grade;
+mod instance;
 mod instances;
 mod preds;
+mod progress;
 mod report;
 mod run;
+mod show;
+mod status;
+mod trajectory;
+mod watch;
 mod worktree;
 
 use std::path::PathBuf;
@@ -27,10 +42,14 @@ use clap::{Args, Subcommand};
 
 use crate::settings::UsageError;
 
+pub use config::{Price, PriceArg};
 pub use grade::{GradeArgs, LogFormat};
-pub use instances::{Instance, Shard, load as load_instances, select};
+pub use instances::{Instance, Narrow, Shard, Slice, load as load_instances, select};
 pub use preds::{MergeArgs, Prediction};
-pub use run::{ExitStatus, render_task};
+pub use progress::{Running, State as ProgressState, render as render_progress};
+pub use run::render_task;
+pub use show::ShowArgs;
+pub use status::ExitStatus;
 
 use crate::settings::ModelArgs;
 
@@ -55,19 +74,23 @@ pub enum SwebenchCommand {
     Grade(GradeArgs),
     /// Merge the predictions of several runs (shards) into one preds.json.
     Merge(MergeArgs),
+    /// Print an instance's trajectory: its steps, tool calls and results,
+    /// the exit status and the model stats.
+    Show(ShowArgs),
 }
 
 /// `nib swebench --instances F --repos DIR --out DIR [...]`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The instance records: JSONL, or a JSON array.
-    #[arg(long, required = true)]
+    /// The instance records: JSONL, or a JSON array (required, here or
+    /// in --config).
+    #[arg(long)]
     pub instances: Option<PathBuf>,
-    /// A directory of clones, named owner__repo or owner/repo.
-    #[arg(long, required = true)]
+    /// A directory of clones, named owner__repo or owner/repo (required).
+    #[arg(long)]
     pub repos: Option<PathBuf>,
-    /// Where predictions, per-instance files and run.json go.
-    #[arg(long, required = true)]
+    /// Where predictions, per-instance files and run.json go (required).
+    #[arg(long)]
     pub out: Option<PathBuf>,
     /// Where worktrees are made (default: OUT/.work).
     #[arg(long)]
@@ -90,6 +113,25 @@ pub struct RunArgs {
     /// Run only this instance (repeatable).
     #[arg(long = "instance", value_name = "ID")]
     pub only: Vec<String>,
+    /// Run only the instances whose id matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub filter: Option<String>,
+    /// Shuffle the instances (after --filter, before --slice), by --seed.
+    #[arg(long)]
+    pub shuffle: bool,
+    /// The seed of --shuffle: the same seed, the same order.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Take instances A..B (counted from 0, B left out) of those selected.
+    #[arg(long, value_name = "A:B")]
+    pub slice: Option<Slice>,
+    /// Run instances already in preds.jsonl again (the new prediction wins).
+    #[arg(long)]
+    pub redo_existing: bool,
+    /// key=value lines of run options (long flag names); flags given on
+    /// the command line win. OUT/run.config is one.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
     /// Model replies per instance.
     #[arg(long, default_value_t = 100)]
     pub max_steps: u64,
@@ -99,6 +141,23 @@ pub struct RunArgs {
     /// Seconds per instance before its session is stopped.
     #[arg(long, default_value_t = 1800)]
     pub timeout: u64,
+    /// A model's price, USD per million tokens: MODEL=IN,OUT[,CACHED]
+    /// (repeatable; `*` for any model).
+    #[arg(long = "price", value_name = "MODEL=IN,OUT")]
+    pub prices: Vec<PriceArg>,
+    /// USD per instance before it is stopped with cost_limit (0: none).
+    #[arg(long, default_value_t = 0.0)]
+    pub cost_limit: f64,
+    /// USD for the whole run: past it no new instance starts (0: none).
+    #[arg(long, default_value_t = 0.0)]
+    pub total_cost_limit: f64,
+    /// Steps in a row with malformed tool calls before the instance is
+    /// stopped with format_error (0: no limit).
+    #[arg(long, default_value_t = 3)]
+    pub max_format_errors: u64,
+    /// Seconds between summary lines when stderr is not a terminal.
+    #[arg(long, default_value_t = 60)]
+    pub progress_every: u64,
     /// The strategy (default: check, with compact as a hook: the project's
     /// tests after each change, and the context kept under a budget;
     /// `--strategy default` runs the plain loop).
@@ -117,6 +176,7 @@ pub fn run(args: SwebenchArgs) -> Result<ExitCode, UsageError> {
     match args.command {
         Some(SwebenchCommand::Grade(g)) => grade::run(g),
         Some(SwebenchCommand::Merge(m)) => preds::merge(m),
+        Some(SwebenchCommand::Show(a)) => show::run(a),
         None => run::run(args.run),
     }
 }

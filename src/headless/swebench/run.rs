@@ -1,77 +1,43 @@
-//! A `nib swebench` run: one headless session per instance in a fresh
-//! worktree, a pool of worker threads taking instances from a queue, the
-//! patch taken at the end of every session (whatever ended it), and the
-//! outputs under `--out`:
+//! A `nib swebench` run: the instances chosen (`--shard`, `--instance`,
+//! `--filter`, `--shuffle`, `--slice`, resume from preds.jsonl unless
+//! `--redo-existing`), a pool of worker threads taking them from a queue
+//! (each in `instance.rs`), progress on stderr, and the outputs under
+//! `--out`:
 //!
 //! - `preds.jsonl`, appended as each instance finishes; `preds.json` (a
 //!   dict by id) rebuilt from it at the end;
-//! - `<id>/events.jsonl`, `<id>/patch.diff`, `<id>/summary.json`;
-//! - `run.json`, and a table on stdout.
+//! - per instance `events.jsonl`, `trajectory.json`, `log.txt`,
+//!   `patch.diff`, `summary.json`;
+//! - `run.config` (the run's options, to repeat it), `run.json`, and a
+//!   table on stdout.
 //!
-//! Exit statuses (`summary.json`'s `status`), from the engine's outcome:
-//! `submitted` (the session ended on its own; refused calls are counted
-//! beside it), `refused` (it ended on its own with no patch, and every
-//! file write it tried was refused), `step_limit`, `token_limit`,
-//! `model_error` (the model call that ended the session failed) and
-//! `error` (anything else: no clone, no base commit, a strategy error).
-//!
-//! An instance goes into preds.jsonl unless it ended in `error` or
-//! `model_error` with an empty patch: those are retried by the next run
-//! (a missing clone, a server that was down), while any patch, even one
-//! cut short by a limit or an error, is kept.
+//! The pool drains (starts no new instance, lets the running ones finish)
+//! on the first Ctrl-C or once the run's cost passes `--total-cost-limit`;
+//! what did not start is listed in run.json and the run exits 1, so
+//! running it again finishes it.
 
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use super::instances::{self, Instance};
+use serde_json::Value;
+
+use super::config::{self, price_of};
+use super::drain;
+use super::instance::{InstanceResult, run_instance, write_summary};
+use super::instances::{self, Instance, Narrow};
 use super::preds::{self, Appender, Prediction};
+use super::progress::{Board, money};
 use super::report;
-use super::worktree::{self, Worktree};
+use super::trajectory::OUTPUT_HOOK;
+use super::watch::Limits;
 use super::{DEFAULT_PROMPT, RunArgs};
-use crate::agent::{AgentConfig, Confirms, LogPlace, Outcome, SessionBuilder, Status};
-use crate::files::Workspace;
-use crate::model::{Client, ModelConfig, set_endpoint_concurrency};
-use crate::session::{Entry, Event};
-use crate::settings::model::scripted_server;
+use crate::model::{Client, set_endpoint_concurrency};
 use crate::settings::{ModelChoice, choose_model};
 use crate::settings::{UsageError, UserConfig};
-
-/// How an instance ended; the fixed list `summary.json` and run.json use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum ExitStatus {
-    Submitted,
-    StepLimit,
-    TokenLimit,
-    ModelError,
-    Refused,
-    Error,
-}
-
-impl ExitStatus {
-    pub const ALL: [ExitStatus; 6] = [
-        ExitStatus::Submitted,
-        ExitStatus::StepLimit,
-        ExitStatus::TokenLimit,
-        ExitStatus::ModelError,
-        ExitStatus::Refused,
-        ExitStatus::Error,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExitStatus::Submitted => "submitted",
-            ExitStatus::StepLimit => "step_limit",
-            ExitStatus::TokenLimit => "token_limit",
-            ExitStatus::ModelError => "model_error",
-            ExitStatus::Refused => "refused",
-            ExitStatus::Error => "error",
-        }
-    }
-}
 
 /// What a run needs for every instance, resolved once from the flags.
 pub(super) struct Settings {
@@ -80,6 +46,8 @@ pub(super) struct Settings {
     pub(super) work: PathBuf,
     pub(super) keep_worktrees: bool,
     pub(super) model: ModelChoice,
+    /// The model's name (a script's file stem): what prices are looked up by.
+    pub(super) model_label: String,
     pub(super) strategy: Option<PathBuf>,
     pub(super) hooks: Vec<PathBuf>,
     pub(super) config_hooks: usize,
@@ -89,112 +57,13 @@ pub(super) struct Settings {
     pub(super) max_tokens: u64,
     pub(super) deadline: Duration,
     pub(super) name: String,
+    pub(super) limits: Limits,
+    pub(super) total_cost_limit: f64,
+    /// The run's settings as run.json has them; the head of every
+    /// trajectory too.
+    pub(super) run_config: Value,
     /// The user's configuration, for the guard's policy in each worktree.
     pub(super) config: UserConfig,
-}
-
-/// One instance's result: what summary.json and the table show.
-pub(super) struct InstanceResult {
-    pub(super) id: String,
-    pub(super) status: ExitStatus,
-    pub(super) steps: u64,
-    pub(super) tokens: u64,
-    pub(super) seconds: f64,
-    pub(super) patch: String,
-    pub(super) refused_calls: usize,
-    /// The model's last answer, or what went wrong.
-    pub(super) message: String,
-    /// A session ran (so the patch, even empty, is the model's result).
-    pub(super) session_ran: bool,
-    pub(super) worktree: Option<PathBuf>,
-}
-
-impl InstanceResult {
-    fn failed(id: &str, message: String, started: Instant) -> InstanceResult {
-        InstanceResult {
-            id: id.to_string(),
-            status: ExitStatus::Error,
-            steps: 0,
-            tokens: 0,
-            seconds: started.elapsed().as_secs_f64(),
-            patch: String::new(),
-            refused_calls: 0,
-            message,
-            session_ran: false,
-            worktree: None,
-        }
-    }
-
-    /// Whether it goes into preds.jsonl (see the module docs).
-    pub(super) fn recorded(&self) -> bool {
-        let retry = matches!(self.status, ExitStatus::Error | ExitStatus::ModelError)
-            && self.patch.is_empty();
-        self.session_ran && !retry
-    }
-
-    pub(super) fn patch_lines(&self) -> usize {
-        self.patch.lines().count()
-    }
-}
-
-/// What the event log says about a session, counted as it runs.
-#[derive(Default)]
-struct Tally {
-    refused_calls: AtomicUsize,
-    refused_writes: AtomicUsize,
-    done_writes: AtomicUsize,
-    /// Messages of failed model calls (`error` events with a step).
-    model_errors: Mutex<Vec<String>>,
-}
-
-impl Tally {
-    fn see(&self, entry: &Entry) {
-        match &entry.event {
-            Event::ToolResult(e) => {
-                let write = matches!(e.name.as_str(), "fs-write" | "fs-edit");
-                if e.refused {
-                    self.refused_calls.fetch_add(1, Ordering::Relaxed);
-                    if write {
-                        self.refused_writes.fetch_add(1, Ordering::Relaxed);
-                    }
-                } else if write && e.ok {
-                    self.done_writes.fetch_add(1, Ordering::Relaxed);
-                }
-            }
-            Event::Error(e) if e.step.is_some() => {
-                self.model_errors
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(e.message.clone());
-            }
-            _ => {}
-        }
-    }
-
-    fn status(&self, outcome: &Outcome, patch_empty: bool) -> ExitStatus {
-        match outcome.status {
-            Status::Done
-                if patch_empty
-                    && self.refused_writes.load(Ordering::Relaxed) > 0
-                    && self.done_writes.load(Ordering::Relaxed) == 0 =>
-            {
-                ExitStatus::Refused
-            }
-            Status::Done => ExitStatus::Submitted,
-            Status::StepLimit => ExitStatus::StepLimit,
-            Status::TokenLimit => ExitStatus::TokenLimit,
-            Status::Error
-                if self
-                    .model_errors
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .contains(&outcome.text) =>
-            {
-                ExitStatus::ModelError
-            }
-            Status::Error => ExitStatus::Error,
-        }
-    }
 }
 
 /// The task text: `template` with `{problem_statement}`, `{repo}`,
@@ -226,16 +95,30 @@ pub fn render_task(template: &str, inst: &Instance) -> String {
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     crate::engine::init_process();
     let started = Instant::now();
+    let effective = config::with_file(args, config::process_argv())?;
+    let args = &effective.args;
     let config = UserConfig::load()?;
     let (Some(instances_file), Some(repos), Some(out)) =
         (args.instances.clone(), args.repos.clone(), args.out.clone())
     else {
         return Err(UsageError(
-            "nib swebench needs --instances FILE --repos DIR --out DIR".into(),
+            "nib swebench needs --instances FILE --repos DIR --out DIR (on the command line or in --config)".into(),
         ));
+    };
+    let filter = match &args.filter {
+        Some(re) => Some(regex::Regex::new(re).map_err(|e| {
+            UsageError(format!("--filter {re:?} is not a regular expression: {e}"))
+        })?),
+        None => None,
     };
     let all = instances::load(&instances_file).map_err(UsageError)?;
     let selected = instances::select(all, args.shard, &args.only).map_err(UsageError)?;
+    let narrow = Narrow {
+        filter,
+        shuffle: args.shuffle.then_some(args.seed),
+        slice: args.slice,
+    };
+    let selected = narrow.apply(selected);
     let repos = std::fs::canonicalize(&repos).map_err(|e| {
         UsageError(format!(
             "--repos {}: {e}; give the directory holding the clones",
@@ -246,9 +129,16 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         .map_err(|e| UsageError(format!("cannot create --out {}: {e}", out.display())))?;
     let out = std::fs::canonicalize(&out)
         .map_err(|e| UsageError(format!("--out {}: {e}", out.display())))?;
-    let settings = settings(&args, &config, repos, out)?;
     let workers = args.workers.max(1);
     let concurrency = args.model_concurrency.unwrap_or(workers).max(1);
+    let mut settings = settings(args, &config, repos, out)?;
+    settings.run_config = report::settings_json(&settings, args, &instances_file, concurrency);
+    if let Some(text) = effective.run_config() {
+        let path = settings.out.join("run.config");
+        if let Err(e) = std::fs::write(&path, text) {
+            eprintln!("nib swebench: cannot write {}: {e}", path.display());
+        }
+    }
     set_endpoint_concurrency(concurrency);
 
     let preds_path = settings.out.join("preds.jsonl");
@@ -257,9 +147,23 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         .into_iter()
         .map(|p| p.instance_id)
         .collect();
-    let (skipped, todo): (Vec<Instance>, Vec<Instance>) = selected
-        .into_iter()
-        .partition(|i| done.contains(&i.instance_id));
+    let (skipped, todo): (Vec<Instance>, Vec<Instance>) = if args.redo_existing {
+        let again = selected
+            .iter()
+            .filter(|i| done.contains(&i.instance_id))
+            .count();
+        if again > 0 {
+            eprintln!(
+                "nib swebench: {again} instance(s) already in {} run again (--redo-existing); their new predictions win",
+                preds_path.display()
+            );
+        }
+        (Vec::new(), selected)
+    } else {
+        selected
+            .into_iter()
+            .partition(|i| done.contains(&i.instance_id))
+    };
     if !skipped.is_empty() {
         eprintln!(
             "nib swebench: {} instance(s) already in {}, skipped",
@@ -268,36 +172,54 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         );
     }
     let appender = Appender::open(&preds_path).map_err(UsageError)?;
-    let results = pool(&settings, &appender, todo, workers);
+    let board = Arc::new(Board::new(
+        todo.len(),
+        skipped.len(),
+        settings.limits.price.is_some(),
+        Duration::from_secs(args.progress_every.max(1)),
+    ));
+    drain::catch_first_sigint();
+    let ran = pool(&settings, &appender, todo, workers, &board);
 
     let all_preds = preds::read_jsonl(&preds_path).map_err(UsageError)?;
     preds::write_dict(&settings.out.join("preds.json"), &all_preds).map_err(UsageError)?;
     let skipped: Vec<String> = skipped.into_iter().map(|i| i.instance_id).collect();
     let report = report::run_json(
         &settings,
-        &args,
-        &instances_file,
-        &results,
+        &ran.results,
         &skipped,
-        concurrency,
+        &ran.not_started,
+        ran.drained.as_deref(),
     );
     let report_path = settings.out.join("run.json");
     let text = serde_json::to_string_pretty(&report).unwrap_or_default();
     if let Err(e) = std::fs::write(&report_path, text + "\n") {
         eprintln!("nib swebench: cannot write {}: {e}", report_path.display());
     }
-    print!("{}", report::table(&results, skipped.len()));
+    print!(
+        "{}",
+        report::table(&ran.results, skipped.len(), ran.not_started.len())
+    );
     println!(
         "predictions: {} ({} in all); took {:.1} s",
         settings.out.join("preds.json").display(),
         all_preds.len(),
         started.elapsed().as_secs_f64()
     );
-    let unfinished = results.iter().filter(|r| !r.recorded()).count();
+    let unfinished = ran.results.iter().filter(|r| !r.recorded()).count();
     if unfinished > 0 {
         eprintln!(
-            "nib swebench: {unfinished} instance(s) not in preds.jsonl (error or model_error without a patch); run again to retry them"
+            "nib swebench: {unfinished} instance(s) not in preds.jsonl (error, model_error or env_error without a patch); run again to retry them"
         );
+    }
+    if !ran.not_started.is_empty() {
+        eprintln!(
+            "nib swebench: {} instance(s) not started ({}); run the same command again to run them",
+            ran.not_started.len(),
+            ran.drained.as_deref().unwrap_or("stopped")
+        );
+    }
+    if unfinished > 0 || !ran.not_started.is_empty() {
         return Ok(ExitCode::from(1));
     }
     Ok(ExitCode::SUCCESS)
@@ -340,8 +262,20 @@ fn settings(
     if args.strategy_args.strategy.is_none() && config.strategy.is_none() {
         chosen.hooks.push(PathBuf::from("compact"));
     }
+    // Last, so it sees each result as the model will.
+    let output_hook = out.join(".hooks").join("trajectory-output.scm");
+    std::fs::create_dir_all(out.join(".hooks"))
+        .and_then(|()| std::fs::write(&output_hook, OUTPUT_HOOK))
+        .map_err(|e| UsageError(format!("cannot write {}: {e}", output_hook.display())))?;
+    chosen.hooks.push(output_hook);
     for spec in chosen.strategy.iter().chain(&chosen.hooks) {
         crate::agent::Source::resolve(spec).map_err(UsageError)?;
+    }
+    let price = price_of(&args.prices, &model_label);
+    if price.is_none() && (args.cost_limit > 0.0 || args.total_cost_limit > 0.0) {
+        return Err(UsageError(format!(
+            "--cost-limit and --total-cost-limit need the model's price: add --price {model_label}=IN,OUT (USD per million input and output tokens), or price.{model_label}=IN,OUT in --config"
+        )));
     }
     Ok(Settings {
         config: config.clone(),
@@ -362,31 +296,94 @@ fn settings(
             .name
             .clone()
             .unwrap_or_else(|| format!("nib-{model_label}")),
+        limits: Limits {
+            price,
+            cost_limit: args.cost_limit.max(0.0),
+            max_format_errors: args.max_format_errors,
+        },
+        total_cost_limit: args.total_cost_limit.max(0.0),
+        model_label,
+        run_config: Value::Null,
     })
 }
 
+/// What the pool did.
+struct Ran {
+    results: Vec<InstanceResult>,
+    /// Ids left in the queue when the pool drained.
+    not_started: Vec<String>,
+    /// Why it drained.
+    drained: Option<String>,
+}
+
 /// Runs `todo` on `workers` threads; each finished instance is appended to
-/// preds.jsonl (when it counts) before the next is taken.
+/// preds.jsonl (when it counts) before the next is taken, unless the pool
+/// is draining.
 fn pool(
     settings: &Settings,
     appender: &Appender,
     todo: Vec<Instance>,
     workers: usize,
-) -> Vec<InstanceResult> {
+    board: &Arc<Board>,
+) -> Ran {
     let total = todo.len();
     let queue = Mutex::new(todo.into_iter().collect::<VecDeque<_>>());
     let results = Mutex::new(Vec::with_capacity(total));
     let finished = AtomicUsize::new(0);
+    let drained: Mutex<Option<String>> = Mutex::new(None);
+    let over = AtomicBool::new(false);
+    // Whether to stop starting instances; says why, once.
+    let draining = || -> bool {
+        let mut why = drained.lock().unwrap_or_else(PoisonError::into_inner);
+        if why.is_some() {
+            return true;
+        }
+        let cost = board.snapshot().cost.unwrap_or(0.0);
+        let reason = if drain::sigint_seen() {
+            Some(
+                "Ctrl-C: no new instances start, the running ones finish (Ctrl-C again stops now)"
+                    .to_string(),
+            )
+        } else if settings.total_cost_limit > 0.0 && cost >= settings.total_cost_limit {
+            Some(format!(
+                "the run's cost {} reached --total-cost-limit {}: no new instances start, the running ones finish",
+                money(cost, board.snapshot().estimated),
+                settings.total_cost_limit
+            ))
+        } else {
+            None
+        };
+        let Some(reason) = reason else { return false };
+        board.say(&format!("nib swebench: {reason}"));
+        board.update(|s| s.draining = Some(reason.clone()));
+        *why = Some(reason);
+        true
+    };
     std::thread::scope(|scope| {
+        scope.spawn(|| board.painter());
+        // Says "draining" as soon as Ctrl-C comes, not when a worker is
+        // next free.
+        scope.spawn(|| {
+            while !over.load(Ordering::Relaxed) && !draining() {
+                std::thread::sleep(Duration::from_millis(100));
+            }
+        });
+        let mut handles = Vec::new();
         for n in 0..workers.min(total.max(1)) {
             let worker = || {
                 loop {
+                    if draining() {
+                        break;
+                    }
                     let next = queue
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .pop_front();
                     let Some(inst) = next else { break };
-                    let mut result = run_instance(settings, &inst);
+                    if !board.is_tty() {
+                        board.say(&format!("nib swebench: {} started", inst.instance_id));
+                    }
+                    let mut result = run_instance(settings, &inst, board);
                     if result.recorded() {
                         let pred = Prediction {
                             instance_id: inst.instance_id.clone(),
@@ -394,27 +391,18 @@ fn pool(
                             model_patch: result.patch.clone(),
                         };
                         if let Err(e) = appender.append(&pred) {
-                            result.status = ExitStatus::Error;
+                            result.status = super::status::ExitStatus::Error;
                             result.session_ran = false;
                             result.message = e;
                         }
                     }
                     write_summary(settings, &result);
                     let k = finished.fetch_add(1, Ordering::Relaxed) + 1;
-                    eprintln!(
-                        "[{k}/{total}] {}: {}, {} steps, {} tokens, {:.1} s, {} patch lines{}",
-                        result.id,
-                        result.status.as_str(),
-                        result.steps,
-                        result.tokens,
-                        result.seconds,
-                        result.patch_lines(),
-                        if result.status == ExitStatus::Error {
-                            format!(": {}", result.message)
-                        } else {
-                            String::new()
-                        }
-                    );
+                    board.update(|s| {
+                        s.done += 1;
+                        *s.statuses.entry(result.status).or_default() += 1;
+                    });
+                    board.say(&finish_line(k, total, &result));
                     results
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
@@ -426,154 +414,53 @@ fn pool(
                 .name(format!("swebench-{n}"))
                 .stack_size(32 * 1024 * 1024)
                 .spawn_scoped(scope, worker);
-            if let Err(e) = spawned {
-                eprintln!("nib swebench: could not start worker {n}: {e}");
+            match spawned {
+                Ok(h) => handles.push(h),
+                Err(e) => eprintln!("nib swebench: could not start worker {n}: {e}"),
             }
         }
+        for h in handles {
+            let _ = h.join();
+        }
+        over.store(true, Ordering::Relaxed);
+        board.finish();
     });
     let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
     results.sort_by(|a, b| a.id.cmp(&b.id));
-    results
-}
-
-fn run_instance(settings: &Settings, inst: &Instance) -> InstanceResult {
-    let started = Instant::now();
-    let id = inst.instance_id.as_str();
-    let dir = settings.out.join(id);
-    if let Err(e) = std::fs::create_dir_all(&dir) {
-        return InstanceResult::failed(
-            id,
-            format!("cannot create {}: {e}", dir.display()),
-            started,
-        );
-    }
-    // A rerun replaces the files of an earlier attempt.
-    for stale in ["events.jsonl", "patch.diff", "summary.json"] {
-        let _ = std::fs::remove_file(dir.join(stale));
-    }
-    let clone = match worktree::find_clone(&settings.repos, &inst.repo) {
-        Ok(c) => c,
-        Err(e) => return InstanceResult::failed(id, e, started),
-    };
-    let (model, _server) = match instance_model(settings, id) {
-        Ok(m) => m,
-        Err(e) => return InstanceResult::failed(id, e, started),
-    };
-    let tree = match Worktree::add(&clone, &settings.work.join(id), &inst.base_commit) {
-        Ok(t) => t,
-        Err(e) => return InstanceResult::failed(id, e, started),
-    };
-    let mut result = session(settings, inst, &tree, model, &dir, started);
-    if settings.keep_worktrees {
-        result.worktree = Some(tree.path().to_path_buf());
-    } else if let Err(e) = tree.remove() {
-        eprintln!("nib swebench: {id}: {e}");
-    }
-    result
-}
-
-/// The model config for one instance; a scripted model gets a server of
-/// its own, so each instance replays the script from its start.
-fn instance_model(
-    settings: &Settings,
-    id: &str,
-) -> Result<(ModelConfig, Option<crate::model::scripted::ScriptedServer>), String> {
-    match &settings.model {
-        ModelChoice::Remote(cfg) => Ok((cfg.clone(), None)),
-        ModelChoice::Scripted { spec, protocol } => {
-            let spec = spec.replace("{instance_id}", id);
-            let (cfg, server) = scripted_server(&spec, *protocol)?;
-            Ok((cfg, Some(server)))
-        }
+    let not_started = queue
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+        .into_iter()
+        .map(|i| i.instance_id)
+        .collect();
+    Ran {
+        results,
+        not_started,
+        drained: drained.into_inner().unwrap_or_else(PoisonError::into_inner),
     }
 }
 
-/// The session in the worktree, then the patch (whatever ended it).
-fn session(
-    settings: &Settings,
-    inst: &Instance,
-    tree: &Worktree,
-    model: ModelConfig,
-    dir: &Path,
-    started: Instant,
-) -> InstanceResult {
-    let id = inst.instance_id.as_str();
-    let ws = match Workspace::open(tree.path()) {
-        Ok(ws) => ws,
-        Err(e) => return InstanceResult::failed(id, e.to_string(), started),
+/// `[3/10] id: submitted, 5 steps, 1234 tokens, $0.0123, 4.2 s, 7 patch lines`.
+fn finish_line(k: usize, total: usize, r: &InstanceResult) -> String {
+    let cost = r
+        .stats
+        .cost
+        .map(|c| format!(", {}", money(c, r.stats.estimated)))
+        .unwrap_or_default();
+    let why = if r.status.retried_when_empty() || !r.session_ran {
+        format!(": {}", r.message)
+    } else {
+        String::new()
     };
-    let tally = Arc::new(Tally::default());
-    let seen = Arc::clone(&tally);
-    let built = SessionBuilder::new(
-        ws,
-        Confirms::Policy {
-            approve_writes: true,
-        },
+    format!(
+        "[{k}/{total}] {}: {}, {} steps, {} tokens{cost}, {:.1} s, {} patch lines{why}",
+        r.id,
+        r.status.as_str(),
+        r.steps,
+        r.tokens,
+        r.seconds,
+        r.patch_lines(),
     )
-    .user_config(&settings.config)
-    .log(LogPlace::At(dir.join("events.jsonl")))
-    .subscribe(move |entry| seen.see(entry))
-    .build();
-    let session = match built {
-        Ok(session) => session,
-        Err(e) => return InstanceResult::failed(id, e.to_string(), started),
-    };
-    let cfg = AgentConfig {
-        model,
-        strategy: settings.strategy.clone(),
-        hooks: settings.hooks.clone(),
-        config_hooks: settings.config_hooks,
-        settings: settings.settings.clone(),
-        history: serde_json::Value::Null,
-        program: None,
-        max_steps: settings.max_steps,
-        max_tokens: settings.max_tokens,
-        deadline: settings.deadline,
-    };
-    let task = render_task(&settings.template, inst);
-    let outcome = session
-        .run(&cfg, &task, |_| {})
-        .unwrap_or_else(|e| Outcome {
-            status: Status::Error,
-            text: e.to_string(),
-            steps: 0,
-            refused_confirms: 0,
-            tokens: 0,
-            messages: serde_json::Value::Null,
-        });
-    let (patch, patch_error) = match tree.patch() {
-        Ok(p) => (p, None),
-        Err(e) => (Vec::new(), Some(e)),
-    };
-    if let Err(e) = std::fs::write(dir.join("patch.diff"), &patch) {
-        eprintln!("nib swebench: {id}: cannot write patch.diff: {e}");
-    }
-    let status = match &patch_error {
-        Some(_) => ExitStatus::Error,
-        None => tally.status(&outcome, patch.is_empty()),
-    };
-    InstanceResult {
-        id: id.to_string(),
-        status,
-        steps: outcome.steps,
-        tokens: outcome.tokens,
-        seconds: started.elapsed().as_secs_f64(),
-        // A patch is text unless the model wrote invalid UTF-8 into a text
-        // file; JSON cannot carry that, patch.diff keeps the bytes.
-        patch: String::from_utf8_lossy(&patch).into_owned(),
-        refused_calls: tally.refused_calls.load(Ordering::Relaxed),
-        message: patch_error.unwrap_or(outcome.text),
-        session_ran: true,
-        worktree: None,
-    }
-}
-
-fn write_summary(settings: &Settings, result: &InstanceResult) {
-    let path = settings.out.join(&result.id).join("summary.json");
-    let text = serde_json::to_string_pretty(&result.summary(&settings.name)).unwrap_or_default();
-    if let Err(e) = std::fs::write(&path, text + "\n") {
-        eprintln!("nib swebench: cannot write {}: {e}", path.display());
-    }
 }
 
 #[cfg(test)]
