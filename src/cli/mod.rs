@@ -61,7 +61,7 @@ pub enum Command {
     Exec(crate::headless::ExecArgs),
     /// Run headless sessions over SWE-bench instances and write their
     /// patches as predictions (`grade`: a quick local test run; `merge`:
-    /// join shards' predictions).
+    /// join shards' predictions; `show ID`: an instance's trajectory).
     Swebench(Box<crate::headless::swebench::SwebenchArgs>),
     /// Guard scenarios: `nib scenario run [DIR|FILE...]` (default
     /// scenarios/); exit 1 when any expectation fails.

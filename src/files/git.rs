@@ -108,6 +108,13 @@ pub fn run(
     for var in SCRUBBED {
         cmd.env_remove(var);
     }
+    // Its own process group: a Ctrl-C at the terminal is nib's to handle
+    // (swebench drains on the first), not a kill of the git command that
+    // happens to be running (a half-made worktree).
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
     for (k, v) in env {
         cmd.env(k, v);
     }
