@@ -45,6 +45,11 @@ pub struct UserConfig {
     #[serde(default)]
     pub set: std::collections::BTreeMap<String, String>,
     pub max_steps: Option<u64>,
+    /// Model prices, USD per million tokens (`[prices]`, `"gpt-4o" =
+    /// [2.5, 10]` or `[in, out, cached]`; `"*"` for any other model):
+    /// what `nib swebench` counts cost and its cost limits by.
+    #[serde(default)]
+    pub prices: std::collections::BTreeMap<String, Vec<f64>>,
     /// How the guard judges calls.
     pub guard: Option<GuardConfig>,
     /// Standing approvals (`[[approvals]]` tables): they answer Write

@@ -57,6 +57,28 @@ impl Price {
     }
 }
 
+impl Price {
+    /// `[in, out]` or `[in, out, cached]`, each finite and not negative.
+    fn of(numbers: &[f64]) -> Option<Price> {
+        if numbers.iter().any(|n| !n.is_finite() || *n < 0.0) {
+            return None;
+        }
+        match *numbers {
+            [input, output] => Some(Price {
+                input,
+                output,
+                cached: None,
+            }),
+            [input, output, cached] => Some(Price {
+                input,
+                output,
+                cached: Some(cached),
+            }),
+            _ => None,
+        }
+    }
+}
+
 /// `--price MODEL=IN,OUT[,CACHED]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PriceArg {
@@ -79,27 +101,34 @@ impl FromStr for PriceArg {
             .map(|p| p.trim().parse::<f64>())
             .collect::<Result<_, _>>()
             .map_err(|_| usage())?;
-        if model.trim().is_empty() || numbers.iter().any(|n| !n.is_finite() || *n < 0.0) {
+        if model.trim().is_empty() {
             return Err(usage());
         }
-        let price = match numbers[..] {
-            [input, output] => Price {
-                input,
-                output,
-                cached: None,
-            },
-            [input, output, cached] => Price {
-                input,
-                output,
-                cached: Some(cached),
-            },
-            _ => return Err(usage()),
-        };
+        let price = Price::of(&numbers).ok_or_else(usage)?;
         Ok(PriceArg {
             model: model.trim().to_string(),
             price,
         })
     }
+}
+
+/// The price of `model` in the user config's `[prices]` (its own entry,
+/// else `"*"`), when the flags and the run's file gave none.
+pub fn config_price_of(
+    prices: &std::collections::BTreeMap<String, Vec<f64>>,
+    model: &str,
+) -> Result<Option<Price>, String> {
+    let Some((name, numbers)) = prices
+        .get_key_value(model)
+        .or_else(|| prices.get_key_value("*"))
+    else {
+        return Ok(None);
+    };
+    Price::of(numbers).map(Some).ok_or_else(|| {
+        format!(
+            "the config's [prices] entry {name:?} = {numbers:?}: give [IN, OUT] or [IN, OUT, CACHED], in USD per million tokens (e.g. \"gpt-4o\" = [2.5, 10])"
+        )
+    })
 }
 
 /// The price of `model`: its own line (the last one given), else `*`'s.
@@ -294,6 +323,23 @@ mod tests {
         assert!(e.contains("line 1") && e.contains("max-stepz"), "{e}");
         assert!(tokens("keep-worktrees=maybe").is_err());
         assert!(tokens("just words").unwrap_err().contains("key=value"));
+    }
+
+    #[test]
+    fn the_user_configs_prices_serve_when_no_flag_gives_one() {
+        let config = crate::settings::UserConfig::parse(
+            "[prices]\n\"gpt-x\" = [1.0, 2.0]\n\"*\" = [3, 4, 0.5]\n",
+        )
+        .expect("config");
+        let own = config_price_of(&config.prices, "gpt-x").expect("ok");
+        assert_eq!(own.map(|p| (p.input, p.output)), Some((1.0, 2.0)));
+        let any = config_price_of(&config.prices, "other").expect("ok");
+        assert_eq!(any.and_then(|p| p.cached), Some(0.5));
+        let bad = crate::settings::UserConfig::parse("[prices]\nm = [1]\n").expect("config");
+        let err = config_price_of(&bad.prices, "m").unwrap_err();
+        assert!(err.contains("[IN, OUT]"), "{err}");
+        let none = crate::settings::UserConfig::parse("").expect("config");
+        assert_eq!(config_price_of(&none.prices, "m"), Ok(None));
     }
 
     #[test]

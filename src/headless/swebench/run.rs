@@ -271,10 +271,13 @@ fn settings(
     for spec in chosen.strategy.iter().chain(&chosen.hooks) {
         crate::agent::Source::resolve(spec).map_err(UsageError)?;
     }
-    let price = price_of(&args.prices, &model_label);
+    let price = match price_of(&args.prices, &model_label) {
+        Some(p) => Some(p),
+        None => config::config_price_of(&config.prices, &model_label).map_err(UsageError)?,
+    };
     if price.is_none() && (args.cost_limit > 0.0 || args.total_cost_limit > 0.0) {
         return Err(UsageError(format!(
-            "--cost-limit and --total-cost-limit need the model's price: add --price {model_label}=IN,OUT (USD per million input and output tokens), or price.{model_label}=IN,OUT in --config"
+            "--cost-limit and --total-cost-limit need the model's price: add --price {model_label}=IN,OUT (USD per million input and output tokens), price.{model_label}=IN,OUT in --config, or \"{model_label}\" = [IN, OUT] under [prices] in config.toml"
         )));
     }
     Ok(Settings {
