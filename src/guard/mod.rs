@@ -20,6 +20,7 @@
 pub mod ledger;
 pub mod paths;
 pub mod redact;
+pub mod sandbox;
 pub mod secrets;
 pub mod shell;
 pub mod taint;
@@ -170,6 +171,9 @@ pub struct GuardPolicy {
     pub redact: bool,
     /// `shell` commands may use the network.
     pub shell_network: bool,
+    /// `shell` commands run under the file sandbox (`sandbox`), where the
+    /// kernel has one.
+    pub file_sandbox: bool,
 }
 
 impl Default for GuardPolicy {
@@ -178,6 +182,7 @@ impl Default for GuardPolicy {
             paths: PathRules::default(),
             redact: true,
             shell_network: false,
+            file_sandbox: true,
         }
     }
 }
@@ -449,6 +454,25 @@ impl Guard {
         if !any && content.contains("-----BEGIN") {
             known.ledger.add(content.trim(), &source);
         }
+    }
+    /// The file sandbox's plan for a command about to run in `ws`: the
+    /// secret stores on disk now, and the files commands wrote with a
+    /// known secret in them, unreadable (`sandbox`).
+    pub fn file_plan(&self, ws: &Workspace) -> sandbox::FilePlan {
+        let tainted: Vec<String> = self.known().tainted.iter().cloned().collect();
+        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        let mut temp: Vec<std::path::PathBuf> = ["/tmp", "/var/tmp", "/dev/shm"]
+            .iter()
+            .map(std::path::PathBuf::from)
+            .collect();
+        temp.extend(std::env::var_os("TMPDIR").map(std::path::PathBuf::from));
+        sandbox::plan(
+            ws.root(),
+            &self.policy.paths,
+            &tainted,
+            home.as_deref(),
+            &temp,
+        )
     }
     /// Note a workspace file this session wrote: a script it runs later is
     /// judged like a command typed in the call.

@@ -66,6 +66,10 @@ pub struct GuardConfig {
     pub redact: Option<bool>,
     /// `shell` commands may use the network (default false).
     pub shell_network: Option<bool>,
+    /// `shell` commands run under the file sandbox where the kernel has
+    /// one (default true): protected files unreadable, only the
+    /// workspace and temp directories writable.
+    pub file_sandbox: Option<bool>,
 }
 
 /// A workspace's `.nib/config.toml`: only its `[guard]` table counts.
@@ -94,6 +98,7 @@ pub fn guard_policy(user: &UserConfig, root: &Path) -> Result<GuardPolicy, Usage
         // Each side can only turn redaction on and the network off.
         redact: mine.redact.unwrap_or(true) || theirs.redact == Some(true),
         shell_network: mine.shell_network.unwrap_or(false) && theirs.shell_network != Some(false),
+        file_sandbox: mine.file_sandbox.unwrap_or(true) || theirs.file_sandbox == Some(true),
     })
 }
 
