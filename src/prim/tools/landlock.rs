@@ -26,6 +26,29 @@ pub fn available() -> bool {
     abi() >= 2
 }
 
+/// One line on the file sandbox for a session whose policy has it
+/// `enabled`: said by `nib exec` before it starts, and logged as a
+/// warning (the second value) when commands run without it.
+pub fn status(enabled: bool) -> (String, Option<String>) {
+    if !enabled {
+        let line = "commands can read and write every file you can: the file sandbox is off \
+                    ([guard] file_sandbox = false in your config, or --no-file-sandbox)";
+        return (line.to_string(), Some(line.to_string()));
+    }
+    if available() {
+        let line = format!(
+            "commands run in a file sandbox (Landlock ABI {}): only the workspace and temp \
+             directories writable, protected files unreadable",
+            abi()
+        );
+        return (line, None);
+    }
+    let line = "commands can read and write every file you can: this kernel has no Landlock \
+                file sandbox (ABI 2, Linux 5.19, or later), so only the guard's rules keep \
+                protected files from commands";
+    (line.to_string(), Some(line.to_string()))
+}
+
 /// A ruleset made from a plan, ready to be entered by a child.
 pub struct Ruleset {
     fd: OwnedFd,
@@ -253,5 +276,66 @@ mod tests {
         // The file itself may be replaced (cp .env.example .env).
         let (ok, out) = run(&plan, "echo K= > .env", &ws);
         assert!(ok, "{out}");
+    }
+
+    /// Commands the word rules let through (a Write confirm, no Security
+    /// finding) because the file they read is named only at run time:
+    /// without the sandbox each prints the secret, under it the kernel
+    /// refuses the read.
+    #[test]
+    fn the_kernel_refuses_what_the_word_rules_let_through() {
+        use crate::files::Workspace;
+        use crate::guard::Guard;
+        use crate::prim::parse::parse;
+        use crate::prim::table::SHELL;
+        use crate::prim::tools::{Confinement, shell_cancellable};
+        if !available() {
+            eprintln!("skipped: this kernel has no Landlock ABI 2");
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let secret = "Zq8vL2mWx9RtK4pN7cYb";
+        fs::create_dir_all(dir.path().join("config")).unwrap();
+        fs::write(dir.path().join(".env"), format!("TOKEN={secret}\n")).unwrap();
+        fs::write(dir.path().join("config/deploy.pem"), format!("{secret}\n")).unwrap();
+        fs::write(dir.path().join("notes.txt"), "ordinary\n").unwrap();
+        let guard = Guard::default();
+        for command in [
+            // A name computed in Python: reversed, from character codes.
+            "python3 -c \"print(open('vne.'[::-1]).read())\"",
+            "python3 -c \"print(open(''.join(map(chr,[99,111,110,102,105,103,47,100,101,112,108,111,121,46,112,101,109]))).read())\"",
+            // Every file of the tree, in a language the rules do not parse.
+            "python3 -c \"import os\nfor r,_,fs in os.walk('.'):\n  for f in fs: print(open(os.path.join(r,f)).read())\"",
+        ] {
+            let call = parse(&SHELL, &serde_json::json!({ "command": command })).unwrap();
+            assert_eq!(guard.judge(&call, &ws).as_str(), "write", "{command}");
+            let open = Confinement {
+                network: false,
+                files: None,
+            };
+            let leaked = shell_cancellable(&ws, command, 20, open, None).unwrap();
+            assert!(leaked.contains(secret), "{command}: {leaked}");
+            let plan = guard.file_plan(&ws);
+            let confined = Confinement {
+                network: false,
+                files: Some(&plan),
+            };
+            let out = shell_cancellable(&ws, command, 20, confined, None).unwrap();
+            assert!(!out.contains(secret), "{command}: {out}");
+            assert!(out.contains("Permission denied"), "{command}: {out}");
+            assert!(
+                out.contains("note: commands run in a file sandbox"),
+                "{out}"
+            );
+        }
+        // An ordinary read in the same tree still works.
+        let plan = guard.file_plan(&ws);
+        let confined = Confinement {
+            network: false,
+            files: Some(&plan),
+        };
+        let out = shell_cancellable(&ws, "cat notes.txt", 20, confined, None).unwrap();
+        assert_eq!(out, "ordinary\nexit code: 0\n");
     }
 }

@@ -137,6 +137,7 @@ pub fn shell_cancellable(
     // The command holds our copies of the pipe's write end: drop them, or
     // the reader would never see the end of the output.
     drop(cmd);
+    let ruleset_active = ruleset.is_some();
     drop(ruleset);
     let mut child =
         spawned.map_err(|e| format!("could not start sh: {e}; check that /bin/sh exists"))?;
@@ -215,8 +216,40 @@ pub fn shell_cancellable(
     }
     text.push_str(&describe(status));
     text.push('\n');
+    if ruleset_active
+        && let Some(plan) = confinement.files
+        && text.contains("ermission denied")
+    {
+        text.push_str(&denied_note(plan, ws));
+    }
     text.push_str(&note);
     Ok(text)
+}
+
+/// What to tell the model when a sandboxed command met a refusal: what
+/// the sandbox hides, and that what the command itself created beside a
+/// hidden file can be read by the next command.
+fn denied_note(plan: &crate::guard::sandbox::FilePlan, ws: &Workspace) -> String {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let name = |p: &std::path::Path| match (p.strip_prefix(ws.root()), &home) {
+        (Ok(rel), _) => rel.display().to_string(),
+        (Err(_), Some(h)) if p.starts_with(h) => {
+            format!("~/{}", p.strip_prefix(h).unwrap_or(p).display())
+        }
+        _ => p.display().to_string(),
+    };
+    let mut hidden: Vec<String> = plan.hidden.iter().take(4).map(|p| name(p)).collect();
+    if plan.hidden.len() > 4 {
+        hidden.push(format!("{} more", plan.hidden.len() - 4));
+    }
+    let hidden = if hidden.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", hidden.join(", "))
+    };
+    format!(
+        "note: commands run in a file sandbox: only the workspace and temp directories are writable, and protected files{hidden} are unreadable; a file this command created directly in a directory holding one (such as the workspace root) becomes readable from the next command on\n"
+    )
 }
 
 /// Puts `cmd` under the file sandbox of `plan`, or says in `note` why it
