@@ -233,9 +233,37 @@ fn grant(
     }
 }
 
-/// The workspace's secret stores on disk. True when the walk stopped at
-/// its bound.
+/// The workspace's secret stores on disk, and every other name of one
+/// (a hard link: Landlock grants by inode, so a readable second name
+/// would make the secret readable). True when the walk stopped at its
+/// bound.
 fn workspace_secrets(root: &Path, rules: &PathRules, out: &mut Vec<PathBuf>) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let mut linked: Vec<((u64, u64), PathBuf)> = Vec::new();
+    let truncated = walk_secrets(root, rules, out, &mut linked);
+    if !linked.is_empty() {
+        let secret_inodes: HashSet<(u64, u64)> = out
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .filter(|m| m.is_file())
+            .map(|m| (m.dev(), m.ino()))
+            .collect();
+        for (inode, path) in linked {
+            if secret_inodes.contains(&inode) {
+                out.push(path);
+            }
+        }
+    }
+    truncated
+}
+
+fn walk_secrets(
+    root: &Path,
+    rules: &PathRules,
+    out: &mut Vec<PathBuf>,
+    linked: &mut Vec<((u64, u64), PathBuf)>,
+) -> bool {
+    use std::os::unix::fs::MetadataExt;
     let mut stack = vec![root.to_path_buf()];
     let mut walked = 0usize;
     while let Some(dir) = stack.pop() {
@@ -269,6 +297,11 @@ fn workspace_secrets(root: &Path, rules: &PathRules, out: &mut Vec<PathBuf>) -> 
                 if !NOT_WALKED.iter().any(|n| name.eq_ignore_ascii_case(n)) {
                     stack.push(path);
                 }
+            } else if kind.is_file()
+                && let Ok(meta) = entry.metadata()
+                && meta.nlink() > 1
+            {
+                linked.push(((meta.dev(), meta.ino()), path));
             }
         }
     }
@@ -357,6 +390,29 @@ mod tests {
         assert!(effective(&plan, &root) & access::READ_DIR != 0);
         assert!(!plan.truncated);
         assert_eq!(plan.hidden.len(), 4, "{:?}", plan.hidden);
+    }
+
+    #[test]
+    fn a_hard_link_to_a_secret_is_hidden_too() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir_all(dir.path().join("ws/src")).unwrap();
+        fs::write(dir.path().join("ws/.env"), "K=v\n").unwrap();
+        fs::hard_link(
+            dir.path().join("ws/.env"),
+            dir.path().join("ws/src/notes.txt"),
+        )
+        .unwrap();
+        let root = dir.path().join("ws").canonicalize().unwrap();
+        let plan = plan(&root, &PathRules::default(), &[], None, &[]);
+        assert!(
+            plan.hidden.contains(&root.join("src/notes.txt")),
+            "{:?}",
+            plan.hidden
+        );
+        assert_eq!(
+            effective(&plan, &root.join("src/notes.txt")) & access::READ_FILE,
+            0
+        );
     }
 
     #[test]
