@@ -169,9 +169,15 @@ fn has_head(ws: &Workspace, dir: &str) -> bool {
     let Some(reference) = head.trim().strip_prefix("ref: ") else {
         return true; // detached: a commit
     };
-    git_dir.join(reference).exists()
-        || std::fs::read_to_string(git_dir.join("packed-refs"))
-            .map_or(true, |p| p.lines().any(|l| l.ends_with(reference)))
+    if git_dir.join(reference).exists() || git_dir.join("reftable").exists() {
+        return true; // a loose ref, or refs in a table this cannot read
+    }
+    // No packed refs in a new repository: no commit yet, so `diff HEAD`
+    // would only fail (a whole git process spent) before `--cached`.
+    match std::fs::read_to_string(git_dir.join("packed-refs")) {
+        Ok(packed) => packed.lines().any(|l| l.ends_with(reference)),
+        Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+    }
 }
 
 /// The files a patch adds (`new file mode` after its `diff --git` line).
