@@ -216,4 +216,22 @@ mod tests {
         .unwrap();
         assert!(!guard_policy(&user, dir.path()).unwrap().shell_network);
     }
+
+    #[test]
+    fn only_the_user_turns_the_file_sandbox_off() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".nib")).unwrap();
+        let workspace = |text: &str| std::fs::write(dir.path().join(".nib/config.toml"), text);
+        let off = UserConfig::parse("[guard]\nfile_sandbox = false\n").unwrap();
+        workspace("[guard]\nfile_sandbox = false\n").unwrap();
+        assert!(
+            guard_policy(&UserConfig::default(), dir.path())
+                .unwrap()
+                .file_sandbox,
+            "a workspace cannot turn the sandbox off"
+        );
+        assert!(!guard_policy(&off, dir.path()).unwrap().file_sandbox);
+        workspace("[guard]\nfile_sandbox = true\n").unwrap();
+        assert!(guard_policy(&off, dir.path()).unwrap().file_sandbox);
+    }
 }
