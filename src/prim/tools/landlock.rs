@@ -247,11 +247,11 @@ mod tests {
         // Ordinary work: read and write in the workspace, run programs.
         let (ok, out) = run(
             &plan,
-            "cat src/a.txt && echo new > src/b.txt && cat src/b.txt && ls -a . >/dev/null && git --version >/dev/null",
+            "cat src/a.txt && echo new > src/b.txt && cat src/b.txt && ls -a . >/dev/null && git --version >/dev/null && echo out > /dev/stdout && echo err | tee /dev/stderr >/dev/null",
             &ws,
         );
         assert!(ok, "{out}");
-        assert_eq!(out, "hello\nnew\n");
+        assert_eq!(out, "hello\nnew\nout\nerr\n");
         // The secret: not by name, not through a link or a hard link made
         // now, not moved elsewhere and read there.
         for attack in [
