@@ -3,7 +3,8 @@
 //! call (20 edits of source text, one fake credential near the end), the
 //! ledger check of the same call against 50 known secrets, redaction of a
 //! 64 KiB tool output, and the analysis of a ~4 KiB shell command of 50
-//! simple commands.
+//! simple commands; and the file sandbox's plan and ruleset for one
+//! command.
 //!
 //! Run with `cargo bench --bench guard`. Prints p50 and p99 per call and the
 //! target. Targets: p99 under 5 ms per call, compile under 200 ms. The
@@ -185,6 +186,36 @@ fn judge_rows(edits: &[String], command: &str) {
             judged,
             "< 10 ms",
         );
+    }
+
+    // The file sandbox's cost per command: the plan (the workspace walked
+    // for secret stores, the directories above one listed) and the
+    // kernel's ruleset made from it, in a workspace of 200 files with a
+    // `.env` at its root.
+    for i in 0..200 {
+        let sub = dir.path().join(format!("src/m{}", i % 10));
+        std::fs::create_dir_all(&sub).expect("a source dir");
+        std::fs::write(sub.join(format!("f{i}.rs")), "fn f() {}\n").expect("a source file");
+    }
+    std::fs::write(dir.path().join(".env"), "TOKEN=x\n").expect("the .env");
+    let plan = guard.file_plan(&ws);
+    let planned = measure(100, || {
+        black_box(guard.file_plan(&ws));
+    });
+    row(
+        &format!(
+            "file sandbox plan ({} grants, {} hidden)",
+            plan.grants.len(),
+            plan.hidden.len()
+        ),
+        planned,
+        "",
+    );
+    if nib::prim::tools::landlock::available() {
+        let built = measure(100, || {
+            black_box(nib::prim::tools::landlock::build(&plan).expect("a ruleset"));
+        });
+        row("file sandbox ruleset from the plan (kernel)", built, "");
     }
 }
 

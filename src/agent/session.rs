@@ -159,7 +159,8 @@ impl SessionBuilder {
         for f in self.subscribers {
             log.subscribe(f);
         }
-        let warnings = policy.paths.warnings().to_vec();
+        let mut warnings = policy.paths.warnings().to_vec();
+        warnings.extend(crate::prim::tools::landlock::status(policy.file_sandbox).1);
         let host = match self.confirms {
             Confirms::Policy { approve_writes } => Host::unattended(self.ws, approve_writes),
             Confirms::Person(f) => Host::new(self.ws, f),

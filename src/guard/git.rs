@@ -90,36 +90,57 @@ pub(super) fn outgoing_text(
         return Ok((text, added));
     }
     let stages = staging.tracked || staging.all_untracked || !staging.paths.is_empty();
-    // One diff: with staging, the working tree against HEAD (every
-    // tracked change, staged or about to be); without, what is staged.
-    let mut text = if stages && has_head(ws, dir) {
-        in_dir(&["diff", "HEAD", "--no-ext-diff"])
-            .or_else(|_| in_dir(&["diff", "--cached", "--no-ext-diff"]))?
-    } else {
-        in_dir(&["diff", "--cached", "--no-ext-diff"])?
-    };
-    let mut added = added_in_patch(&text);
-    if staging.all_untracked || !staging.paths.is_empty() {
-        let mut args = vec!["ls-files", "--others", "-z"];
-        if !staging.force {
-            args.push("--exclude-standard");
-        }
-        args.push("--");
-        let prefix = if dir.is_empty() {
-            String::new()
+    let diff = || {
+        if stages && has_head(ws, dir) {
+            in_dir(&["diff", "HEAD", "--no-ext-diff"])
+                .or_else(|_| in_dir(&["diff", "--cached", "--no-ext-diff"]))
         } else {
-            format!("{dir}/")
-        };
-        let paths: Vec<String> = staging
-            .paths
-            .iter()
-            .map(|p| p.strip_prefix(&prefix).unwrap_or(p).to_string())
-            .collect();
-        if !staging.all_untracked {
-            args.extend(paths.iter().map(String::as_str));
+            in_dir(&["diff", "--cached", "--no-ext-diff"])
         }
-        let names = in_dir(&args)?;
-        for name in names.split('\0').filter(|n| !n.is_empty()) {
+    };
+    let prefix = if dir.is_empty() {
+        String::new()
+    } else {
+        format!("{dir}/")
+    };
+    // The files `git add` would stage that git does not track yet.
+    let untracked: Option<Vec<String>> =
+        (staging.all_untracked || !staging.paths.is_empty()).then(|| {
+            let mut args: Vec<String> = ["ls-files", "--others", "-z"].map(String::from).into();
+            if !staging.force {
+                args.push("--exclude-standard".into());
+            }
+            args.push("--".into());
+            if !staging.all_untracked {
+                args.extend(
+                    staging
+                        .paths
+                        .iter()
+                        .map(|p| p.strip_prefix(&prefix).unwrap_or(p).to_string()),
+                );
+            }
+            args
+        });
+    // The two git processes are independent: run them side by side (a
+    // git process costs milliseconds to start, most of a commit's check).
+    let (text, names) = std::thread::scope(|scope| {
+        let names = untracked.as_ref().map(|args| {
+            scope.spawn(move || {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                in_dir(&args)
+            })
+        });
+        let text = diff();
+        let names = names.map(|h| {
+            h.join()
+                .unwrap_or_else(|_| Err("git ls-files failed".to_string()))
+        });
+        (text, names)
+    });
+    let mut text = text?;
+    let mut added = added_in_patch(&text);
+    if let Some(names) = names {
+        for name in names?.split('\0').filter(|n| !n.is_empty()) {
             let rel = format!("{prefix}{name}");
             if let Some(content) = current_text(ws, &rel) {
                 text.push_str(&content);
@@ -148,9 +169,15 @@ fn has_head(ws: &Workspace, dir: &str) -> bool {
     let Some(reference) = head.trim().strip_prefix("ref: ") else {
         return true; // detached: a commit
     };
-    git_dir.join(reference).exists()
-        || std::fs::read_to_string(git_dir.join("packed-refs"))
-            .map_or(true, |p| p.lines().any(|l| l.ends_with(reference)))
+    if git_dir.join(reference).exists() || git_dir.join("reftable").exists() {
+        return true; // a loose ref, or refs in a table this cannot read
+    }
+    // No packed refs in a new repository: no commit yet, so `diff HEAD`
+    // would only fail (a whole git process spent) before `--cached`.
+    match std::fs::read_to_string(git_dir.join("packed-refs")) {
+        Ok(packed) => packed.lines().any(|l| l.ends_with(reference)),
+        Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+    }
 }
 
 /// The files a patch adds (`new file mode` after its `diff --git` line).

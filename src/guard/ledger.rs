@@ -613,6 +613,11 @@ fn without(value: &str, sep: fn(char) -> bool) -> Option<String> {
     if !value.contains(sep) {
         return None;
     }
+    if value.is_ascii() {
+        // Byte by byte: several times faster than collecting chars.
+        let kept: Vec<u8> = value.bytes().filter(|&b| !sep(char::from(b))).collect();
+        return String::from_utf8(kept).ok();
+    }
     Some(value.chars().filter(|&c| !sep(c)).collect())
 }
 

@@ -13,11 +13,16 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 /// Paths no primitive may write: nib's own state and what git runs.
 const DENIED: &[&str] = &[".nib", ".git/hooks", ".git/config"];
 
-/// Protected paths, in gitignore syntax: the rest of `.git/`, environment
-/// files, keys and credentials, CI configs. Users add to this list in
-/// their config (`[guard] protected = [...]`); nothing removes from it.
-pub const PROTECTED: &[&str] = &[
-    ".git/",
+/// Protected paths, in gitignore syntax: the rest of `.git/`, the secret
+/// stores ([`SECRET_STORES`]) and the files that run on their own
+/// ([`RUNS_ON_ITS_OWN`]). Users add to these in their config (`[guard]
+/// protected = [...]`); nothing removes from them.
+pub const PROTECTED: &[&[&str]] = &[&[".git/"], SECRET_STORES, RUNS_ON_ITS_OWN];
+
+/// Protected paths that hold secrets (environment files, keys,
+/// credentials): besides needing a person's yes to write, they are what
+/// the file sandbox keeps shell commands from reading.
+pub const SECRET_STORES: &[&str] = &[
     ".env*",
     ".envrc",
     "*.pem",
@@ -55,6 +60,12 @@ pub const PROTECTED: &[&str] = &[
     "secrets.yaml",
     "config/master.key",
     "config/credentials/*.key",
+];
+
+/// Protected paths that run code or configure what does, later and
+/// outside nib's sandboxes: CI configs, hooks, editor tasks. Reading them
+/// is harmless; writing them needs a person.
+pub const RUNS_ON_ITS_OWN: &[&str] = &[
     ".github/workflows/",
     ".github/actions/",
     ".gitlab-ci.yml",
@@ -114,6 +125,8 @@ pub enum PathVerdict {
 #[derive(Debug, Clone)]
 pub struct PathRules {
     builtin: Gitignore,
+    /// The built-in [`SECRET_STORES`] alone: what the file sandbox hides.
+    secret_stores: Gitignore,
     user: Gitignore,
     project: Gitignore,
     /// What was dropped from the project's patterns, for the user to see.
@@ -122,9 +135,13 @@ pub struct PathRules {
 
 impl Default for PathRules {
     fn default() -> PathRules {
-        let builtin = matcher(PROTECTED.iter().copied()).unwrap_or_else(|_| Gitignore::empty());
+        let builtin = matcher(PROTECTED.iter().flat_map(|l| l.iter().copied()))
+            .unwrap_or_else(|_| Gitignore::empty());
+        let secret_stores =
+            matcher(SECRET_STORES.iter().copied()).unwrap_or_else(|_| Gitignore::empty());
         PathRules {
             builtin,
+            secret_stores,
             user: Gitignore::empty(),
             project: Gitignore::empty(),
             warnings: Vec::new(),
@@ -159,7 +176,8 @@ impl PathRules {
             })
             .collect();
         Ok(PathRules {
-            builtin: matcher(PROTECTED.iter().copied())?,
+            builtin: matcher(PROTECTED.iter().flat_map(|l| l.iter().copied()))?,
+            secret_stores: matcher(SECRET_STORES.iter().copied())?,
             user: matcher(user.iter().map(String::as_str))?,
             project: matcher(project.into_iter())?,
             warnings,
@@ -195,6 +213,32 @@ impl PathRules {
         [&self.builtin, &self.user, &self.project]
             .iter()
             .any(|m| m.matched_path_or_any_parents(rel, false).is_ignore())
+    }
+
+    /// Whether `rel` is a protected path that holds secrets, not code: a
+    /// built-in secret store, or any path the user or the workspace
+    /// protects (they said it matters; nib cannot tell which kind it is).
+    /// The file sandbox keeps commands from reading these.
+    pub fn is_secret_store(&self, rel: &str) -> bool {
+        let rel = rel.trim_start_matches("./");
+        if rel.is_empty() || is_template(rel) {
+            return false;
+        }
+        [&self.secret_stores, &self.user, &self.project]
+            .iter()
+            .any(|m| m.matched_path_or_any_parents(rel, false).is_ignore())
+    }
+
+    /// Whether `name`, a path relative to the home directory, is a
+    /// built-in secret store (`.npmrc`, `.ssh`): the home directory is
+    /// not a workspace, so the user's and the workspace's patterns do not
+    /// apply there.
+    pub fn is_builtin_secret_store(&self, name: &str) -> bool {
+        !is_template(name)
+            && self
+                .secret_stores
+                .matched_path_or_any_parents(name, false)
+                .is_ignore()
     }
 
     /// Whether writing `rel` (not reading it) needs a person: denied paths

@@ -54,12 +54,22 @@ pub struct ExecArgs {
     /// Stream the events as JSONL on stdout (progress goes to stderr).
     #[arg(long)]
     pub json: bool,
+    /// Run commands without the file sandbox (they can read protected
+    /// files and write anywhere you can); logged as a warning.
+    #[arg(long)]
+    pub no_file_sandbox: bool,
 }
 
 pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     crate::engine::init_process();
     let task = read_task(args.task.as_deref())?;
-    let config = UserConfig::load()?;
+    let mut config = UserConfig::load()?;
+    if args.no_file_sandbox {
+        config
+            .guard
+            .get_or_insert_with(Default::default)
+            .file_sandbox = Some(false);
+    }
     let ws = workspace(args.root.clone())?;
     // Keep the scripted server alive for the whole run.
     let (model, _server) = model_config(&args.model_args, &config)?;
@@ -80,6 +90,12 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     }
     let session = builder.subscribe(progress).build()?;
     eprintln!("nib exec: {}", network_note(&session));
+    // Without the sandbox the session's warning event already said so.
+    let (files, warning) =
+        crate::prim::tools::landlock::status(session.host.guard().policy().file_sandbox);
+    if warning.is_none() {
+        eprintln!("nib exec: {files}");
+    }
     let cfg = AgentConfig {
         model,
         strategy: chosen.strategy,

@@ -551,6 +551,20 @@ impl Host {
         self.carry_out(call, plan)
     }
 
+    /// The file sandbox's plan for the next command: none when the user
+    /// turned the sandbox off; an empty one where the kernel has none
+    /// (the shell tool says so), without searching the workspace.
+    fn file_plan(&self) -> Option<crate::guard::sandbox::FilePlan> {
+        if !self.guard.policy().file_sandbox {
+            return None;
+        }
+        Some(if tools::landlock::available() {
+            self.guard.file_plan(&self.ws)
+        } else {
+            crate::guard::sandbox::FilePlan::default()
+        })
+    }
+
     fn carry_out(&self, call: &Call, plan: Plan) -> ToolResult {
         match plan {
             Plan::Write(w) => fs::commit(self, *w),
@@ -558,7 +572,10 @@ impl Host {
                 &self.ws,
                 Shell::of(call).command,
                 Shell::of(call).timeout,
-                self.guard.policy().shell_network,
+                tools::Confinement {
+                    network: self.guard.policy().shell_network,
+                    files: self.file_plan().as_ref(),
+                },
                 Some(tools::Stop {
                     cancel: &self.cancel,
                     deadline: Some(&self.deadline_passed),

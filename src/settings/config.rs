@@ -71,6 +71,10 @@ pub struct GuardConfig {
     pub redact: Option<bool>,
     /// `shell` commands may use the network (default false).
     pub shell_network: Option<bool>,
+    /// `shell` commands run under the file sandbox where the kernel has
+    /// one (default true): protected files unreadable, only the
+    /// workspace and temp directories writable.
+    pub file_sandbox: Option<bool>,
 }
 
 /// A workspace's `.nib/config.toml`: only its `[guard]` table counts.
@@ -99,6 +103,7 @@ pub fn guard_policy(user: &UserConfig, root: &Path) -> Result<GuardPolicy, Usage
         // Each side can only turn redaction on and the network off.
         redact: mine.redact.unwrap_or(true) || theirs.redact == Some(true),
         shell_network: mine.shell_network.unwrap_or(false) && theirs.shell_network != Some(false),
+        file_sandbox: mine.file_sandbox.unwrap_or(true) || theirs.file_sandbox == Some(true),
     })
 }
 
@@ -215,5 +220,23 @@ mod tests {
         )
         .unwrap();
         assert!(!guard_policy(&user, dir.path()).unwrap().shell_network);
+    }
+
+    #[test]
+    fn only_the_user_turns_the_file_sandbox_off() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join(".nib")).unwrap();
+        let workspace = |text: &str| std::fs::write(dir.path().join(".nib/config.toml"), text);
+        let off = UserConfig::parse("[guard]\nfile_sandbox = false\n").unwrap();
+        workspace("[guard]\nfile_sandbox = false\n").unwrap();
+        assert!(
+            guard_policy(&UserConfig::default(), dir.path())
+                .unwrap()
+                .file_sandbox,
+            "a workspace cannot turn the sandbox off"
+        );
+        assert!(!guard_policy(&off, dir.path()).unwrap().file_sandbox);
+        workspace("[guard]\nfile_sandbox = true\n").unwrap();
+        assert!(guard_policy(&off, dir.path()).unwrap().file_sandbox);
     }
 }

@@ -15,6 +15,7 @@
 mod fs;
 mod git;
 mod grep;
+pub mod landlock;
 pub mod netns;
 mod outline;
 mod shell;
@@ -25,4 +26,4 @@ pub use git::{git_diff, git_log, git_status};
 pub use grep::index_grep;
 pub use outline::outline;
 pub(crate) use shell::kill_group;
-pub use shell::{Stop, shell, shell_cancellable};
+pub use shell::{Confinement, Stop, shell, shell_cancellable};

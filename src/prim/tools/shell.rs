@@ -36,6 +36,16 @@ const DRAIN_GRACE: Duration = Duration::from_millis(300);
 
 /// Set once the "network is on" note has been given in this process.
 static NETWORK_NOTED: AtomicBool = AtomicBool::new(false);
+/// Set once the "no file sandbox here" note has been given.
+static FILES_NOTED: AtomicBool = AtomicBool::new(false);
+
+/// What a command runs without: the network (unless `network`), and with
+/// `files`, every file outside that plan's grants (`landlock.rs`).
+#[derive(Clone, Copy, Default)]
+pub struct Confinement<'a> {
+    pub network: bool,
+    pub files: Option<&'a crate::guard::sandbox::FilePlan>,
+}
 
 /// Runs `command` with `sh -c` in the workspace root, stopping it after
 /// `timeout_secs` seconds (<= 0 means 120; at most a day). A non-zero exit is not an
@@ -48,7 +58,11 @@ pub fn shell(
     timeout_secs: i64,
     network: bool,
 ) -> Result<String, String> {
-    shell_cancellable(ws, command, timeout_secs, network, None)
+    let confinement = Confinement {
+        network,
+        files: None,
+    };
+    shell_cancellable(ws, command, timeout_secs, confinement, None)
 }
 
 /// [`shell`], stopped early (with everything it started) when `cancel` is
@@ -66,9 +80,10 @@ pub fn shell_cancellable(
     ws: &Workspace,
     command: &str,
     timeout_secs: i64,
-    network: bool,
+    confinement: Confinement<'_>,
     cancel: Option<Stop<'_>>,
 ) -> Result<String, String> {
+    let network = confinement.network;
     let (cancel, deadline) = match cancel {
         Some(s) => (Some(s.cancel), s.deadline),
         None => (None, None),
@@ -106,18 +121,24 @@ pub fn shell_cancellable(
         }
     }
     // Without network where the system allows it; otherwise say so once.
-    let mut note = "";
+    let mut note = String::new();
     if !network {
         if super::netns::available() {
             super::netns::isolate(&mut cmd);
         } else if !NETWORK_NOTED.swap(true, Ordering::Relaxed) {
-            note = "note: this command had network access: the system does not allow running it without (nib asks for a private network namespace)\n";
+            note.push_str("note: this command had network access: the system does not allow running it without (nib asks for a private network namespace)\n");
         }
     }
+    // Entered after the namespace (whose setup writes to /proc).
+    let ruleset = confinement
+        .files
+        .and_then(|plan| file_sandbox(&mut cmd, plan, &mut note));
     let spawned = cmd.spawn();
     // The command holds our copies of the pipe's write end: drop them, or
     // the reader would never see the end of the output.
     drop(cmd);
+    let ruleset_active = ruleset.is_some();
+    drop(ruleset);
     let mut child =
         spawned.map_err(|e| format!("could not start sh: {e}; check that /bin/sh exists"))?;
 
@@ -195,8 +216,69 @@ pub fn shell_cancellable(
     }
     text.push_str(&describe(status));
     text.push('\n');
-    text.push_str(note);
+    if ruleset_active
+        && let Some(plan) = confinement.files
+        && text.contains("ermission denied")
+    {
+        text.push_str(&denied_note(plan, ws));
+    }
+    text.push_str(&note);
     Ok(text)
+}
+
+/// What to tell the model when a sandboxed command met a refusal: what
+/// the sandbox hides, and that what the command itself created beside a
+/// hidden file can be read by the next command.
+fn denied_note(plan: &crate::guard::sandbox::FilePlan, ws: &Workspace) -> String {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let name = |p: &std::path::Path| match (p.strip_prefix(ws.root()), &home) {
+        (Ok(rel), _) => rel.display().to_string(),
+        (Err(_), Some(h)) if p.starts_with(h) => {
+            format!("~/{}", p.strip_prefix(h).unwrap_or(p).display())
+        }
+        _ => p.display().to_string(),
+    };
+    let mut hidden: Vec<String> = plan.hidden.iter().take(4).map(|p| name(p)).collect();
+    if plan.hidden.len() > 4 {
+        hidden.push(format!("{} more", plan.hidden.len() - 4));
+    }
+    let hidden = if hidden.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", hidden.join(", "))
+    };
+    format!(
+        "note: commands run in a file sandbox: only the workspace and temp directories are writable, and protected files{hidden} are unreadable; a file this command created directly in a directory holding one (such as the workspace root) becomes readable from the next command on\n"
+    )
+}
+
+/// Puts `cmd` under the file sandbox of `plan`, or says in `note` why it
+/// runs without (once per process when the kernel has none). The ruleset
+/// returned must live until the command has been spawned.
+fn file_sandbox(
+    cmd: &mut Command,
+    plan: &crate::guard::sandbox::FilePlan,
+    note: &mut String,
+) -> Option<super::landlock::Ruleset> {
+    if !super::landlock::available() {
+        if !FILES_NOTED.swap(true, Ordering::Relaxed) {
+            note.push_str("note: this command could read every file you can: the kernel has no Landlock file sandbox (ABI 2, Linux 5.19, or later), so only the guard's rules keep protected files from commands\n");
+        }
+        return None;
+    }
+    match super::landlock::build(plan) {
+        Ok(ruleset) => {
+            super::landlock::confine(cmd, &ruleset);
+            if plan.truncated {
+                note.push_str("note: the workspace is too big to search whole for protected files: some deep in it may have been readable to this command\n");
+            }
+            Some(ruleset)
+        }
+        Err(e) => {
+            note.push_str(&format!("note: this command could read every file you can: the file sandbox could not be set up ({e})\n"));
+            None
+        }
+    }
 }
 
 /// Waits for the child to exit, polling, until `deadline` or until
@@ -394,7 +476,10 @@ mod tests {
             &ws,
             "echo started; sleep 30",
             60,
-            true,
+            Confinement {
+                network: true,
+                files: None,
+            },
             Some(Stop {
                 cancel: &cancel,
                 deadline: None,
