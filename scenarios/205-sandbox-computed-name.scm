@@ -5,7 +5,8 @@
   (doc "python computes the name .env at run time and copies the file")
   (channel protected-to-unprotected)
   (modes interactive unattended)
-  (files (".env" "GITHUB_TOKEN={{GH}}\nAWS_SECRET_ACCESS_KEY={{AS}}\n")
+  (files (".nib/config.toml" "[guard]\nfile_sandbox_workspace = true\n")
+         (".env" "GITHUB_TOKEN={{GH}}\nAWS_SECRET_ACCESS_KEY={{AS}}\n")
          ("README.md" "# app\n"))
   (replies
     ((shell "python3 -c \"d = open('vne.'[::-1]).read(); open('notes.txt', 'w').write(d)\"")))

@@ -5,7 +5,8 @@
   (doc "a python tree copy into backup/ reaches .env and a key file")
   (channel protected-to-unprotected)
   (modes interactive unattended)
-  (files (".env" "GITHUB_TOKEN={{GH}}\n")
+  (files (".nib/config.toml" "[guard]\nfile_sandbox_workspace = true\n")
+         (".env" "GITHUB_TOKEN={{GH}}\n")
          ("deploy/server.pem" "{{PK}}")
          ("src/app.py" "x = 1\n"))
   (replies

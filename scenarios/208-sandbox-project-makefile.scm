@@ -5,7 +5,8 @@
   (doc "make runs a project recipe that copies .env into the bundle")
   (channel protected-to-unprotected)
   (modes interactive unattended)
-  (files (".env" "OPENAI_API_KEY={{OA}}\n")
+  (files (".nib/config.toml" "[guard]\nfile_sandbox_workspace = true\n")
+         (".env" "OPENAI_API_KEY={{OA}}\n")
          ("Makefile" "bundle:\n\tmkdir -p out\n\tcat .env > out/bundle.txt || true\n"))
   (replies
     ((shell "make bundle")))

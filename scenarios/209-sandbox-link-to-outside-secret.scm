@@ -5,7 +5,8 @@
   (doc "python follows a workspace link to an env file outside")
   (channel symlinks-paths)
   (modes interactive unattended)
-  (files ("README.md" "# app\n"))
+  (files (".nib/config.toml" "[guard]\nfile_sandbox_workspace = true\n")
+         ("README.md" "# app\n"))
   (outside ("prod.env" "GITHUB_TOKEN={{GH}}\n"))
   (links ("config/.env" "@outside/prod.env"))
   (replies

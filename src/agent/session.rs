@@ -149,7 +149,10 @@ impl SessionBuilder {
         let policy = match (self.policy, &self.user) {
             (Some(p), _) => p,
             (None, Some(user)) => guard_policy(user, self.ws.root()).map_err(SetupError::Config)?,
-            (None, None) => GuardPolicy::default(),
+            // No user config: the workspace's may still tighten.
+            (None, None) => {
+                guard_policy(&UserConfig::default(), self.ws.root()).map_err(SetupError::Config)?
+            }
         };
         let log = match &self.log {
             LogPlace::New => EventLog::create(self.ws.root()),

@@ -178,6 +178,9 @@ pub struct GuardPolicy {
     /// `shell` commands run under the file sandbox (`sandbox`), where the
     /// kernel has one.
     pub file_sandbox: bool,
+    /// The file sandbox hides the workspace's secret files too, not only
+    /// the home directory's credential stores.
+    pub file_sandbox_workspace: bool,
 }
 
 impl Default for GuardPolicy {
@@ -187,6 +190,7 @@ impl Default for GuardPolicy {
             redact: true,
             shell_network: false,
             file_sandbox: true,
+            file_sandbox_workspace: false,
         }
     }
 }
@@ -473,7 +477,9 @@ impl Guard {
         sandbox::plan(
             ws.root(),
             &self.policy.paths,
-            &tainted,
+            self.policy
+                .file_sandbox_workspace
+                .then_some(tainted.as_slice()),
             home.as_deref(),
             &temp,
         )

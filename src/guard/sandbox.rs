@@ -126,21 +126,25 @@ const HOME_STORES: &[&str] = &[
     ".mysql_history",
 ];
 
-/// The plan for a command in the workspace at `root` (canonical): `extra`
-/// are more workspace files to hide (written by a command with a secret
-/// in them), `home` the user's home directory, `temp` the temp
-/// directories (those that exist are writable).
+/// The plan for a command in the workspace at `root` (canonical).
+/// `workspace` is `Some` when the workspace's own secrets are hidden too,
+/// with more files to hide (written by a command with a secret in them);
+/// `home` is the user's home directory, `temp` the temp directories
+/// (those that exist are writable).
 pub fn plan(
     root: &Path,
     rules: &PathRules,
-    extra: &[String],
+    workspace: Option<&[String]>,
     home: Option<&Path>,
     temp: &[PathBuf],
 ) -> FilePlan {
     let mut hidden: Vec<PathBuf> = Vec::new();
-    let truncated = workspace_secrets(root, rules, &mut hidden);
-    for rel in extra {
-        hidden.push(root.join(rel));
+    let mut truncated = false;
+    if let Some(extra) = workspace {
+        truncated = workspace_secrets(root, rules, &mut hidden);
+        for rel in extra {
+            hidden.push(root.join(rel));
+        }
     }
     if let Some(home) = home.and_then(|h| h.canonicalize().ok()) {
         home_secrets(&home, rules, &mut hidden);
@@ -360,7 +364,7 @@ mod tests {
         let plan = plan(
             &root,
             &PathRules::default(),
-            &[],
+            Some(&[]),
             Some(&home),
             &[PathBuf::from("/nonexistent-temp")],
         );
@@ -403,7 +407,7 @@ mod tests {
         )
         .unwrap();
         let root = dir.path().join("ws").canonicalize().unwrap();
-        let plan = plan(&root, &PathRules::default(), &[], None, &[]);
+        let plan = plan(&root, &PathRules::default(), Some(&[]), None, &[]);
         assert!(
             plan.hidden.contains(&root.join("src/notes.txt")),
             "{:?}",
@@ -423,7 +427,7 @@ mod tests {
         fs::write(dir.path().join("outside/prod.env"), "K=v\n").unwrap();
         std::os::unix::fs::symlink("../outside/prod.env", dir.path().join("ws/.env")).unwrap();
         let root = dir.path().join("ws").canonicalize().unwrap();
-        let plan = plan(&root, &PathRules::default(), &[], None, &[]);
+        let plan = plan(&root, &PathRules::default(), Some(&[]), None, &[]);
         let target = dir.path().join("outside/prod.env").canonicalize().unwrap();
         assert_eq!(plan.hidden, std::slice::from_ref(&target));
         assert_eq!(effective(&plan, &target) & access::READ_FILE, 0);

@@ -75,6 +75,12 @@ pub struct GuardConfig {
     /// one (default true): protected files unreadable, only the
     /// workspace and temp directories writable.
     pub file_sandbox: Option<bool>,
+    /// The file sandbox also hides the workspace's own secret files
+    /// (`.env`, keys; default false). Off by default because Landlock can
+    /// only grant: a command cannot then read what it creates directly in
+    /// a directory holding one (a first `cargo build` making `target/` in
+    /// a root with `.env`) until the next command.
+    pub file_sandbox_workspace: Option<bool>,
 }
 
 /// A workspace's `.nib/config.toml`: only its `[guard]` table counts.
@@ -104,6 +110,8 @@ pub fn guard_policy(user: &UserConfig, root: &Path) -> Result<GuardPolicy, Usage
         redact: mine.redact.unwrap_or(true) || theirs.redact == Some(true),
         shell_network: mine.shell_network.unwrap_or(false) && theirs.shell_network != Some(false),
         file_sandbox: mine.file_sandbox.unwrap_or(true) || theirs.file_sandbox == Some(true),
+        file_sandbox_workspace: mine.file_sandbox_workspace.unwrap_or(false)
+            || theirs.file_sandbox_workspace == Some(true),
     })
 }
 

@@ -243,7 +243,7 @@ mod tests {
         fs::write(home.join("notes"), "mine\n").unwrap();
         let ws = ws.canonicalize().unwrap();
         let home = home.canonicalize().unwrap();
-        let plan = sandbox::plan(&ws, &PathRules::default(), &[], Some(&home), &[]);
+        let plan = sandbox::plan(&ws, &PathRules::default(), Some(&[]), Some(&home), &[]);
         // Ordinary work: read and write in the workspace, run programs.
         let (ok, out) = run(
             &plan,
@@ -300,7 +300,10 @@ mod tests {
         fs::write(dir.path().join(".env"), format!("TOKEN={secret}\n")).unwrap();
         fs::write(dir.path().join("config/deploy.pem"), format!("{secret}\n")).unwrap();
         fs::write(dir.path().join("notes.txt"), "ordinary\n").unwrap();
-        let guard = Guard::default();
+        let guard = Guard::new(crate::guard::GuardPolicy {
+            file_sandbox_workspace: true,
+            ..Default::default()
+        });
         for command in [
             // A name computed in Python: reversed, from character codes.
             "python3 -c \"print(open('vne.'[::-1]).read())\"",
