@@ -405,12 +405,22 @@ impl Call<'_> {
 }
 
 /// The current text with its lines, made when an edit first needs them.
-type View<'s> = (Cow<'s, str>, LineIndex);
+struct View<'s> {
+    cur: Cow<'s, str>,
+    lines: LineIndex,
+    /// Where new's first line stands loosely, found in the same pass over
+    /// the lines as old's (the failure path asks whether new is there).
+    new_first: Option<Vec<usize>>,
+}
 
 fn see<'s>(pieces: &Pieces<'s>) -> View<'s> {
     let cur = pieces.materialize();
     let lines = LineIndex::new(&cur);
-    (cur, lines)
+    View {
+        cur,
+        lines,
+        new_first: None,
+    }
 }
 
 /// One edit of the call, in its place in the order.
@@ -478,8 +488,8 @@ impl Step<'_> {
         if let Some(stale) = self.stale(call) {
             return Err(stale);
         }
-        let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
-        Err(self.not_found(cur, lines))
+        let view = view.get_or_insert_with(|| see(&call.pieces));
+        Err(self.not_found(view))
     }
 
     /// Exact, then the tolerant levels. None when old matches nowhere in
@@ -522,16 +532,18 @@ impl Step<'_> {
         if !hits.is_empty() {
             return self.replace_exact(call, &hits, old, new).map(Some);
         }
-        let (cur, lines) = view.get_or_insert_with(|| see(&call.pieces));
-        let (cur, lines): (&str, &LineIndex) = (cur, lines);
+        let view = view.get_or_insert_with(|| see(&call.pieces));
+        let primary = old == self.old;
+        let new_probe = Probe::new(self.new, self.new);
         // Before any tolerant level: a resent edit whose old still matches
         // loosely (an insertion leaves old's lines in place) is done.
-        if old == self.old
+        if primary
             && self.was_applied
-            && (self.new.trim().is_empty() || self.new_at(cur, lines).is_some())
+            && (self.new.trim().is_empty() || self.new_at(view, &new_probe).is_some())
         {
             return Ok(Some(Outcome::AlreadyApplied));
         }
+        let (cur, lines): (&str, &LineIndex) = (&view.cur, &view.lines);
         let near_line = match self.near {
             Near::Line(n) => Some(n.saturating_sub(1)),
             _ => None,
@@ -540,11 +552,20 @@ impl Step<'_> {
             .within(region.from, region.eof)
             .near(near_line)
             .all(self.replace_all);
+        // One pass over the lines finds where old and (for the failure
+        // path's "new is already there") new could stand.
+        let found = if primary && view.new_first.is_none() {
+            let mut firsts = tolerant::first_lines(cur, lines, &[&probe, &new_probe]);
+            view.new_first = firsts.pop();
+            tolerant::find_from(cur, lines, &probe, &firsts.pop().unwrap_or_default())
+        } else {
+            tolerant::find(cur, lines, &probe)
+        };
         let Some(tolerant::Found {
             level,
             matches: mut found,
             unsure,
-        }) = tolerant::find(cur, lines, &probe)
+        }) = found
         else {
             return Ok(None);
         };
@@ -752,14 +773,18 @@ impl Step<'_> {
 
     /// The line where new already stands, exactly or at a tolerant level (a
     /// tolerant edit writes new re-indented, so a resend finds it so).
-    fn new_at(&self, cur: &str, lines: &LineIndex) -> Option<usize> {
+    fn new_at(&self, view: &View, probe: &Probe) -> Option<usize> {
         if self.new.trim().is_empty() {
             return None;
         }
+        let (cur, lines) = (&view.cur, &view.lines);
         if let Some(at) = memchr::memmem::find(cur.as_bytes(), self.new.as_bytes()) {
             return Some(lines.line_of(at));
         }
-        let found = tolerant::find(cur, lines, &Probe::new(self.new, self.new))?;
+        let found = match &view.new_first {
+            Some(first) => tolerant::find_from(cur, lines, probe, first),
+            None => tolerant::find(cur, lines, probe),
+        }?;
         found.matches.first().map(|m| m.first_line)
     }
 
@@ -844,9 +869,9 @@ impl Step<'_> {
             ))
     }
 
-    fn not_found(&self, cur: &str, lines: &LineIndex) -> EditError {
-        let hint = Some(hints::not_found(cur, lines, self.old));
-        if let Some(line) = self.new_at(cur, lines) {
+    fn not_found(&self, view: &View) -> EditError {
+        let hint = Some(hints::not_found(&view.cur, &view.lines, self.old));
+        if let Some(line) = self.new_at(view, &Probe::new(self.new, self.new)) {
             // Both readings, and still the nearest lines: new may be a line
             // as common as "}", so "done" is only one possibility.
             return EditError::new(

@@ -165,6 +165,8 @@ pub(crate) struct Match {
 /// Everything the levels need to know about one edit.
 pub(crate) struct Probe<'a> {
     old_lines: Vec<&'a str>,
+    /// The loosest key of old's first line: where a match can start.
+    first_key: String,
     old_nl: bool,
     old_unit: Option<Unit>,
     /// Only matches starting at or after this offset count.
@@ -183,8 +185,12 @@ impl<'a> Probe<'a> {
         // Each text on its own: old's last line and new's first are not a
         // step.
         let old_unit = Unit::detect(old.lines()).or_else(|| Unit::detect(new.lines()));
+        let first_key = old_lines
+            .first()
+            .map_or_else(String::new, |l| key(Level::InnerWhitespace, l).into_owned());
         Probe {
             old_lines,
+            first_key,
             old_nl,
             old_unit,
             from: 0,
@@ -212,6 +218,12 @@ impl<'a> Probe<'a> {
     pub fn all(mut self, all: bool) -> Probe<'a> {
         self.all = all;
         self
+    }
+
+    /// Whether old has lines to look for, and the file as many.
+    fn searchable(&self, lines: &LineIndex) -> bool {
+        let m = self.old_lines.len();
+        m > 0 && !self.old_lines.iter().all(|l| l.trim().is_empty()) && lines.count() >= m
     }
 
     fn allows(&self, lines: &LineIndex, first: usize, m: usize, len: usize) -> bool {
@@ -244,26 +256,79 @@ pub(crate) struct Found {
 
 /// The first level at which old matches, with every match at that level.
 pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<Found> {
-    let m = probe.old_lines.len();
-    if m == 0 || probe.old_lines.iter().all(|l| l.trim().is_empty()) || lines.count() < m {
+    let first = first_lines(text, lines, &[probe]).pop().unwrap_or_default();
+    find_from(text, lines, probe, &first)
+}
+
+/// For each probe, the lines loosely equal to its old's first line (the
+/// loosest comparison, which stops at the first differing byte): the only
+/// places any level can match. One pass over the file serves every probe.
+pub(crate) fn first_lines(text: &str, lines: &LineIndex, probes: &[&Probe]) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); probes.len()];
+    let wanted: Vec<(usize, &str)> = probes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.searchable(lines))
+        .map(|(i, p)| (i, p.first_key.as_str()))
+        .collect();
+    if wanted.is_empty() {
+        return out;
+    }
+    let ascii = text.is_ascii();
+    let mut scan: Vec<(usize, &str)> = Vec::new();
+    for (i, key) in wanted {
+        // In ASCII text a line loosely equal to the key holds the key's
+        // first word as it is: a substring search finds the few lines to
+        // compare.
+        match key.split(' ').next().filter(|w| ascii && !w.is_empty()) {
+            Some(word) => {
+                let mut last = None;
+                for at in memchr::memmem::find_iter(text.as_bytes(), word.as_bytes()) {
+                    let j = lines.line_of(at);
+                    if last != Some(j) && loosely_equal(lines.line(text, j), key, ascii) {
+                        out[i].push(j);
+                    }
+                    last = Some(j);
+                }
+            }
+            None => scan.push((i, key)),
+        }
+    }
+    if scan.is_empty() {
+        return out;
+    }
+    for j in 0..lines.count() {
+        let line = lines.line(text, j);
+        for &(i, key) in &scan {
+            if loosely_equal(line, key, ascii) {
+                out[i].push(j);
+            }
+        }
+    }
+    out
+}
+
+/// [`find`] given the lines [`first_lines`] found for this probe.
+pub(crate) fn find_from(
+    text: &str,
+    lines: &LineIndex,
+    probe: &Probe,
+    first: &[usize],
+) -> Option<Found> {
+    if !probe.searchable(lines) {
         return None;
     }
     // Each level is looser than the one before, so lines that fail the
-    // loosest comparison fail them all: one pass over the file's lines
-    // (hashed keys, matched as a sequence in linear time even when old is
-    // thousands of equal lines) finds every place any level could match,
-    // and the levels then look only there.
+    // loosest comparison fail them all: the levels look only at places
+    // whose lines match old's loosely (hashed keys, matched as a sequence
+    // in linear time even when old is thousands of equal lines).
+    let m = probe.old_lines.len();
     let n = lines.count();
-    // Lines loosely equal to old's first line (a comparison that stops at
-    // the first differing byte) are where a match can start; only the lines
-    // those places cover are hashed.
-    let first_key = key(Level::InnerWhitespace, probe.old_lines[0]).into_owned();
-    let first: Vec<usize> = (0..=n - m)
-        .filter(|&j| loosely_equal(lines.line(text, j), &first_key))
-        .collect();
+    let first = &first[..first.partition_point(|&j| j + m <= n)];
+    // Only the lines the candidate places cover are hashed.
     let mut file_loose: Vec<u64> = vec![0; n];
     let mut covered_to = 0;
-    for &s in &first {
+    for &s in first {
         for (j, slot) in file_loose
             .iter_mut()
             .enumerate()
@@ -311,27 +376,44 @@ pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<Found
     None
 }
 
-/// `key(InnerWhitespace, line) == key`, without allocating for ASCII lines.
-fn loosely_equal(line: &str, key: &str) -> bool {
-    if !line.is_ascii() {
-        return self::key(Level::InnerWhitespace, line) == key;
-    }
+/// `key(InnerWhitespace, line) == key`, without allocating or decoding
+/// for ASCII lines (this runs on every line of the file). `ascii`: the
+/// whole text is ASCII.
+fn loosely_equal(line: &str, key: &str, ascii: bool) -> bool {
+    let bytes = line.as_bytes();
     let mut want = key.bytes();
+    let mut i = 0;
+    while i < bytes.len() && ascii_space(bytes[i]) {
+        i += 1;
+    }
     let mut in_space = false;
-    for b in line.trim().bytes() {
-        if (b as char).is_whitespace() {
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b >= 0x80 {
+            return self::key(Level::InnerWhitespace, line) == key;
+        }
+        if ascii_space(b) {
             in_space = true;
+            i += 1;
             continue;
         }
-        if in_space && want.next() != Some(b' ') {
-            return false;
+        let same = (!in_space || want.next() == Some(b' ')) && want.next() == Some(b);
+        if !same {
+            // Folding a character further on (a combining accent after a
+            // letter) can change what comes before it.
+            return !ascii
+                && !bytes[i..].is_ascii()
+                && self::key(Level::InnerWhitespace, line) == key;
         }
         in_space = false;
-        if want.next() != Some(b) {
-            return false;
-        }
+        i += 1;
     }
     want.next().is_none()
+}
+
+/// The ASCII characters `char::is_whitespace` accepts.
+fn ascii_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r')
 }
 
 /// A hash of a line's loosest key, without allocating for ASCII lines.
@@ -553,7 +635,9 @@ fn find_in_lines(text: &str, lines: &LineIndex, old: &str) -> Vec<Match> {
             }
         }
     }
-    for i in 0..lines.count() {
+    // Folding changes only non-ASCII lines.
+    let lines_to_fold = if text.is_ascii() { 0 } else { lines.count() };
+    for i in 0..lines_to_fold {
         let line = lines.line(text, i);
         if line.is_ascii() || line.len() < needle.len() / 4 {
             continue;
@@ -832,6 +916,42 @@ fn reindent<'a>(line: &'a str, shift: &Shift) -> Cow<'a, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_loose_comparison_agrees_with_the_key() {
+        let lines = [
+            "    value_1 = compute(1);",
+            "value_1   =\tcompute(1);  ",
+            "value_1 = compute(2);",
+            "cafe\u{301} = 1",
+            "caf\u{e9} = 1",
+            "x\u{200b}y",
+            "xy",
+            "\u{a0}\u{a0}x = \u{201c}a\u{201d}",
+            "x = \"a\"",
+            "",
+            "   \x0b ",
+            "\u{ff41}bc",
+            "abc",
+        ];
+        for line in lines {
+            for other in lines {
+                let k = key(Level::InnerWhitespace, other);
+                let want = key(Level::InnerWhitespace, line) == k;
+                let ascii = line.is_ascii();
+                assert_eq!(
+                    loosely_equal(line, &k, ascii),
+                    want,
+                    "{line:?} vs {other:?}"
+                );
+                assert_eq!(
+                    loosely_equal(line, &k, false),
+                    want,
+                    "{line:?} vs {other:?}"
+                );
+            }
+        }
+    }
 
     /// Apply old→new at the first tolerant level, as the engine would.
     fn tolerant(text: &str, old: &str, new: &str) -> Option<(Level, String)> {
