@@ -107,7 +107,7 @@ fn main() {
     cases.push(Case {
         name: "100 dedented edits in one call, 100k lines".into(),
         text: small.clone(),
-        input: dedented_call(&shuffled(&spread(100, 3, 999))),
+        input: dedented_call(&shuffled(&spread(100, 3, 499))),
         format: None,
         code: 0,
         codex: None,

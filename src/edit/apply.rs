@@ -243,6 +243,8 @@ fn run(
         cuts: Vec::new(),
         notes: Vec::new(),
         cursor: 0,
+        orig_lines: Default::default(),
+        file_unit: Default::default(),
     };
     let mut outcomes = Vec::with_capacity(total);
     for (i, (old, new)) in wanted.iter().enumerate() {

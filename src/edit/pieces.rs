@@ -20,7 +20,7 @@ use std::borrow::Cow;
 use std::ops::Range;
 
 use super::search::{find_overlapping, overlaps_any, windows};
-use super::text::Source;
+use super::text::{LineIndex, Source};
 use refine::refine_one;
 
 mod refine;
@@ -185,6 +185,33 @@ impl<'s> Pieces<'s> {
             out.push_str(self.text_of(p));
         }
         Cow::Owned(out)
+    }
+
+    /// The current text's line index, made from the original's (`orig`):
+    /// original pieces take their slice of it, only new text is searched
+    /// for line ends.
+    pub fn line_index(&self, orig: &LineIndex) -> LineIndex {
+        let os = orig.starts();
+        let mut starts = Vec::with_capacity(os.len() + 16);
+        starts.push(0);
+        for p in &self.list {
+            if p.is_orig() {
+                // Original starts after a '\n' inside the piece.
+                let a = os.partition_point(|&s| s <= p.start);
+                let b = os.partition_point(|&s| s <= p.end);
+                starts.extend(os[a..b].iter().map(|&s| s - p.start + p.at));
+                if p.end == self.orig.len() && orig.ends_nl() && p.end > p.start {
+                    // The original's last start (after its final '\n') is
+                    // not in its index.
+                    starts.push(p.at + p.len());
+                }
+            } else {
+                let text = self.text_of(p).as_bytes();
+                starts.extend(memchr::memchr_iter(b'\n', text).map(|nl| p.at + nl + 1));
+            }
+        }
+        let ends_nl = self.len > 0 && *self.bytes(self.len - 1..self.len) == *b"\n";
+        LineIndex::from_starts(starts, self.len, ends_nl)
     }
 
     /// The current text as the file should hold it: BOM and line endings
@@ -492,6 +519,33 @@ pub(crate) struct Spliced {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_index_from_pieces_matches_the_text() {
+        let cases: [(&str, Vec<Replacement>); 7] = [
+            ("a\nb\nc\n", vec![(2..4, "x\ny\n".into())]),
+            ("a\nb\nc\n", vec![(6..6, "d\n".into())]),
+            ("a\nb\nc\n", vec![(6..6, "d".into())]),
+            ("a\nb\nc", vec![(5..5, "\n".into())]),
+            ("a\nb\nc\n", vec![(0..6, String::new())]),
+            ("\n\n\n", vec![(1..2, "q".into()), (2..3, "\n\n".into())]),
+            (
+                "one\ntwo\n",
+                vec![(0..0, "zero\n".into()), (4..8, "2".into())],
+            ),
+        ];
+        for (text, reps) in cases {
+            let orig = LineIndex::new(text);
+            let mut pieces = Pieces::new(text);
+            pieces.splice(reps);
+            let cur = pieces.materialize();
+            let want = LineIndex::new(&cur);
+            let got = pieces.line_index(&orig);
+            assert_eq!(got.starts(), want.starts(), "{text:?} -> {cur:?}");
+            assert_eq!(got.ends_nl(), want.ends_nl(), "{text:?} -> {cur:?}");
+            assert_eq!(got.count(), want.count(), "{text:?} -> {cur:?}");
+        }
+    }
 
     fn hits(text: &str, pat: &str) -> Vec<usize> {
         find_overlapping(text.as_bytes(), pat.as_bytes())

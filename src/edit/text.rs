@@ -179,7 +179,7 @@ pub(crate) fn lf(text: &str, cr_ends_lines: bool) -> Cow<'_, str> {
 
 /// Start offsets of the lines of a text. A final '\n' ends the last line; it
 /// does not start an empty one.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct LineIndex {
     starts: Vec<usize>,
     len: usize,
@@ -198,6 +198,29 @@ impl LineIndex {
             len: text.len(),
             ends_nl: text.ends_with('\n'),
         }
+    }
+
+    /// The index of a text `len` bytes long from its line starts (0 first,
+    /// ascending, each after a '\n'; with or without a start at `len`).
+    pub fn from_starts(mut starts: Vec<usize>, len: usize, ends_nl: bool) -> LineIndex {
+        if starts.last() == Some(&len) {
+            starts.pop();
+        }
+        LineIndex {
+            starts,
+            len,
+            ends_nl,
+        }
+    }
+
+    /// Where each line starts.
+    pub fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
+    /// Whether the text ends in '\n'.
+    pub fn ends_nl(&self) -> bool {
+        self.ends_nl
     }
 
     pub fn count(&self) -> usize {

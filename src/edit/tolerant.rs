@@ -86,6 +86,17 @@ pub(crate) struct Match {
     partial: bool,
 }
 
+/// The indent unit a file uses, learnt once and given to every probe of a
+/// call (learning it reads every line).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FileUnit(Option<Unit>);
+
+impl FileUnit {
+    pub fn of(text: &str) -> FileUnit {
+        FileUnit(Unit::detect(text.lines()))
+    }
+}
+
 /// Everything the levels need to know about one edit.
 pub(crate) struct Probe<'a> {
     old_lines: Vec<&'a str>,
@@ -101,6 +112,8 @@ pub(crate) struct Probe<'a> {
     near_line: Option<usize>,
     /// Every match is wanted (replace_all).
     all: bool,
+    /// The file's indent unit, when known (else learnt from the text).
+    file_unit: Option<FileUnit>,
 }
 
 impl<'a> Probe<'a> {
@@ -121,6 +134,7 @@ impl<'a> Probe<'a> {
             eof: false,
             near_line: None,
             all: false,
+            file_unit: None,
         }
     }
 
@@ -141,6 +155,12 @@ impl<'a> Probe<'a> {
     /// Every match is wanted, not one.
     pub fn all(mut self, all: bool) -> Probe<'a> {
         self.all = all;
+        self
+    }
+
+    /// The file's indent unit, learnt once for the call.
+    pub fn file_unit(mut self, unit: FileUnit) -> Probe<'a> {
+        self.file_unit = Some(unit);
         self
     }
 
@@ -250,32 +270,17 @@ pub(crate) fn find_from(
     let n = lines.count();
     let first = &first[..first.partition_point(|&j| j + m <= n)];
     // Only the lines the candidate places cover are hashed.
-    let mut file_loose: Vec<u64> = vec![0; n];
-    let mut covered_to = 0;
-    for &s in first {
-        for (j, slot) in file_loose
-            .iter_mut()
-            .enumerate()
-            .take(s + m)
-            .skip(s.max(covered_to))
-        {
-            *slot = loose_hash(lines.line(text, j)) | 1;
-        }
-        covered_to = covered_to.max(s + m);
-    }
     let old_loose: Vec<u64> = probe.old_lines.iter().map(|l| loose_hash(l) | 1).collect();
-    let starts: Vec<usize> = if first.is_empty() {
-        Vec::new()
-    } else {
-        kmp_all(&file_loose, &old_loose)
-    }
+    let starts: Vec<usize> = matched_in(first, m, &old_loose, |j| {
+        loose_hash(lines.line(text, j)) | 1
+    })
     .into_iter()
     .filter(|&j| probe.allows(lines, j, m, text.len()))
     .collect();
-    let file_unit = if starts.is_empty() {
-        None
-    } else {
-        Unit::detect((0..n).map(|i| lines.line(text, i)))
+    let file_unit = match probe.file_unit {
+        _ if starts.is_empty() => None,
+        Some(FileUnit(unit)) => unit,
+        None => Unit::detect((0..n).map(|i| lines.line(text, i))),
     };
     for level in Level::TOLERANT {
         let mut found = if starts.is_empty() {
@@ -298,6 +303,33 @@ pub(crate) fn find_from(
         }
     }
     None
+}
+
+/// Where `needle` (m line keys) matches among the lines that the places
+/// `starts` (ascending) cover, each place covering its m lines: the covered
+/// lines are keyed once, in runs, and each run is searched by
+/// Knuth-Morris-Pratt, so the cost follows the lines covered, not the
+/// file's length, and stays linear on runs of equal lines.
+fn matched_in(
+    starts: &[usize],
+    m: usize,
+    needle: &[u64],
+    key_of: impl Fn(usize) -> u64,
+) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < starts.len() {
+        let from = starts[i];
+        let mut to = from + m;
+        i += 1;
+        while i < starts.len() && starts[i] <= to {
+            to = to.max(starts[i] + m);
+            i += 1;
+        }
+        let keys: Vec<u64> = (from..to).map(&key_of).collect();
+        found.extend(kmp_all(&keys, needle).into_iter().map(|j| j + from));
+    }
+    found
 }
 
 /// Every start of `needle` in `hay` (overlapping), by Knuth-Morris-Pratt.
@@ -344,25 +376,14 @@ fn find_at(
 ) -> Found {
     let m = probe.old_lines.len();
     // This level's keys, hashed, for the lines the candidates cover only.
-    let mut file_keys: Vec<u64> = vec![0; lines.count()];
-    let mut covered_to = 0;
-    for &s in starts {
-        for (j, slot) in file_keys
-            .iter_mut()
-            .enumerate()
-            .take(s + m)
-            .skip(s.max(covered_to))
-        {
-            *slot = hash_bytes(key(level, lines.line(text, j)).as_bytes()) | 1;
-        }
-        covered_to = covered_to.max(s + m);
-    }
     let old_keys: Vec<u64> = probe
         .old_lines
         .iter()
         .map(|l| hash_bytes(key(level, l).as_bytes()) | 1)
         .collect();
-    let mut candidates = kmp_all(&file_keys, &old_keys);
+    let mut candidates = matched_in(starts, m, &old_keys, |j| {
+        hash_bytes(key(level, lines.line(text, j)).as_bytes()) | 1
+    });
     if let Some(target) = probe.near_line {
         // Nearest first: the hint decides among them.
         candidates.sort_by_key(|&j| (j.abs_diff(target), j));

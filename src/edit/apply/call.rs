@@ -7,11 +7,13 @@
 //! splices, and matches in the original are checked against the piece table
 //! with a binary search.
 
+use std::cell::OnceCell;
 use std::ops::Range;
 
 use crate::edit::pieces::{Pieces, Replacement};
 use crate::edit::search::{Automaton, find_overlapping, overlaps, overlaps_any, windows};
 use crate::edit::text::LineIndex;
+use crate::edit::tolerant::FileUnit;
 
 /// Old texts longer than this are not looked for by the automaton around
 /// each edit's changes (its window would grow with them); they are looked
@@ -39,6 +41,10 @@ pub(super) struct Call<'s> {
     pub(super) notes: Vec<String>,
     /// Where the previous hinted edit ended.
     pub(super) cursor: usize,
+    /// The original's lines, once an edit needs to look at lines.
+    pub(super) orig_lines: OnceCell<LineIndex>,
+    /// The file's indent unit as read, once a tolerant level needs it.
+    pub(super) file_unit: OnceCell<FileUnit>,
 }
 
 impl Call<'_> {
@@ -119,10 +125,23 @@ impl Call<'_> {
         }
     }
 
+    /// The current text's line index, from the original's.
+    pub(super) fn line_index(&self) -> LineIndex {
+        let orig = self.orig_lines.get_or_init(|| LineIndex::new(self.orig));
+        if self.pieces.untouched() {
+            return orig.clone();
+        }
+        self.pieces.line_index(orig)
+    }
+
+    /// The file's indent unit as read.
+    pub(super) fn file_unit(&self) -> FileUnit {
+        *self.file_unit.get_or_init(|| FileUnit::of(self.orig))
+    }
+
     /// Line numbers (0-based) of current offsets.
     pub(super) fn lines_of(&self, at: &[usize]) -> Vec<usize> {
-        let cur = self.pieces.materialize();
-        let lines = LineIndex::new(&cur);
+        let lines = self.line_index();
         at.iter().map(|&h| lines.line_of(h)).collect()
     }
 }

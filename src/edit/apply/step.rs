@@ -22,9 +22,9 @@ pub(super) struct View<'s> {
     pub(super) new_first: Option<Vec<usize>>,
 }
 
-pub(super) fn see<'s>(pieces: &Pieces<'s>) -> View<'s> {
-    let cur = pieces.materialize();
-    let lines = LineIndex::new(&cur);
+pub(super) fn see<'s>(call: &Call<'s>) -> View<'s> {
+    let cur = call.pieces.materialize();
+    let lines = call.line_index();
     View {
         cur,
         lines,
@@ -85,7 +85,7 @@ impl Step<'_> {
         if let Some(stale) = self.stale(call) {
             return Err(stale);
         }
-        let view = view.get_or_insert_with(|| see(&call.pieces));
+        let view = view.get_or_insert_with(|| see(call));
         Err(self.not_found(view))
     }
 
@@ -129,7 +129,7 @@ impl Step<'_> {
         if !hits.is_empty() {
             return self.replace_exact(call, &hits, old, new).map(Some);
         }
-        let view = view.get_or_insert_with(|| see(&call.pieces));
+        let view = view.get_or_insert_with(|| see(call));
         let primary = old == self.old;
         let new_probe = Probe::new(self.new, self.new);
         // Before any tolerant level: a resent edit whose old still matches
@@ -148,7 +148,8 @@ impl Step<'_> {
         let probe = Probe::new(old, new)
             .within(region.from, region.eof)
             .near(near_line)
-            .all(self.replace_all);
+            .all(self.replace_all)
+            .file_unit(call.file_unit());
         // One pass over the lines finds where old and (for the failure
         // path's "new is already there") new could stand.
         let found = if primary && view.new_first.is_none() {
