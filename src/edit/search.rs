@@ -108,6 +108,9 @@ fn failure(needle: &[u8]) -> Vec<usize> {
     fail
 }
 
+/// Patterns up to this many bytes in all are searched with a DFA.
+const DFA_PATTERN_BYTES: usize = 4 * 1024;
+
 /// Every start of each pattern in `text`, overlapping ones included: one
 /// pass for all patterns up to `long` bytes together, and one linear search
 /// for each longer one (an automaton's build grows with its patterns, and
@@ -125,12 +128,20 @@ pub(crate) fn locate(
         .collect();
     let mut automaton = None;
     if ids.len() > 1 {
-        // A contiguous NFA: its build is linear in the patterns' size. The
-        // DFA the builder would pick for few patterns takes minutes to build
-        // for an old text of 10,000 equal lines.
+        // A DFA reads a text several times faster than an NFA (patterns that
+        // share a prefix leave the prefilter nothing to skip with), but its
+        // build grows with states times byte classes: minutes for an old
+        // text of 10,000 equal lines. Past a few KiB of patterns, a
+        // contiguous NFA, whose build is linear in the patterns' size.
+        let size: usize = ids.iter().map(|&i| patterns[i].len()).sum();
+        let kind = if size <= DFA_PATTERN_BYTES {
+            AhoCorasickKind::DFA
+        } else {
+            AhoCorasickKind::ContiguousNFA
+        };
         let built = AhoCorasick::builder()
             .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
+            .kind(Some(kind))
             .build(ids.iter().map(|&i| patterns[i]));
         if let Ok(ac) = built {
             for m in ac.find_overlapping_iter(text) {
