@@ -9,7 +9,8 @@
 //! to the floor (and to Codex); the ratios are what to compare across
 //! machines. Cases: one exact edit in 10 MB; 100 edits in one call in 10
 //! MB; a refused edit on 100,000 lines explained with its nearest lines; a
-//! dedented edit on 100,000 lines; 1,000 and 2,000 edits in one call on
+//! dedented edit, and 100 dedented edits in one call (each found at a
+//! tolerant level), on 100,000 lines; 1,000 and 2,000 edits in one call on
 //! 100,000 lines (in shuffled order, and in file order for Codex, whose
 //! chunks must come in file order and whose patch must fit in one 128 KiB
 //! argument); and old texts made of 10,000 and 50,000 equal lines, as
@@ -103,6 +104,14 @@ fn main() {
             codex: None,
         },
     ];
+    cases.push(Case {
+        name: "100 dedented edits in one call, 100k lines".into(),
+        text: small.clone(),
+        input: dedented_call(&shuffled(&spread(100, 3, 499))),
+        format: None,
+        code: 0,
+        codex: None,
+    });
     for k in [1_000, 2_000] {
         let sites = spread(k, 3, 24);
         cases.push(Case {
@@ -261,6 +270,20 @@ fn edits_call(sites: &[usize]) -> String {
         .map(|i| {
             format!(
                 r#"{{"old": "value_{i} = compute({i}, ", "new": "value_{i} = compute({i} + 1, "}}"#
+            )
+        })
+        .collect();
+    format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
+}
+
+/// One fs-edit call changing each site's two lines, sent without their
+/// indentation: every edit applies at the indentation level.
+fn dedented_call(sites: &[usize]) -> String {
+    let edits: Vec<String> = sites
+        .iter()
+        .map(|i| {
+            format!(
+                r#"{{"old": "value_{i} = compute({i}, options.retry_limit);\ntotal += value_{i};\n", "new": "value_{i} = compute({i}, options.retry_limit) * 2;\ntotal += value_{i};\n"}}"#
             )
         })
         .collect();

@@ -272,7 +272,7 @@ fn nearest(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Option<usize> {
 
 /// Window starts voted for by lines old shares with the file.
 fn shared_line_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec<isize> {
-    let mut wanted: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut wanted: HashMap<&str, Vec<usize>, LineHash> = HashMap::default();
     for (i, l) in old_lines.iter().enumerate() {
         let t = l.trim();
         // Short lines ("}", "") are everywhere and vote for nothing useful.
@@ -294,19 +294,90 @@ fn shared_line_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec
     for t in wanted.keys() {
         lengths[t.len().min(255)] = true;
     }
-    let mut votes: HashMap<isize, usize> = HashMap::new();
-    for j in 0..lines.count() {
-        let t = lines.line(text, j).trim();
-        if !lengths[t.len().min(255)] {
-            continue;
+    let mut votes: HashMap<isize, usize, LineHash> = HashMap::default();
+    let mut vote = |j: usize, at: &[usize]| {
+        for &i in at {
+            *votes.entry(j as isize - i as isize).or_default() += 1;
         }
-        if let Some(at) = wanted.get(t) {
-            for &i in at {
-                *votes.entry(j as isize - i as isize).or_default() += 1;
+    };
+    if wanted.len() <= 16 && text.is_ascii() {
+        // Few lines to look for: a substring search for each finds the
+        // lines to compare without visiting the others.
+        for (t, at) in &wanted {
+            let mut last = None;
+            for hit in memchr::memmem::find_iter(text.as_bytes(), t.as_bytes()) {
+                let j = lines.line_of(hit);
+                if last != Some(j) && trim(lines.line(text, j)) == *t {
+                    vote(j, at);
+                }
+                last = Some(j);
+            }
+        }
+    } else {
+        for j in 0..lines.count() {
+            let t = trim(lines.line(text, j));
+            if !lengths[t.len().min(255)] {
+                continue;
+            }
+            if let Some(at) = wanted.get(t) {
+                vote(j, at);
             }
         }
     }
     top(votes.into_iter().map(|(s, v)| (s, v as f32)))
+}
+
+/// `str::trim`, without decoding characters when a line's edges are ASCII
+/// (it runs on every line of the file).
+fn trim(line: &str) -> &str {
+    let b = line.as_bytes();
+    let space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | b'\x0b' | b'\x0c' | b'\r');
+    let (mut start, mut end) = (0, b.len());
+    while start < end && space(b[start]) {
+        start += 1;
+    }
+    while end > start && space(b[end - 1]) {
+        end -= 1;
+    }
+    let rest = &line[start..end];
+    if start < end && (b[start] >= 0x80 || b[end - 1] >= 0x80) {
+        return rest.trim();
+    }
+    rest
+}
+
+/// A hasher for short lines, eight bytes at a time: the lines are the
+/// file's own, and SipHash's resistance to chosen keys buys nothing here.
+#[derive(Default, Clone, Copy)]
+struct LineHash;
+
+impl std::hash::BuildHasher for LineHash {
+    type Hasher = WordHasher;
+    fn build_hasher(&self) -> WordHasher {
+        WordHasher(0)
+    }
+}
+
+struct WordHasher(u64);
+
+impl std::hash::Hasher for WordHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const K: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut words = bytes.chunks_exact(8);
+        for w in &mut words {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(w);
+            self.0 = (self.0.rotate_left(23) ^ u64::from_le_bytes(word)).wrapping_mul(K);
+        }
+        let mut tail = [0u8; 8];
+        tail[..words.remainder().len()].copy_from_slice(words.remainder());
+        self.0 = (self.0.rotate_left(23) ^ u64::from_le_bytes(tail) ^ bytes.len() as u64)
+            .wrapping_mul(K);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 29)
+    }
 }
 
 /// Window starts from the lines most like old's longest line, by shared
@@ -333,7 +404,7 @@ fn bigram_windows(text: &str, lines: &LineIndex, old_lines: &[&str]) -> Vec<isiz
         return Vec::new();
     }
     let scores = (0..lines.count()).filter_map(|j| {
-        let line = lines.line(text, j).trim();
+        let line = trim(lines.line(text, j));
         let (mut hits, mut total) = (0usize, 0usize);
         for pair in bigrams(line) {
             total += 1;

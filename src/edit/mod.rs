@@ -16,6 +16,7 @@ mod hints;
 mod json;
 mod pieces;
 mod request;
+mod search;
 mod text;
 mod tolerant;
 

@@ -19,11 +19,11 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
-use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
-use memchr::memmem;
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use super::search::{find_overlapping, overlaps_any, windows};
+use super::text::{LineIndex, Source};
+use refine::refine_one;
 
-use super::text::Source;
+mod refine;
 
 /// Where a piece's bytes come from: 0 is the original, k is `news[k - 1]`.
 type SrcId = u32;
@@ -185,6 +185,33 @@ impl<'s> Pieces<'s> {
             out.push_str(self.text_of(p));
         }
         Cow::Owned(out)
+    }
+
+    /// The current text's line index, made from the original's (`orig`):
+    /// original pieces take their slice of it, only new text is searched
+    /// for line ends.
+    pub fn line_index(&self, orig: &LineIndex) -> LineIndex {
+        let os = orig.starts();
+        let mut starts = Vec::with_capacity(os.len() + 16);
+        starts.push(0);
+        for p in &self.list {
+            if p.is_orig() {
+                // Original starts after a '\n' inside the piece.
+                let a = os.partition_point(|&s| s <= p.start);
+                let b = os.partition_point(|&s| s <= p.end);
+                starts.extend(os[a..b].iter().map(|&s| s - p.start + p.at));
+                if p.end == self.orig.len() && orig.ends_nl() && p.end > p.start {
+                    // The original's last start (after its final '\n') is
+                    // not in its index.
+                    starts.push(p.at + p.len());
+                }
+            } else {
+                let text = self.text_of(p).as_bytes();
+                starts.extend(memchr::memchr_iter(b'\n', text).map(|nl| p.at + nl + 1));
+            }
+        }
+        let ends_nl = self.len > 0 && *self.bytes(self.len - 1..self.len) == *b"\n";
+        LineIndex::from_starts(starts, self.len, ends_nl)
     }
 
     /// The current text as the file should hold it: BOM and line endings
@@ -489,228 +516,36 @@ pub(crate) struct Spliced {
     pub cut: Vec<Range<usize>>,
 }
 
-/// Above this many line pairs a replacement's changed middle is not diffed
-/// line by line; it is replaced whole.
-const REFINE_LIMIT: usize = 1 << 22;
-
-fn refine_one(cur: &str, base: usize, text: &str, out: &mut Vec<Replacement>) {
-    let a: Vec<&str> = cur.split_inclusive('\n').collect();
-    let b: Vec<&str> = text.split_inclusive('\n').collect();
-    // Common lines at the end first: a line removed from a run of equal
-    // lines is then the first of them, as a patch that removes it says.
-    let suffix = a
-        .iter()
-        .rev()
-        .zip(b.iter().rev())
-        .take_while(|(x, y)| x == y)
-        .count();
-    let prefix = a[..a.len() - suffix]
-        .iter()
-        .zip(&b[..b.len() - suffix])
-        .take_while(|(x, y)| x == y)
-        .count();
-    let (am, bm) = (&a[prefix..a.len() - suffix], &b[prefix..b.len() - suffix]);
-    let offset_of =
-        |lines: &[&str], upto: usize| -> usize { lines[..upto].iter().map(|l| l.len()).sum() };
-    let a_start = base + offset_of(&a, prefix);
-    let b_start = offset_of(&b, prefix);
-    if am.is_empty() && bm.is_empty() {
-        return;
-    }
-    let whole = |out: &mut Vec<Replacement>| {
-        let a_len: usize = am.iter().map(|l| l.len()).sum();
-        let b_len: usize = bm.iter().map(|l| l.len()).sum();
-        out.push((
-            a_start..a_start + a_len,
-            text[b_start..b_start + b_len].to_string(),
-        ));
-    };
-    if am.is_empty() || bm.is_empty() || am.len().saturating_mul(bm.len()) > REFINE_LIMIT {
-        whole(out);
-        return;
-    }
-    let a_offsets: Vec<usize> = std::iter::once(0)
-        .chain(am.iter().scan(0, |s, l| {
-            *s += l.len();
-            Some(*s)
-        }))
-        .collect();
-    let b_offsets: Vec<usize> = std::iter::once(0)
-        .chain(bm.iter().scan(0, |s, l| {
-            *s += l.len();
-            Some(*s)
-        }))
-        .collect();
-    for op in capture_diff_slices(Algorithm::Myers, am, bm) {
-        if let DiffOp::Equal { .. } = op {
-            continue;
-        }
-        let (o, n) = (op.old_range(), op.new_range());
-        let range = a_start + a_offsets[o.start]..a_start + a_offsets[o.end];
-        let new = &text[b_start + b_offsets[n.start]..b_start + b_offsets[n.end]];
-        match out.last_mut() {
-            Some((r, t)) if r.end == range.start => {
-                r.end = range.end;
-                t.push_str(new);
-            }
-            _ => out.push((range, new.to_string())),
-        }
-    }
-}
-
-/// Windows of `len - 1` bytes around each region, merged, within the text.
-pub(crate) fn windows(near: &[Range<usize>], len: usize, total: usize) -> Vec<Range<usize>> {
-    let mut out: Vec<Range<usize>> = Vec::new();
-    let reach = len.saturating_sub(1);
-    for r in near {
-        let w = r.start.saturating_sub(reach)..(r.end + reach).min(total);
-        match out.last_mut() {
-            Some(last) if last.end >= w.start => last.end = last.end.max(w.end),
-            _ => out.push(w),
-        }
-    }
-    out
-}
-
-/// Whether `start..end` holds a byte of a region, or crosses an empty one.
-pub(crate) fn overlaps_any(start: usize, end: usize, regions: &[Range<usize>]) -> bool {
-    // Regions are ascending; the first that ends at or after `start` is the
-    // only one that can start before `end`... or the next few empty ones.
-    let i = regions.partition_point(|r| r.end < start);
-    regions[i..]
-        .iter()
-        .take_while(|r| r.start <= end)
-        .any(|r| overlaps(start, end, r))
-}
-
-pub(crate) fn overlaps(start: usize, end: usize, r: &Range<usize>) -> bool {
-    if r.is_empty() {
-        start < r.start && r.start < end
-    } else {
-        start < r.end && r.start < end
-    }
-}
-
-/// Starts of `needle` in `hay`, overlapping ones included, in time linear
-/// in both (restarting a substring search one byte after each hit is
-/// quadratic for a needle like a thousand equal lines).
-pub(crate) fn find_overlapping(hay: &[u8], needle: &[u8]) -> Vec<usize> {
-    let m = needle.len();
-    if m == 0 || m > hay.len() {
-        return Vec::new();
-    }
-    let finder = memmem::Finder::new(needle);
-    let fail = failure(needle);
-    let mut found = Vec::new();
-    if fail[m - 1] == 0 {
-        // No border: two matches can never overlap.
-        let mut from = 0;
-        while let Some(h) = hay.get(from..).and_then(|h| finder.find(h)) {
-            found.push(from + h);
-            from += h + m;
-        }
-        return found;
-    }
-    // Knuth-Morris-Pratt while a match may be in progress; the fast
-    // substring search whenever none is.
-    let (mut i, mut q) = (0usize, 0usize);
-    while i < hay.len() {
-        if q == 0 {
-            let Some(h) = finder.find(&hay[i..]) else {
-                break;
-            };
-            found.push(i + h);
-            i += h + m;
-            q = fail[m - 1];
-            continue;
-        }
-        let b = hay[i];
-        while q > 0 && needle[q] != b {
-            q = fail[q - 1];
-        }
-        if needle[q] == b {
-            q += 1;
-        }
-        i += 1;
-        if q == m {
-            found.push(i - m);
-            q = fail[m - 1];
-        }
-    }
-    found
-}
-
-/// The Knuth-Morris-Pratt failure function: for each prefix, the length of
-/// its longest proper border.
-fn failure(needle: &[u8]) -> Vec<usize> {
-    let mut fail = vec![0; needle.len()];
-    let mut k = 0;
-    for i in 1..needle.len() {
-        while k > 0 && needle[i] != needle[k] {
-            k = fail[k - 1];
-        }
-        if needle[i] == needle[k] {
-            k += 1;
-        }
-        fail[i] = k;
-    }
-    fail
-}
-
-/// Every start of each pattern in `text`, overlapping ones included: one
-/// pass for all patterns up to `long` bytes together, and one linear search
-/// for each longer one (an automaton's build grows with its patterns, and
-/// long olds are few). The automaton, over the short patterns only (the
-/// others match nothing in it), is returned for the seam searches after
-/// each edit.
-pub(crate) fn locate(
-    text: &str,
-    patterns: &[&str],
-    long: usize,
-) -> (Vec<Vec<usize>>, Option<Automaton>) {
-    let mut hits: Vec<Vec<usize>> = vec![Vec::new(); patterns.len()];
-    let ids: Vec<usize> = (0..patterns.len())
-        .filter(|&i| patterns[i].len() <= long)
-        .collect();
-    let mut automaton = None;
-    if ids.len() > 1 {
-        // A contiguous NFA: its build is linear in the patterns' size. The
-        // DFA the builder would pick for few patterns takes minutes to build
-        // for an old text of 10,000 equal lines.
-        let built = AhoCorasick::builder()
-            .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::ContiguousNFA))
-            .build(ids.iter().map(|&i| patterns[i]));
-        if let Ok(ac) = built {
-            for m in ac.find_overlapping_iter(text) {
-                hits[ids[m.pattern().as_usize()]].push(m.start());
-            }
-            for h in &mut hits {
-                h.sort_unstable();
-            }
-            automaton = Some(Automaton { ac, ids });
-        }
-    }
-    for (i, p) in patterns.iter().enumerate() {
-        let in_automaton = automaton.is_some() && p.len() <= long;
-        if !in_automaton {
-            hits[i] = find_overlapping(text.as_bytes(), p.as_bytes());
-        }
-    }
-    (hits, automaton)
-}
-
-/// The automaton over the short patterns, and each of its patterns' index
-/// among all of them.
-#[derive(Debug)]
-pub(crate) struct Automaton {
-    pub ac: AhoCorasick,
-    pub ids: Vec<usize>,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_index_from_pieces_matches_the_text() {
+        let cases: [(&str, Vec<Replacement>); 7] = [
+            ("a\nb\nc\n", vec![(2..4, "x\ny\n".into())]),
+            ("a\nb\nc\n", vec![(6..6, "d\n".into())]),
+            ("a\nb\nc\n", vec![(6..6, "d".into())]),
+            ("a\nb\nc", vec![(5..5, "\n".into())]),
+            ("a\nb\nc\n", vec![(0..6, String::new())]),
+            ("\n\n\n", vec![(1..2, "q".into()), (2..3, "\n\n".into())]),
+            (
+                "one\ntwo\n",
+                vec![(0..0, "zero\n".into()), (4..8, "2".into())],
+            ),
+        ];
+        for (text, reps) in cases {
+            let orig = LineIndex::new(text);
+            let mut pieces = Pieces::new(text);
+            pieces.splice(reps);
+            let cur = pieces.materialize();
+            let want = LineIndex::new(&cur);
+            let got = pieces.line_index(&orig);
+            assert_eq!(got.starts(), want.starts(), "{text:?} -> {cur:?}");
+            assert_eq!(got.ends_nl(), want.ends_nl(), "{text:?} -> {cur:?}");
+            assert_eq!(got.count(), want.count(), "{text:?} -> {cur:?}");
+        }
+    }
 
     fn hits(text: &str, pat: &str) -> Vec<usize> {
         find_overlapping(text.as_bytes(), pat.as_bytes())

@@ -179,7 +179,7 @@ pub(crate) fn lf(text: &str, cr_ends_lines: bool) -> Cow<'_, str> {
 
 /// Start offsets of the lines of a text. A final '\n' ends the last line; it
 /// does not start an empty one.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub(crate) struct LineIndex {
     starts: Vec<usize>,
     len: usize,
@@ -189,7 +189,7 @@ pub(crate) struct LineIndex {
 impl LineIndex {
     pub fn new(text: &str) -> LineIndex {
         let mut starts = vec![0];
-        starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+        push_line_starts(text.as_bytes(), &mut starts);
         if starts.last() == Some(&text.len()) {
             starts.pop();
         }
@@ -198,6 +198,29 @@ impl LineIndex {
             len: text.len(),
             ends_nl: text.ends_with('\n'),
         }
+    }
+
+    /// The index of a text `len` bytes long from its line starts (0 first,
+    /// ascending, each after a '\n'; with or without a start at `len`).
+    pub fn from_starts(mut starts: Vec<usize>, len: usize, ends_nl: bool) -> LineIndex {
+        if starts.last() == Some(&len) {
+            starts.pop();
+        }
+        LineIndex {
+            starts,
+            len,
+            ends_nl,
+        }
+    }
+
+    /// Where each line starts.
+    pub fn starts(&self) -> &[usize] {
+        &self.starts
+    }
+
+    /// Whether the text ends in '\n'.
+    pub fn ends_nl(&self) -> bool {
+        self.ends_nl
     }
 
     pub fn count(&self) -> usize {
@@ -232,6 +255,35 @@ impl LineIndex {
     }
 }
 
+/// The offset after each '\n' of `bytes`, appended to `starts`. Eight
+/// bytes at a time: lines are short, and a search restarted after every
+/// '\n' pays its setup once per line.
+fn push_line_starts(bytes: &[u8], starts: &mut Vec<usize>) {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const NL: u64 = ONES * b'\n' as u64;
+    let mut words = bytes.chunks_exact(8);
+    let mut at = 0;
+    for w in &mut words {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(w);
+        let x = u64::from_le_bytes(word) ^ NL;
+        // Nonzero exactly when some byte of x is zero (some byte is '\n').
+        if x.wrapping_sub(ONES) & !x & (ONES << 7) != 0 {
+            for (k, &b) in w.iter().enumerate() {
+                if b == b'\n' {
+                    starts.push(at + k + 1);
+                }
+            }
+        }
+        at += 8;
+    }
+    for (k, &b) in words.remainder().iter().enumerate() {
+        if b == b'\n' {
+            starts.push(at + k + 1);
+        }
+    }
+}
+
 /// Split text into lines without their '\n', and whether it ended in one.
 /// Empty text has no lines.
 pub(crate) fn split_lines(text: &str) -> (Vec<&str>, bool) {
@@ -247,6 +299,25 @@ pub(crate) fn split_lines(text: &str) -> (Vec<&str>, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn line_starts_word_at_a_time_match_a_byte_search() {
+        for text in [
+            "",
+            "\n",
+            "a\nb",
+            "1234567\n",
+            "12345678\n\n\n123456789\nx",
+            "\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n\n",
+            "é\nüñ\n\u{feff}x\n\u{0a0a}\n",
+        ] {
+            let mut starts = vec![0];
+            push_line_starts(text.as_bytes(), &mut starts);
+            let mut want = vec![0];
+            want.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
+            assert_eq!(starts, want, "{text:?}");
+        }
+    }
 
     fn roundtrip(text: &str) -> String {
         let src = Source::parse(text);

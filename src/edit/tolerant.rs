@@ -11,15 +11,17 @@
 //! the file's indentation (one indent level of the model's text becomes one
 //! indent unit of the file).
 
-use std::borrow::Cow;
 use std::ops::Range;
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
-use unicode_normalization::UnicodeNormalization;
-
-use super::hints::invisible_name;
-use super::pieces::find_overlapping;
+use super::search::find_overlapping;
 use super::text::{LineIndex, split_lines};
+pub(crate) use indent::replacement;
+use indent::{Shift, Unit, shift_for};
+pub(crate) use keys::fold_char;
+use keys::{hash_bytes, key, loose_hash, loosely_equal};
+
+mod indent;
+mod keys;
 
 /// How strictly old matched the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -72,84 +74,6 @@ impl Level {
     }
 }
 
-/// One indent level of a text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Unit {
-    Tab,
-    Spaces(usize),
-}
-
-impl Unit {
-    /// The unit a text indents with: tabs when most indented lines start
-    /// with one, else the most common step between neighbouring lines.
-    pub fn detect<'a>(lines: impl Iterator<Item = &'a str>) -> Option<Unit> {
-        let (mut tabs, mut spaced) = (0usize, 0usize);
-        let mut steps = [0usize; 9];
-        // Steps between lines, not a first line's depth: a snippet that
-        // starts 8 spaces deep says nothing about its unit.
-        let mut prev: Option<usize> = None;
-        for line in lines {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match line.as_bytes()[0] {
-                b'\t' => tabs += 1,
-                b' ' => spaced += 1,
-                _ => {}
-            }
-            let width = line.len() - line.trim_start_matches(' ').len();
-            // Steps of other sizes are alignment (a continuation line under
-            // an open parenthesis), not indentation.
-            if let Some(p) = prev
-                && width > p
-                && matches!(width - p, 2 | 3 | 4 | 8)
-            {
-                steps[width - p] += 1;
-            }
-            prev = Some(width);
-        }
-        if tabs > spaced {
-            return Some(Unit::Tab);
-        }
-        let (step, count) = steps.iter().enumerate().max_by_key(|&(s, c)| (*c, s))?;
-        (*count > 0).then_some(Unit::Spaces(step))
-    }
-
-    fn render(self, levels: usize) -> String {
-        match self {
-            Unit::Tab => "\t".repeat(levels),
-            Unit::Spaces(n) => " ".repeat(levels * n),
-        }
-    }
-
-    /// An indentation as (levels, extra spaces) in this unit.
-    fn measure(self, indent: &str) -> (usize, usize) {
-        let tabs = indent.chars().filter(|&c| c == '\t').count();
-        let spaces = indent.chars().filter(|&c| c != '\t').count();
-        let per = match self {
-            Unit::Tab => 4,
-            Unit::Spaces(n) => n,
-        };
-        (tabs + spaces / per, spaces % per)
-    }
-}
-
-/// How new's indentation maps to the file's at a match.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Shift {
-    Same,
-    /// The file's lines carry this extra prefix.
-    Add(String),
-    /// The file's lines lack this prefix that old's lines carry.
-    Remove(String),
-    /// Levels in the model's unit become levels in the file's unit.
-    Levels {
-        delta: isize,
-        old: Unit,
-        file: Unit,
-    },
-}
-
 /// Where old matched, at a tolerant level.
 #[derive(Debug, Clone)]
 pub(crate) struct Match {
@@ -162,9 +86,22 @@ pub(crate) struct Match {
     partial: bool,
 }
 
+/// The indent unit a file uses, learnt once and given to every probe of a
+/// call (learning it reads every line).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FileUnit(Option<Unit>);
+
+impl FileUnit {
+    pub fn of(text: &str) -> FileUnit {
+        FileUnit(Unit::detect(text.lines()))
+    }
+}
+
 /// Everything the levels need to know about one edit.
 pub(crate) struct Probe<'a> {
     old_lines: Vec<&'a str>,
+    /// The loosest key of old's first line: where a match can start.
+    first_key: String,
     old_nl: bool,
     old_unit: Option<Unit>,
     /// Only matches starting at or after this offset count.
@@ -175,6 +112,8 @@ pub(crate) struct Probe<'a> {
     near_line: Option<usize>,
     /// Every match is wanted (replace_all).
     all: bool,
+    /// The file's indent unit, when known (else learnt from the text).
+    file_unit: Option<FileUnit>,
 }
 
 impl<'a> Probe<'a> {
@@ -183,14 +122,19 @@ impl<'a> Probe<'a> {
         // Each text on its own: old's last line and new's first are not a
         // step.
         let old_unit = Unit::detect(old.lines()).or_else(|| Unit::detect(new.lines()));
+        let first_key = old_lines
+            .first()
+            .map_or_else(String::new, |l| key(Level::InnerWhitespace, l).into_owned());
         Probe {
             old_lines,
+            first_key,
             old_nl,
             old_unit,
             from: 0,
             eof: false,
             near_line: None,
             all: false,
+            file_unit: None,
         }
     }
 
@@ -212,6 +156,18 @@ impl<'a> Probe<'a> {
     pub fn all(mut self, all: bool) -> Probe<'a> {
         self.all = all;
         self
+    }
+
+    /// The file's indent unit, learnt once for the call.
+    pub fn file_unit(mut self, unit: FileUnit) -> Probe<'a> {
+        self.file_unit = Some(unit);
+        self
+    }
+
+    /// Whether old has lines to look for, and the file as many.
+    fn searchable(&self, lines: &LineIndex) -> bool {
+        let m = self.old_lines.len();
+        m > 0 && !self.old_lines.iter().all(|l| l.trim().is_empty()) && lines.count() >= m
     }
 
     fn allows(&self, lines: &LineIndex, first: usize, m: usize, len: usize) -> bool {
@@ -244,49 +200,87 @@ pub(crate) struct Found {
 
 /// The first level at which old matches, with every match at that level.
 pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<Found> {
-    let m = probe.old_lines.len();
-    if m == 0 || probe.old_lines.iter().all(|l| l.trim().is_empty()) || lines.count() < m {
+    let first = first_lines(text, lines, &[probe]).pop().unwrap_or_default();
+    find_from(text, lines, probe, &first)
+}
+
+/// For each probe, the lines loosely equal to its old's first line (the
+/// loosest comparison, which stops at the first differing byte): the only
+/// places any level can match. One pass over the file serves every probe.
+pub(crate) fn first_lines(text: &str, lines: &LineIndex, probes: &[&Probe]) -> Vec<Vec<usize>> {
+    let mut out = vec![Vec::new(); probes.len()];
+    let wanted: Vec<(usize, &str)> = probes
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.searchable(lines))
+        .map(|(i, p)| (i, p.first_key.as_str()))
+        .collect();
+    if wanted.is_empty() {
+        return out;
+    }
+    let ascii = text.is_ascii();
+    let mut scan: Vec<(usize, &str)> = Vec::new();
+    for (i, key) in wanted {
+        // In ASCII text a line loosely equal to the key holds the key's
+        // first word as it is: a substring search finds the few lines to
+        // compare.
+        match key.split(' ').next().filter(|w| ascii && !w.is_empty()) {
+            Some(word) => {
+                let mut last = None;
+                for at in memchr::memmem::find_iter(text.as_bytes(), word.as_bytes()) {
+                    let j = lines.line_of(at);
+                    if last != Some(j) && loosely_equal(lines.line(text, j), key, ascii) {
+                        out[i].push(j);
+                    }
+                    last = Some(j);
+                }
+            }
+            None => scan.push((i, key)),
+        }
+    }
+    if scan.is_empty() {
+        return out;
+    }
+    for j in 0..lines.count() {
+        let line = lines.line(text, j);
+        for &(i, key) in &scan {
+            if loosely_equal(line, key, ascii) {
+                out[i].push(j);
+            }
+        }
+    }
+    out
+}
+
+/// [`find`] given the lines [`first_lines`] found for this probe.
+pub(crate) fn find_from(
+    text: &str,
+    lines: &LineIndex,
+    probe: &Probe,
+    first: &[usize],
+) -> Option<Found> {
+    if !probe.searchable(lines) {
         return None;
     }
     // Each level is looser than the one before, so lines that fail the
-    // loosest comparison fail them all: one pass over the file's lines
-    // (hashed keys, matched as a sequence in linear time even when old is
-    // thousands of equal lines) finds every place any level could match,
-    // and the levels then look only there.
+    // loosest comparison fail them all: the levels look only at places
+    // whose lines match old's loosely (hashed keys, matched as a sequence
+    // in linear time even when old is thousands of equal lines).
+    let m = probe.old_lines.len();
     let n = lines.count();
-    // Lines loosely equal to old's first line (a comparison that stops at
-    // the first differing byte) are where a match can start; only the lines
-    // those places cover are hashed.
-    let first_key = key(Level::InnerWhitespace, probe.old_lines[0]).into_owned();
-    let first: Vec<usize> = (0..=n - m)
-        .filter(|&j| loosely_equal(lines.line(text, j), &first_key))
-        .collect();
-    let mut file_loose: Vec<u64> = vec![0; n];
-    let mut covered_to = 0;
-    for &s in &first {
-        for (j, slot) in file_loose
-            .iter_mut()
-            .enumerate()
-            .take(s + m)
-            .skip(s.max(covered_to))
-        {
-            *slot = loose_hash(lines.line(text, j)) | 1;
-        }
-        covered_to = covered_to.max(s + m);
-    }
+    let first = &first[..first.partition_point(|&j| j + m <= n)];
+    // Only the lines the candidate places cover are hashed.
     let old_loose: Vec<u64> = probe.old_lines.iter().map(|l| loose_hash(l) | 1).collect();
-    let starts: Vec<usize> = if first.is_empty() {
-        Vec::new()
-    } else {
-        kmp_all(&file_loose, &old_loose)
-    }
+    let starts: Vec<usize> = matched_in(first, m, &old_loose, |j| {
+        loose_hash(lines.line(text, j)) | 1
+    })
     .into_iter()
     .filter(|&j| probe.allows(lines, j, m, text.len()))
     .collect();
-    let file_unit = if starts.is_empty() {
-        None
-    } else {
-        Unit::detect((0..n).map(|i| lines.line(text, i)))
+    let file_unit = match probe.file_unit {
+        _ if starts.is_empty() => None,
+        Some(FileUnit(unit)) => unit,
+        None => Unit::detect((0..n).map(|i| lines.line(text, i))),
     };
     for level in Level::TOLERANT {
         let mut found = if starts.is_empty() {
@@ -311,74 +305,31 @@ pub(crate) fn find(text: &str, lines: &LineIndex, probe: &Probe) -> Option<Found
     None
 }
 
-/// `key(InnerWhitespace, line) == key`, without allocating for ASCII lines.
-fn loosely_equal(line: &str, key: &str) -> bool {
-    if !line.is_ascii() {
-        return self::key(Level::InnerWhitespace, line) == key;
-    }
-    let mut want = key.bytes();
-    let mut in_space = false;
-    for b in line.trim().bytes() {
-        if (b as char).is_whitespace() {
-            in_space = true;
-            continue;
+/// Where `needle` (m line keys) matches among the lines that the places
+/// `starts` (ascending) cover, each place covering its m lines: the covered
+/// lines are keyed once, in runs, and each run is searched by
+/// Knuth-Morris-Pratt, so the cost follows the lines covered, not the
+/// file's length, and stays linear on runs of equal lines.
+fn matched_in(
+    starts: &[usize],
+    m: usize,
+    needle: &[u64],
+    key_of: impl Fn(usize) -> u64,
+) -> Vec<usize> {
+    let mut found = Vec::new();
+    let mut i = 0;
+    while i < starts.len() {
+        let from = starts[i];
+        let mut to = from + m;
+        i += 1;
+        while i < starts.len() && starts[i] <= to {
+            to = to.max(starts[i] + m);
+            i += 1;
         }
-        if in_space && want.next() != Some(b' ') {
-            return false;
-        }
-        in_space = false;
-        if want.next() != Some(b) {
-            return false;
-        }
+        let keys: Vec<u64> = (from..to).map(&key_of).collect();
+        found.extend(kmp_all(&keys, needle).into_iter().map(|j| j + from));
     }
-    want.next().is_none()
-}
-
-/// A hash of a line's loosest key, without allocating for ASCII lines.
-fn loose_hash(line: &str) -> u64 {
-    if !line.is_ascii() {
-        return hash_bytes(key(Level::InnerWhitespace, line).as_bytes());
-    }
-    let mut h = Hasher::new();
-    let mut in_space = false;
-    for b in line.trim().bytes() {
-        if (b as char).is_whitespace() {
-            in_space = true;
-            continue;
-        }
-        if in_space {
-            h.push(b' ');
-        }
-        in_space = false;
-        h.push(b);
-    }
-    h.finish()
-}
-
-/// FNV-1a, 64 bits: equal keys hash equal; a match is checked key by key
-/// before it is applied, so a collision can only cost a refusal.
-struct Hasher(u64);
-
-impl Hasher {
-    fn new() -> Hasher {
-        Hasher(0xcbf2_9ce4_8422_2325)
-    }
-
-    fn push(&mut self, b: u8) {
-        self.0 = (self.0 ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-fn hash_bytes(bytes: &[u8]) -> u64 {
-    let mut h = Hasher::new();
-    for &b in bytes {
-        h.push(b);
-    }
-    h.finish()
+    found
 }
 
 /// Every start of `needle` in `hay` (overlapping), by Knuth-Morris-Pratt.
@@ -425,25 +376,14 @@ fn find_at(
 ) -> Found {
     let m = probe.old_lines.len();
     // This level's keys, hashed, for the lines the candidates cover only.
-    let mut file_keys: Vec<u64> = vec![0; lines.count()];
-    let mut covered_to = 0;
-    for &s in starts {
-        for (j, slot) in file_keys
-            .iter_mut()
-            .enumerate()
-            .take(s + m)
-            .skip(s.max(covered_to))
-        {
-            *slot = hash_bytes(key(level, lines.line(text, j)).as_bytes()) | 1;
-        }
-        covered_to = covered_to.max(s + m);
-    }
     let old_keys: Vec<u64> = probe
         .old_lines
         .iter()
         .map(|l| hash_bytes(key(level, l).as_bytes()) | 1)
         .collect();
-    let mut candidates = kmp_all(&file_keys, &old_keys);
+    let mut candidates = matched_in(starts, m, &old_keys, |j| {
+        hash_bytes(key(level, lines.line(text, j)).as_bytes()) | 1
+    });
     if let Some(target) = probe.near_line {
         // Nearest first: the hint decides among them.
         candidates.sort_by_key(|&j| (j.abs_diff(target), j));
@@ -553,7 +493,9 @@ fn find_in_lines(text: &str, lines: &LineIndex, old: &str) -> Vec<Match> {
             }
         }
     }
-    for i in 0..lines.count() {
+    // Folding changes only non-ASCII lines.
+    let lines_to_fold = if text.is_ascii() { 0 } else { lines.count() };
+    for i in 0..lines_to_fold {
         let line = lines.line(text, i);
         if line.is_ascii() || line.len() < needle.len() / 4 {
             continue;
@@ -576,262 +518,45 @@ fn find_in_lines(text: &str, lines: &LineIndex, old: &str) -> Vec<Match> {
     found
 }
 
-/// The comparable form of a line at a level.
-fn key(level: Level, line: &str) -> Cow<'_, str> {
-    match level {
-        Level::Exact => Cow::Borrowed(line),
-        Level::TrailingWhitespace => Cow::Borrowed(line.trim_end()),
-        Level::Indentation | Level::IndentUnit => Cow::Borrowed(line.trim()),
-        Level::Typography => fold(line.trim()),
-        Level::Invisible => visible_only(line),
-        Level::InnerWhitespace => {
-            let folded = visible_only(line);
-            let mut out = String::with_capacity(folded.len());
-            let mut in_space = false;
-            for c in folded.chars() {
-                if c.is_whitespace() {
-                    if !in_space {
-                        out.push(' ');
-                    }
-                    in_space = true;
-                } else {
-                    out.push(c);
-                    in_space = false;
-                }
-            }
-            Cow::Owned(out)
-        }
-    }
-}
-
-/// The typography key with invisible characters taken out.
-fn visible_only(line: &str) -> Cow<'_, str> {
-    let folded = fold(line.trim());
-    if !folded.chars().any(|c| invisible_name(c).is_some()) {
-        return folded;
-    }
-    let kept: String = folded
-        .chars()
-        .filter(|&c| invisible_name(c).is_none())
-        .collect();
-    Cow::Owned(kept.trim().to_string())
-}
-
-/// Compatibility forms folded (NFKC: fullwidth letters, composed accents),
-/// then typographic quotes, dashes and spaces made plain.
-fn fold(s: &str) -> Cow<'_, str> {
-    if s.is_ascii() {
-        return Cow::Borrowed(s);
-    }
-    Cow::Owned(s.nfkc().map(fold_char).collect())
-}
-
-/// One character's plain form. Maps one char to one char, so offsets in a
-/// folded line are offsets in the line.
-pub(crate) fn fold_char(c: char) -> char {
-    match c {
-        '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}' | '\u{2032}' => '\'',
-        '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{201f}' | '\u{2033}' => '"',
-        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
-        '\u{00a0}' | '\u{2002}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => ' ',
-        // Fullwidth ASCII, as NFKC folds it.
-        '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xff01 + 0x21).unwrap_or(c),
-        _ => c,
-    }
-}
-
-fn indent_of(line: &str) -> &str {
-    &line[..line.len() - line.trim_start().len()]
-}
-
-/// How the file's indentation relates to old's at a candidate, or None
-/// when it is not one uniform shift.
-fn shift_for(
-    level: Level,
-    old_lines: &[&str],
-    file_lines: &[&str],
-    old_unit: Option<Unit>,
-    file_unit: Option<Unit>,
-) -> Option<Shift> {
-    if level == Level::TrailingWhitespace {
-        return Some(Shift::Same);
-    }
-    let pairs: Vec<(&str, &str)> = old_lines
-        .iter()
-        .zip(file_lines)
-        .filter(|(o, _)| !o.trim().is_empty())
-        .map(|(o, f)| (indent_of(o), indent_of(f)))
-        .collect();
-    if let Some(shift) = prefix_shift(&pairs) {
-        return Some(shift);
-    }
-    if level == Level::Indentation {
-        return None;
-    }
-    // The file's unit here: tabs when its lines here indent with them.
-    let file = if pairs.iter().any(|(_, f)| f.contains('\t')) {
-        Unit::Tab
-    } else {
-        file_unit
-            .filter(|u| *u != Unit::Tab)
-            .or_else(|| Unit::detect(file_lines.iter().copied()))
-            .unwrap_or(Unit::Spaces(4))
-    };
-    // The model's unit is the one that makes every line here match: learnt
-    // from old against these lines, not from the file alone.
-    let old_tabs = pairs.iter().any(|(o, _)| o.contains('\t'));
-    let old_spaces = pairs.iter().any(|(o, _)| o.contains(' '));
-    let fits: Vec<(Unit, isize)> = MODEL_UNITS
-        .iter()
-        .filter(|u| match u {
-            Unit::Tab => old_tabs,
-            Unit::Spaces(_) => old_spaces || !old_tabs,
-        })
-        .filter_map(|&u| levels_delta(&pairs, u, file).map(|d| (u, d)))
-        .collect();
-    let chosen = old_unit
-        .and_then(|u| fits.iter().find(|(f, _)| *f == u))
-        .or_else(|| {
-            // All lines at one depth fit several units; the model most
-            // likely kept the depth.
-            let same_depth: Vec<&(Unit, isize)> = fits.iter().filter(|(_, d)| *d == 0).collect();
-            (same_depth.len() == 1).then(|| same_depth[0])
-        })
-        .or_else(|| (fits.len() == 1).then(|| &fits[0]))?;
-    Some(Shift::Levels {
-        delta: chosen.1,
-        old: chosen.0,
-        file,
-    })
-}
-
-/// Units a model may have written in, most likely first.
-const MODEL_UNITS: [Unit; 9] = [
-    Unit::Tab,
-    Unit::Spaces(4),
-    Unit::Spaces(2),
-    Unit::Spaces(8),
-    Unit::Spaces(3),
-    Unit::Spaces(1),
-    Unit::Spaces(5),
-    Unit::Spaces(6),
-    Unit::Spaces(7),
-];
-
-/// The one level difference that maps old's indentation in `old` units to
-/// the file's in `file` units on every line, if there is one.
-fn levels_delta(pairs: &[(&str, &str)], old: Unit, file: Unit) -> Option<isize> {
-    let mut delta = None;
-    for (o, f) in pairs {
-        let (ol, orem) = old.measure(o);
-        let (fl, frem) = file.measure(f);
-        let d = fl as isize - ol as isize;
-        if orem != frem || delta.is_some_and(|x| x != d) {
-            return None;
-        }
-        delta = Some(d);
-    }
-    Some(delta.unwrap_or(0))
-}
-
-/// The same prefix added to, or taken from, every line's indentation.
-fn prefix_shift(pairs: &[(&str, &str)]) -> Option<Shift> {
-    let &(o, f) = pairs.first()?;
-    if let Some(extra) = f.strip_suffix(o)
-        && pairs.iter().all(|(o, f)| f.strip_suffix(o) == Some(extra))
-    {
-        return Some(if extra.is_empty() {
-            Shift::Same
-        } else {
-            Shift::Add(extra.to_string())
-        });
-    }
-    let missing = o.strip_suffix(f)?;
-    pairs
-        .iter()
-        .all(|(o, f)| o.strip_suffix(f) == Some(missing))
-        .then(|| Shift::Remove(missing.to_string()))
-}
-
-/// The text that takes the place of a match: new, with the file's bytes on
-/// lines old and new agree on and the file's indentation on the rest.
-pub(crate) fn replacement(
-    text: &str,
-    lines: &LineIndex,
-    m: &Match,
-    old: &str,
-    new: &str,
-) -> String {
-    if m.partial {
-        return new.to_string();
-    }
-    let (old_lines, _) = split_lines(old);
-    let (new_lines, new_nl) = split_lines(new);
-    let file_lines: Vec<&str> = (m.first_line..m.first_line + m.line_count)
-        .map(|i| lines.line(text, i))
-        .collect();
-    let mut out: Vec<Cow<str>> = Vec::with_capacity(new_lines.len());
-    for op in capture_diff_slices(Algorithm::Myers, &old_lines, &new_lines) {
-        match op {
-            DiffOp::Equal { old_index, len, .. } => {
-                out.extend(
-                    file_lines[old_index..old_index + len]
-                        .iter()
-                        .map(|l| Cow::Borrowed(*l)),
-                );
-            }
-            DiffOp::Delete { .. } => {}
-            DiffOp::Insert {
-                new_index, new_len, ..
-            }
-            | DiffOp::Replace {
-                new_index, new_len, ..
-            } => {
-                out.extend(
-                    new_lines[new_index..new_index + new_len]
-                        .iter()
-                        .map(|l| reindent(l, &m.shift)),
-                );
-            }
-        }
-    }
-    let mut joined = out.join("\n");
-    // A match that ends the file without a final newline keeps it missing.
-    let at_eof_without_nl = m.range.end == text.len() && !text.ends_with('\n');
-    if new_nl && !(at_eof_without_nl && old.ends_with('\n')) {
-        joined.push('\n');
-    }
-    joined
-}
-
-fn reindent<'a>(line: &'a str, shift: &Shift) -> Cow<'a, str> {
-    if line.trim().is_empty() {
-        return Cow::Borrowed(if *shift == Shift::Same { line } else { "" });
-    }
-    match shift {
-        Shift::Same => Cow::Borrowed(line),
-        Shift::Add(extra) => Cow::Owned(format!("{extra}{line}")),
-        Shift::Remove(missing) => Cow::Borrowed(
-            line.strip_prefix(missing.as_str())
-                .unwrap_or(line.trim_start()),
-        ),
-        Shift::Levels { delta, old, file } => {
-            let indent = indent_of(line);
-            let (levels, extra) = old.measure(indent);
-            let levels = (levels as isize + delta).max(0) as usize;
-            Cow::Owned(format!(
-                "{}{}{}",
-                file.render(levels),
-                " ".repeat(extra),
-                &line[indent.len()..]
-            ))
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_loose_comparison_agrees_with_the_key() {
+        let lines = [
+            "    value_1 = compute(1);",
+            "value_1   =\tcompute(1);  ",
+            "value_1 = compute(2);",
+            "cafe\u{301} = 1",
+            "caf\u{e9} = 1",
+            "x\u{200b}y",
+            "xy",
+            "\u{a0}\u{a0}x = \u{201c}a\u{201d}",
+            "x = \"a\"",
+            "",
+            "   \x0b ",
+            "\u{ff41}bc",
+            "abc",
+        ];
+        for line in lines {
+            for other in lines {
+                let k = key(Level::InnerWhitespace, other);
+                let want = key(Level::InnerWhitespace, line) == k;
+                let ascii = line.is_ascii();
+                assert_eq!(
+                    loosely_equal(line, &k, ascii),
+                    want,
+                    "{line:?} vs {other:?}"
+                );
+                assert_eq!(
+                    loosely_equal(line, &k, false),
+                    want,
+                    "{line:?} vs {other:?}"
+                );
+            }
+        }
+    }
 
     /// Apply old→new at the first tolerant level, as the engine would.
     fn tolerant(text: &str, old: &str, new: &str) -> Option<(Level, String)> {

@@ -1,0 +1,159 @@
+//! The state of a call between its edits: the piece table, every
+//! pattern's matches in the original, and the matches later edits gain
+//! where an edit changed the text.
+//!
+//! After each splice the automaton reads only windows around what that
+//! splice changed; matches it records there are shifted or dropped by later
+//! splices, and matches in the original are checked against the piece table
+//! with a binary search.
+
+use std::cell::OnceCell;
+use std::ops::Range;
+
+use crate::edit::pieces::{Pieces, Replacement};
+use crate::edit::search::{Automaton, find_overlapping, overlaps, overlaps_any, windows};
+use crate::edit::text::LineIndex;
+use crate::edit::tolerant::FileUnit;
+
+/// Old texts longer than this are not looked for by the automaton around
+/// each edit's changes (its window would grow with them); they are looked
+/// for around every change when their own edit runs.
+pub(super) const LONG: usize = 4096;
+
+/// The state of a call between its edits.
+pub(super) struct Call<'s> {
+    pub(super) pieces: Pieces<'s>,
+    pub(super) orig: &'s str,
+    /// Starts of each pattern in the original text.
+    pub(super) orig_hits: Vec<Vec<usize>>,
+    /// All patterns, when there are several; reads the text around each
+    /// edit's changes.
+    pub(super) automaton: Option<Automaton>,
+    pub(super) pat_len: Vec<usize>,
+    /// The last edit (0-based) that looks for each pattern.
+    pub(super) last_use: Vec<usize>,
+    /// The longest pattern the automaton looks for around changes.
+    pub(super) reach: usize,
+    /// Matches (pattern, current start) that touch text an edit changed.
+    pub(super) pending: Vec<(usize, usize)>,
+    /// Original ranges each edit (1-based) took out or cut into.
+    pub(super) cuts: Vec<(usize, Range<usize>)>,
+    pub(super) notes: Vec<String>,
+    /// Where the previous hinted edit ended.
+    pub(super) cursor: usize,
+    /// The original's lines, once an edit needs to look at lines.
+    pub(super) orig_lines: OnceCell<LineIndex>,
+    /// The file's indent unit as read, once a tolerant level needs it.
+    pub(super) file_unit: OnceCell<FileUnit>,
+}
+
+impl Call<'_> {
+    /// Every start of old (pattern `pid`) in the current text, ascending.
+    pub(super) fn exact_hits(&self, pid: Option<usize>, old: &str) -> Vec<usize> {
+        let Some(pid) = pid else {
+            return self.anywhere(old);
+        };
+        let len = old.len();
+        let mut hits: Vec<usize> = self.orig_hits[pid]
+            .iter()
+            .filter_map(|&h| self.pieces.orig_now(h, len))
+            .collect();
+        if !self.pieces.untouched() {
+            if self.automaton.is_some() && len <= LONG {
+                hits.extend(
+                    self.pending
+                        .iter()
+                        .filter(|&&(p, _)| p == pid)
+                        .map(|&(_, s)| s),
+                );
+            } else {
+                hits.extend(self.pieces.find_near(old, &self.pieces.changed_regions()));
+            }
+            hits.sort_unstable();
+            hits.dedup();
+        }
+        hits
+    }
+
+    /// Every start of a text that is not one of the call's patterns.
+    pub(super) fn anywhere(&self, text: &str) -> Vec<usize> {
+        let cur = self.pieces.materialize();
+        find_overlapping(cur.as_bytes(), text.as_bytes())
+    }
+
+    /// Splice edit `n`'s replacements (ascending, current offsets) in, and
+    /// move the cursor past them.
+    pub(super) fn splice(&mut self, n: usize, reps: Vec<Replacement>) {
+        self.cursor = end_after(&reps);
+        let reps = self.pieces.refine(reps);
+        if reps.is_empty() {
+            return;
+        }
+        let replaced: Vec<(Range<usize>, isize)> = reps
+            .iter()
+            .map(|(r, t)| (r.clone(), t.len() as isize - r.len() as isize))
+            .collect();
+        let done = self.pieces.splice(reps);
+        self.cuts.extend(done.cut.into_iter().map(|r| (n, r)));
+        let pat_len = &self.pat_len;
+        self.pending.retain_mut(|(pid, start)| {
+            let end = *start + pat_len[*pid];
+            if replaced.iter().any(|(r, _)| overlaps(*start, end, r)) {
+                return false;
+            }
+            let before = replaced.partition_point(|(r, _)| r.end <= *start);
+            let delta: isize = replaced[..before].iter().map(|(_, d)| d).sum();
+            *start = (*start as isize + delta) as usize;
+            true
+        });
+        let Some(Automaton { ac, ids }) = &self.automaton else {
+            return;
+        };
+        let edit = n - 1;
+        for w in windows(&done.regions, self.reach, self.pieces.len()) {
+            let text = self.pieces.bytes(w.clone());
+            for m in ac.find_overlapping_iter(text.as_ref()) {
+                let pid = ids[m.pattern().as_usize()];
+                if self.last_use[pid] <= edit {
+                    continue;
+                }
+                let start = w.start + m.start();
+                if overlaps_any(start, start + m.len(), &done.regions) {
+                    self.pending.push((pid, start));
+                }
+            }
+        }
+    }
+
+    /// The current text's line index, from the original's.
+    pub(super) fn line_index(&self) -> LineIndex {
+        let orig = self.orig_lines.get_or_init(|| LineIndex::new(self.orig));
+        if self.pieces.untouched() {
+            return orig.clone();
+        }
+        self.pieces.line_index(orig)
+    }
+
+    /// The file's indent unit as read.
+    pub(super) fn file_unit(&self) -> FileUnit {
+        *self.file_unit.get_or_init(|| FileUnit::of(self.orig))
+    }
+
+    /// Line numbers (0-based) of current offsets.
+    pub(super) fn lines_of(&self, at: &[usize]) -> Vec<usize> {
+        let lines = self.line_index();
+        at.iter().map(|&h| lines.line_of(h)).collect()
+    }
+}
+
+/// Where the cursor goes after `replacements` (ascending) are spliced in:
+/// the end of the last one's new text.
+pub(super) fn end_after(replacements: &[Replacement]) -> usize {
+    let mut delta: isize = 0;
+    let mut end = 0;
+    for (range, text) in replacements {
+        end = (range.start as isize + delta) as usize + text.len();
+        delta += text.len() as isize - range.len() as isize;
+    }
+    end
+}

@@ -1,0 +1,441 @@
+//! One edit in its place in the call: the region a hint allows, an
+//! insertion, the exact matches, then the tolerant levels and fs-read line
+//! numbers stripped from old; and the one exception to "exact means as
+//! sent" (a whole line sent without its indentation).
+
+use std::borrow::Cow;
+
+use super::call::Call;
+use super::{Near, Outcome};
+use crate::edit::error::{EditError, ErrorKind};
+use crate::edit::hints;
+use crate::edit::pieces::Pieces;
+use crate::edit::text::LineIndex;
+use crate::edit::tolerant::{self, Level, Probe};
+
+/// The current text with its lines, made when an edit first needs them.
+pub(super) struct View<'s> {
+    pub(super) cur: Cow<'s, str>,
+    pub(super) lines: LineIndex,
+    /// Where new's first line stands loosely, found in the same pass over
+    /// the lines as old's (the failure path asks whether new is there).
+    pub(super) new_first: Option<Vec<usize>>,
+}
+
+pub(super) fn see<'s>(call: &Call<'s>) -> View<'s> {
+    let cur = call.pieces.materialize();
+    let lines = call.line_index();
+    View {
+        cur,
+        lines,
+        new_first: None,
+    }
+}
+
+/// One edit of the call, in its place in the order.
+pub(super) struct Step<'a> {
+    /// 1-based place in the call.
+    pub(super) n: usize,
+    pub(super) total: usize,
+    pub(super) old: &'a str,
+    pub(super) new: &'a str,
+    pub(super) pid: Option<usize>,
+    pub(super) replace_all: bool,
+    /// The previous call applied exactly this edit.
+    pub(super) was_applied: bool,
+    pub(super) near: &'a Near,
+}
+
+/// Where a hinted edit may match: starting at or after `from`, and ending
+/// at the end of the text when `eof`.
+pub(super) struct Region {
+    pub(super) from: usize,
+    pub(super) eof: bool,
+}
+
+impl Region {
+    pub(super) fn allows(&self, start: usize, end: usize, len: usize) -> bool {
+        start >= self.from && (!self.eof || end == len)
+    }
+}
+
+impl Step<'_> {
+    pub(super) fn run<'s>(&self, call: &mut Call<'s>) -> Result<Outcome, EditError> {
+        let region = self.region(call)?;
+        if self.old.is_empty() {
+            return Ok(self.insert(call, &region));
+        }
+        let mut view = None;
+        if let Some(outcome) =
+            self.try_match(call, &region, self.old, self.new, self.pid, &mut view)?
+        {
+            return Ok(outcome);
+        }
+        // old copied from fs-read output with its line numbers.
+        if let Some((old, new)) = hints::strip_read_prefixes(self.old, self.new)
+            && let Some(outcome) = self.try_match(call, &region, &old, &new, None, &mut view)?
+        {
+            call.notes.push(format!(
+                "edit {}: every line of old started with a line number as fs-read shows it; \
+                 matched without the numbers (they are not part of the file); check the diff",
+                self.n
+            ));
+            return Ok(outcome);
+        }
+        if let Some(stale) = self.stale(call) {
+            return Err(stale);
+        }
+        let view = view.get_or_insert_with(|| see(call));
+        Err(self.not_found(view))
+    }
+
+    /// Exact, then the tolerant levels. None when old matches nowhere in
+    /// the region.
+    pub(super) fn try_match<'s>(
+        &self,
+        call: &mut Call<'s>,
+        region: &Region,
+        old: &str,
+        new: &str,
+        pid: Option<usize>,
+        view: &mut Option<View<'s>>,
+    ) -> Result<Option<Outcome>, EditError> {
+        let (mut old, mut new) = (old, new);
+        let len = call.pieces.len();
+        let mut hits = if pid.is_some() && old == self.old {
+            call.exact_hits(pid, old)
+        } else {
+            call.anywhere(old)
+        };
+        hits.retain(|&h| region.allows(h, h + old.len(), len));
+        if hits.is_empty()
+            && let Some(at) = at_eof_without_newline(&call.pieces, old)
+            && at >= region.from
+        {
+            // old ends in a newline the file's last line lacks: match the
+            // line, and keep the final newline missing.
+            hits.push(at);
+            old = &old[..old.len() - 1];
+            new = new.strip_suffix('\n').unwrap_or(new);
+        }
+        if hits.len() > 1 && !self.replace_all {
+            let at = call.lines_of(&hits);
+            hits = self
+                .nearest(hits.into_iter().zip(at).collect(), |&(_, l)| l)
+                .into_iter()
+                .map(|(h, _)| h)
+                .collect();
+        }
+        if !hits.is_empty() {
+            return self.replace_exact(call, &hits, old, new).map(Some);
+        }
+        let view = view.get_or_insert_with(|| see(call));
+        let primary = old == self.old;
+        let new_probe = Probe::new(self.new, self.new);
+        // Before any tolerant level: a resent edit whose old still matches
+        // loosely (an insertion leaves old's lines in place) is done.
+        if primary
+            && self.was_applied
+            && (self.new.trim().is_empty() || self.new_at(view, &new_probe).is_some())
+        {
+            return Ok(Some(Outcome::AlreadyApplied));
+        }
+        let (cur, lines): (&str, &LineIndex) = (&view.cur, &view.lines);
+        let near_line = match self.near {
+            Near::Line(n) => Some(n.saturating_sub(1)),
+            _ => None,
+        };
+        let probe = Probe::new(old, new)
+            .within(region.from, region.eof)
+            .near(near_line)
+            .all(self.replace_all)
+            .file_unit(call.file_unit());
+        // One pass over the lines finds where old and (for the failure
+        // path's "new is already there") new could stand.
+        let found = if primary && view.new_first.is_none() {
+            let mut firsts = tolerant::first_lines(cur, lines, &[&probe, &new_probe]);
+            view.new_first = firsts.pop();
+            tolerant::find_from(cur, lines, &probe, &firsts.pop().unwrap_or_default())
+        } else {
+            tolerant::find(cur, lines, &probe)
+        };
+        let Some(tolerant::Found {
+            level,
+            matches: mut found,
+            unsure,
+        }) = found
+        else {
+            return Ok(None);
+        };
+        if found.len() > 1 && !self.replace_all {
+            found = self.nearest(found, |m| m.first_line);
+        }
+        if unsure && (found.len() <= 1 || self.replace_all) {
+            return Err(self.ambiguous(format!(
+                "old is not in the file as sent; {} it may match more places than can be \
+                 checked (thousands of candidate places); send old exactly as the file has it",
+                level.ignoring()
+            )));
+        }
+        if found.len() > 1 && !self.replace_all {
+            let mut at: Vec<usize> = found.iter().map(|m| m.first_line).collect();
+            at.dedup();
+            let more = if unsure { "at least " } else { "" };
+            return Err(self.ambiguous(format!(
+                "old is not in the file as sent; {} it matches {more}{} places (lines {})",
+                level.ignoring(),
+                found.len(),
+                hints::line_list(&at)
+            )));
+        }
+        found.retain(|m| tolerant::verified(cur, lines, &probe, level, m));
+        if found.is_empty() {
+            return Ok(None);
+        }
+        let mut end = 0;
+        let mut replacements = Vec::new();
+        let mut spans = Vec::new();
+        for m in found.iter().filter(|m| {
+            let keep = m.range.start >= end;
+            end = end.max(m.range.end);
+            keep
+        }) {
+            let span = hints::span(m.first_line, m.line_count);
+            if !spans.contains(&span) {
+                spans.push(span);
+            }
+            replacements.push((
+                m.range.clone(),
+                tolerant::replacement(cur, lines, m, old, new),
+            ));
+        }
+        call.notes.push(format!(
+            "edit {}: old matched {} {}; check the diff",
+            self.n,
+            spans.join(", "),
+            level.ignoring()
+        ));
+        let count = replacements.len();
+        call.splice(self.n, replacements);
+        Ok(Some(Outcome::Applied { level, count }))
+    }
+
+    /// Among several matches, the one nearest the hinted line; all the
+    /// nearest when they tie (still ambiguous), and all of them without a
+    /// line hint.
+    pub(super) fn nearest<T>(&self, matches: Vec<T>, line_of: impl Fn(&T) -> usize) -> Vec<T> {
+        let Near::Line(n) = self.near else {
+            return matches;
+        };
+        let target = n.saturating_sub(1);
+        let best = matches
+            .iter()
+            .map(|m| line_of(m).abs_diff(target))
+            .min()
+            .unwrap_or(0);
+        matches
+            .into_iter()
+            .filter(|m| line_of(m).abs_diff(target) == best)
+            .collect()
+    }
+
+    /// Where this edit may match, from its hint and the cursor.
+    pub(super) fn region(&self, call: &Call) -> Result<Region, EditError> {
+        let anchor = match self.near {
+            Near::None | Near::Line(_) => {
+                return Ok(Region {
+                    from: 0,
+                    eof: false,
+                });
+            }
+            Near::Eof => return Ok(Region { from: 0, eof: true }),
+            Near::After(anchor) => anchor.trim(),
+        };
+        let cursor = call.cursor;
+        if anchor.is_empty() {
+            return Ok(Region {
+                from: cursor,
+                eof: false,
+            });
+        }
+        if let Some(next) = call.pieces.line_after(cursor, |l| l.trim() == anchor) {
+            return Ok(Region {
+                from: next,
+                eof: false,
+            });
+        }
+        let cur = call.pieces.materialize();
+        let lines = LineIndex::new(&cur);
+        let after = if cursor > 0 {
+            format!(
+                " after line {}",
+                lines.line_of(cursor.min(cur.len().saturating_sub(1))) + 1
+            )
+        } else {
+            String::new()
+        };
+        Err(EditError::new(
+            ErrorKind::NotFound,
+            format!("could not find the anchor line `{anchor}`{after}"),
+        )
+        .at(self.n, self.total)
+        .with_hint(Some(hints::not_found(&cur, &lines, anchor))))
+    }
+
+    /// An insertion (empty old) at the place the hint names. A missing final
+    /// newline stays missing when the text is appended to.
+    pub(super) fn insert(&self, call: &mut Call, region: &Region) -> Outcome {
+        let len = call.pieces.len();
+        let at = match self.near {
+            Near::Line(n) => call.pieces.line_start(n.saturating_sub(1)).unwrap_or(len),
+            Near::After(_) => region.from,
+            Near::Eof | Near::None => len,
+        };
+        let ends_nl = len == 0 || *call.pieces.bytes(len - 1..len) == *b"\n";
+        let text = if at == len && !ends_nl {
+            format!("\n{}", self.new.strip_suffix('\n').unwrap_or(self.new))
+        } else {
+            self.new.to_string()
+        };
+        call.splice(self.n, vec![(at..at, text)]);
+        Outcome::Applied {
+            level: Level::Exact,
+            count: 1,
+        }
+    }
+
+    pub(super) fn replace_exact(
+        &self,
+        call: &mut Call,
+        hits: &[usize],
+        old: &str,
+        new: &str,
+    ) -> Result<Outcome, EditError> {
+        if self.was_applied && self.new.contains(self.old) && self.all_inside_new(call, hits) {
+            return Ok(Outcome::AlreadyApplied);
+        }
+        if hits.len() > 1 && !self.replace_all {
+            let at = call.lines_of(hits);
+            return Err(self.ambiguous(format!(
+                "old matches {} places (lines {})",
+                hits.len(),
+                hints::line_list(&at)
+            )));
+        }
+        let mut end = 0;
+        let mut reindented = false;
+        let ranges: Vec<_> = hits
+            .iter()
+            .filter(|&&h| {
+                let keep = h >= end;
+                if keep {
+                    end = h + old.len();
+                }
+                keep
+            })
+            .map(|&h| {
+                let text = match line_indent_left_out(&call.pieces, h, old, new) {
+                    Some(indented) => {
+                        reindented = true;
+                        indented
+                    }
+                    None => new.to_string(),
+                };
+                (h..h + old.len(), text)
+            })
+            .collect();
+        if reindented {
+            call.notes.push(format!(
+                "edit {}: old is a whole line sent without its indentation; new's added lines \
+                 were given that indentation; check the diff",
+                self.n
+            ));
+        }
+        let count = ranges.len();
+        call.splice(self.n, ranges);
+        Ok(Outcome::Applied {
+            level: Level::Exact,
+            count,
+        })
+    }
+
+    /// Whether every match of old sits inside a copy of new: the edit was
+    /// made and its new text contains its old.
+    pub(super) fn all_inside_new(&self, call: &Call, hits: &[usize]) -> bool {
+        let news = call.anywhere(self.new);
+        hits.iter().all(|&h| {
+            news.iter()
+                .any(|&n| n <= h && h + self.old.len() <= n + self.new.len())
+        })
+    }
+}
+
+/// new with its added lines indented, when old is one whole line's text sent
+/// without the line's indentation and new adds lines with none at all: the
+/// model dropped the indentation from everything it wrote, and the added
+/// lines belong at the same depth. Any other exact match writes new as
+/// sent.
+pub(crate) fn line_indent_left_out(
+    pieces: &Pieces,
+    at: usize,
+    old: &str,
+    new: &str,
+) -> Option<String> {
+    let body = old.strip_suffix('\n').unwrap_or(old);
+    if body.contains('\n') || body.starts_with(char::is_whitespace) || body.is_empty() {
+        return None;
+    }
+    let (first, rest) = new.split_once('\n')?;
+    let added: Vec<&str> = rest
+        .strip_suffix('\n')
+        .unwrap_or(rest)
+        .split('\n')
+        .collect();
+    let unindented = |l: &&str| l.trim().is_empty() || !l.starts_with(char::is_whitespace);
+    if !added.iter().all(unindented) || added.iter().all(|l| l.trim().is_empty()) {
+        return None;
+    }
+    // old must run to the end of its line.
+    if !old.ends_with('\n') {
+        let after = pieces.slice_bytes(at + old.len()..at + old.len() + 1);
+        if !(after.is_empty() || after == b"\n") {
+            return None;
+        }
+    }
+    let from = at.saturating_sub(256);
+    let before = pieces.slice_bytes(from..at);
+    let line_start = match before.iter().rposition(|&b| b == b'\n') {
+        Some(i) => i + 1,
+        None if from == 0 => 0,
+        None => return None,
+    };
+    let indent = std::str::from_utf8(&before[line_start..]).ok()?;
+    if indent.is_empty() || !indent.chars().all(|c| c == ' ' || c == '\t') {
+        return None;
+    }
+    let mut out = first.to_string();
+    for line in rest.split('\n') {
+        out.push('\n');
+        if !line.trim().is_empty() {
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
+    Some(out)
+}
+
+/// [`line_indent_left_out`] on plain LF text, for tests that must tell
+/// this rule's cases from plain exact ones.
+pub fn indent_left_out(text: &str, at: usize, old: &str, new: &str) -> Option<String> {
+    line_indent_left_out(&Pieces::new(text), at, old, new)
+}
+
+/// Where old minus its final '\n' ends a text that has no final newline.
+pub(super) fn at_eof_without_newline(pieces: &Pieces, old: &str) -> Option<usize> {
+    let body = old
+        .strip_suffix('\n')
+        .filter(|b| !b.is_empty() && !b.ends_with('\n'))?;
+    let len = pieces.len();
+    let start = len.checked_sub(body.len())?;
+    (pieces.slice_bytes(start..len) == body.as_bytes()).then_some(start)
+}
