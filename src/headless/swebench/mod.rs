@@ -5,16 +5,21 @@
 //!
 //! - `instances.rs`: reading the records, `--shard`, `--instance`;
 //! - `worktree.rs`: the clone, a worktree at `base_commit`, the patch;
+//! - `env.rs`: where commands run (`--env`: local, or a docker/podman
+//!   container of the instance's image), `--install-cmd`;
 //! - `run.rs`: one session per instance, the worker pool, exit statuses,
 //!   the per-instance files, run.json and the summary table;
 //! - `report.rs`: summary.json, run.json, the table;
 //! - `preds.rs`: preds.jsonl / preds.json, resume, `merge`;
-//! - `grade.rs`: FAIL_TO_PASS / PASS_TO_PASS locally (not the harness).
+//! - `grade.rs`: FAIL_TO_PASS / PASS_TO_PASS locally (not the harness);
+//! - `logparse.rs`: test logs read as the harness's per-repository parsers do.
 //!
 //! Usage, outputs and the batch-system recipes are in docs/swebench.md.
 
+mod env;
 mod grade;
 mod instances;
+mod logparse;
 mod preds;
 mod report;
 mod run;
@@ -27,6 +32,7 @@ use clap::{Args, Subcommand};
 
 use crate::settings::UsageError;
 
+pub use env::{EnvArgs, EnvKind, harness_image_id};
 pub use grade::{GradeArgs, LogFormat};
 pub use instances::{Instance, Shard, load as load_instances, select};
 pub use preds::{MergeArgs, Prediction};
@@ -111,6 +117,8 @@ pub struct RunArgs {
     /// model_name_or_path in the predictions (default: nib-<model>).
     #[arg(long)]
     pub name: Option<String>,
+    #[command(flatten)]
+    pub env: env::EnvArgs,
 }
 
 pub fn run(args: SwebenchArgs) -> Result<ExitCode, UsageError> {

@@ -69,6 +69,7 @@ pub(super) fn run_json(
         "timeout_seconds": settings.deadline.as_secs(),
         "workers": args.workers.max(1),
         "model_concurrency": concurrency,
+        "environment": settings.env.to_json(),
         "ran": results.len(),
         "skipped": skipped,
         "by_status": by_status,

@@ -27,6 +27,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use super::env::{Env, Prepared};
 use super::instances::{self, Instance};
 use super::preds::{self, Appender, Prediction};
 use super::report;
@@ -48,16 +49,20 @@ pub enum ExitStatus {
     TokenLimit,
     ModelError,
     Refused,
+    /// The instance's environment could not be set up (the container, an
+    /// `--install-cmd`); retried by the next run.
+    EnvironmentError,
     Error,
 }
 
 impl ExitStatus {
-    pub const ALL: [ExitStatus; 6] = [
+    pub const ALL: [ExitStatus; 7] = [
         ExitStatus::Submitted,
         ExitStatus::StepLimit,
         ExitStatus::TokenLimit,
         ExitStatus::ModelError,
         ExitStatus::Refused,
+        ExitStatus::EnvironmentError,
         ExitStatus::Error,
     ];
 
@@ -68,6 +73,7 @@ impl ExitStatus {
             ExitStatus::TokenLimit => "token_limit",
             ExitStatus::ModelError => "model_error",
             ExitStatus::Refused => "refused",
+            ExitStatus::EnvironmentError => "environment_error",
             ExitStatus::Error => "error",
         }
     }
@@ -91,6 +97,8 @@ pub(super) struct Settings {
     pub(super) name: String,
     /// The user's configuration, for the guard's policy in each worktree.
     pub(super) config: UserConfig,
+    /// Where each instance's commands run (`--env`).
+    pub(super) env: Env,
 }
 
 /// One instance's result: what summary.json and the table show.
@@ -247,11 +255,14 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     let out = std::fs::canonicalize(&out)
         .map_err(|e| UsageError(format!("--out {}: {e}", out.display())))?;
     let settings = settings(&args, &config, repos, out)?;
+    eprintln!("nib swebench: {}", settings.env.describe());
     let workers = args.workers.max(1);
     let concurrency = args.model_concurrency.unwrap_or(workers).max(1);
     set_endpoint_concurrency(concurrency);
 
     let preds_path = settings.out.join("preds.jsonl");
+    // Opened first: it repairs a line a crash cut before anything reads it.
+    let appender = Appender::open(&preds_path).map_err(UsageError)?;
     let done: HashSet<String> = preds::read_jsonl(&preds_path)
         .map_err(UsageError)?
         .into_iter()
@@ -267,7 +278,6 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             preds_path.display()
         );
     }
-    let appender = Appender::open(&preds_path).map_err(UsageError)?;
     let results = pool(&settings, &appender, todo, workers);
 
     let all_preds = preds::read_jsonl(&preds_path).map_err(UsageError)?;
@@ -344,6 +354,7 @@ fn settings(
         crate::agent::Source::resolve(spec).map_err(UsageError)?;
     }
     Ok(Settings {
+        env: args.env.resolve()?,
         config: config.clone(),
         work: args.work.clone().unwrap_or_else(|| out.join(".work")),
         repos,
@@ -448,7 +459,7 @@ fn run_instance(settings: &Settings, inst: &Instance) -> InstanceResult {
         );
     }
     // A rerun replaces the files of an earlier attempt.
-    for stale in ["events.jsonl", "patch.diff", "summary.json"] {
+    for stale in ["events.jsonl", "patch.diff", "summary.json", "env.log"] {
         let _ = std::fs::remove_file(dir.join(stale));
     }
     let clone = match worktree::find_clone(&settings.repos, &inst.repo) {
@@ -463,7 +474,16 @@ fn run_instance(settings: &Settings, inst: &Instance) -> InstanceResult {
         Ok(t) => t,
         Err(e) => return InstanceResult::failed(id, e, started),
     };
-    let mut result = session(settings, inst, &tree, model, &dir, started);
+    let env = settings
+        .env
+        .prepare(id, tree.path(), &dir.join("env.log"), settings.deadline);
+    let mut result = match env {
+        Ok(env) => session(settings, inst, &tree, &env, model, &dir, started),
+        Err(e) => InstanceResult {
+            status: ExitStatus::EnvironmentError,
+            ..InstanceResult::failed(id, e, started)
+        },
+    };
     if settings.keep_worktrees {
         result.worktree = Some(tree.path().to_path_buf());
     } else if let Err(e) = tree.remove() {
@@ -493,6 +513,7 @@ fn session(
     settings: &Settings,
     inst: &Instance,
     tree: &Worktree,
+    env: &Prepared,
     model: ModelConfig,
     dir: &Path,
     started: Instant,
@@ -513,6 +534,7 @@ fn session(
     .user_config(&settings.config)
     .log(LogPlace::At(dir.join("events.jsonl")))
     .subscribe(move |entry| seen.see(entry))
+    .shell_place(env.place())
     .build();
     let session = match built {
         Ok(session) => session,

@@ -17,6 +17,7 @@ mod git;
 mod grep;
 pub mod netns;
 mod outline;
+mod place;
 mod shell;
 mod walk;
 
@@ -24,5 +25,6 @@ pub use fs::{fs_find, fs_list};
 pub use git::{git_diff, git_log, git_status};
 pub use grep::index_grep;
 pub use outline::outline;
+pub use place::{ContainerShell, ShellPlace};
 pub(crate) use shell::kill_group;
-pub use shell::{Stop, shell, shell_cancellable};
+pub use shell::{Stop, shell, shell_cancellable, shell_in};
