@@ -651,6 +651,17 @@ fn a_preds_line_cut_by_a_crash_is_dropped_and_its_instance_runs_again() {
     assert_eq!(report["by_status"]["submitted"], json!(["acme__calc-2"]));
 }
 
+/// A statically linked busybox on this machine (it runs in an empty image).
+fn static_busybox() -> Option<PathBuf> {
+    let path = ["/bin/busybox", "/usr/bin/busybox"]
+        .into_iter()
+        .map(PathBuf::from)
+        .find(|p| p.is_file())?;
+    let out = Command::new("ldd").arg(&path).output().ok()?;
+    let text = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+    text.contains("not a dynamic executable").then_some(path)
+}
+
 /// Which engine answers here, if any.
 fn running_engine() -> Option<&'static str> {
     ["docker", "podman"].into_iter().find(|e| {
@@ -668,8 +679,12 @@ fn running_engine() -> Option<&'static str> {
 fn a_real_engine_runs_the_instance_in_its_image() {
     let engine = running_engine()
         .expect("no container engine answers `docker info` or `podman info`; start one");
-    // A base image already on this machine (nothing is pulled).
-    let Some(base) = ["busybox", "alpine", "debian", "ubuntu"]
+    let fx = fixture();
+    let context = fx.path("image");
+    fs::create_dir_all(&context).expect("context");
+    // A base image already on this machine (nothing is pulled), else
+    // FROM scratch with this machine's static busybox.
+    let base = ["busybox", "alpine", "debian", "ubuntu"]
         .into_iter()
         .find(|b| {
             Command::new(engine)
@@ -678,22 +693,30 @@ fn a_real_engine_runs_the_instance_in_its_image() {
                 .stderr(Stdio::null())
                 .status()
                 .is_ok_and(|s| s.success())
-        })
-    else {
-        eprintln!(
-            "skipped: no busybox, alpine, debian or ubuntu image in the local {engine} store to build the test image from (`{engine} pull busybox` gives one)"
-        );
-        return;
+        });
+    let from = match base {
+        Some(base) => format!("FROM {base}\n"),
+        None => {
+            let Some(busybox) = static_busybox() else {
+                eprintln!(
+                    "skipped: no busybox, alpine, debian or ubuntu image in the local {engine} store, and no static busybox on this machine to build one FROM scratch (`{engine} pull busybox`, or apt-get install busybox-static)"
+                );
+                return;
+            };
+            fs::copy(&busybox, context.join("busybox")).expect("copy busybox");
+            "FROM scratch\nCOPY busybox /bin/busybox\nRUN [\"/bin/busybox\", \"--install\", \"-s\", \"/bin\"]\n"
+                .to_string()
+        }
     };
-    let fx = fixture();
-    let context = fx.path("image");
-    fs::create_dir_all(&context).expect("context");
     fs::write(
         context.join("Dockerfile"),
-        format!("FROM {base}\nRUN mkdir -p /testbed && echo inside > /nib-image-marker\nWORKDIR /testbed\n"),
+        format!(
+            "{from}RUN mkdir -p /testbed && echo inside > /nib-image-marker\nWORKDIR /testbed\n"
+        ),
     )
     .expect("Dockerfile");
-    let tag = format!("nib-swebench-test:{}", std::process::id());
+    // Fully qualified: podman does not resolve short names without a registry.
+    let tag = format!("localhost/nib-swebench-test:{}", std::process::id());
     let built = Command::new(engine)
         .args(["build", "-q", "-t", &tag])
         .arg(&context)
