@@ -81,6 +81,13 @@ exec)
     shift
     host=$(cat "$boxes/$box" 2>/dev/null) || { echo "stand-in: no container $box" >&2; exit 125; }
     cd "$host" || exit 125
+    # The mount: /testbed in the command is the mounted directory.
+    n=$#
+    while [ "$n" -gt 0 ]; do
+        set -- "$@" "$(printf '%s' "$1" | sed "s#/testbed#$host#g")"
+        shift
+        n=$((n - 1))
+    done
     exec setsid -w "$@"
     ;;
 esac
@@ -216,6 +223,60 @@ impl Fixture {
         }
     }
 
+    /// `nib swebench grade --gold` of `instances` into OUT, PYTHONPATH
+    /// unset, the stand-in first on PATH when given.
+    fn grade(&self, instances: &str, extra: &[&str], path_first: Option<&Path>) -> Run {
+        let repos = self.repos.display().to_string();
+        let out = self.path("out").display().to_string();
+        let mut args = vec![
+            "swebench",
+            "grade",
+            "--instances",
+            instances,
+            "--repos",
+            &repos,
+            "--out",
+            &out,
+            "--gold",
+        ];
+        args.extend_from_slice(extra);
+        let mut cmd = Command::new(NIB);
+        cmd.args(&args)
+            .current_dir(self.dir.path())
+            .env("XDG_CONFIG_HOME", self.path("config"))
+            .env_remove("PYTHONPATH")
+            .stdin(Stdio::null());
+        if let Some(dir) = path_first {
+            let path = std::env::var("PATH").unwrap_or_default();
+            cmd.env("PATH", format!("{}:{path}", dir.display()))
+                .env("STANDIN_DIR", self.path("standin"))
+                .env("STANDIN_IMAGE_TESTBED", self.path("image-testbed"));
+        }
+        let out = cmd.output().expect("run nib");
+        Run {
+            code: out.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// An instance whose gold patch fixes add, graded by a test command
+    /// that prints a pytest-style line.
+    fn gradable(&self, id: &str, test_cmd: &str) -> String {
+        let record = json!({
+            "repo": "acme/calc",
+            "instance_id": id,
+            "base_commit": self.base,
+            "problem_statement": "add(2, 3) returns -1.",
+            "patch": "diff --git a/calc.py b/calc.py\n--- a/calc.py\n+++ b/calc.py\n@@ -1,2 +1,2 @@\n def add(a, b):\n-    return a - b\n+    return a + b\n",
+            "test_patch": "",
+            "FAIL_TO_PASS": "[\"t.py::test_add\"]",
+            "PASS_TO_PASS": "[]",
+            "test_cmd": test_cmd,
+        });
+        self.write("grade-instances.jsonl", &format!("{record}\n"))
+    }
+
     /// The stand-in engine as `docker` in a directory of its own, and the
     /// "image's" /testbed: the repository at the base with what a build
     /// left there (ignored files) and a stray untracked file.
@@ -319,16 +380,24 @@ fn a_stand_in_engine_gets_the_container_protocol_and_the_shell_comes_back_throug
         "script.json",
         &json!([
             {"tool_calls": [{"name": "shell", "arguments": {"command": "pwd > where.txt; ls _speedups.so build/lib; echo through the engine; exit 3"}}]},
-            {"tool_calls": [{"name": "fs-edit", "arguments": {"path": "calc.py", "old": "a - b", "new": "a + b"}}]},
+            {"tool_calls": [{"name": "fs-edit", "arguments": {"path": "/testbed/calc.py", "old": "a - b", "new": "a + b"}}]},
             {"tool_calls": [{"name": "shell", "arguments": {"command": "grep -c 'a + b' calc.py"}}]},
             {"tool_calls": [{"name": "shell", "arguments": {"command": "echo $$ > sleeper.pid; exec sleep 60", "timeout": 1}}]},
+            {"tool_calls": [{"name": "shell", "arguments": {"command": "cd /testbed && echo 'x = 1' > /testbed/new_module.py"}}]},
             "Fixed."
         ])
         .to_string(),
     );
     let started = Instant::now();
     let run = fx.run(&instances, &script, &["--keep-worktrees"], Some(&bin));
-    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.code,
+        0,
+        "{}\n{}\n{}",
+        run.stdout,
+        run.stderr,
+        fs::read_to_string(fx.path("out/acme__calc-1/env.log")).unwrap_or_default()
+    );
     // The sleeper was stopped at its 1 s timeout, not waited for.
     assert!(started.elapsed() < Duration::from_secs(50));
     assert!(
@@ -350,13 +419,16 @@ fn a_stand_in_engine_gets_the_container_protocol_and_the_shell_comes_back_throug
 
     // Output and exit codes came back through `exec`.
     let shells = shell_summaries(&fx.path("out/acme__calc-1/events.jsonl"));
-    assert_eq!(shells.len(), 3, "{shells:?}");
+    assert_eq!(shells.len(), 4, "{shells:?}");
     assert_eq!(
         shells[0], "through the engine (exit code: 3) | ",
         "{shells:?}"
     );
     assert_eq!(shells[1], "1 (exit code: 0) | ", "{shells:?}");
     assert!(shells[2].contains("timed out after 1 s"), "{shells:?}");
+    // The container's /testbed is the workspace to the guard and the file
+    // primitives: the edit above and this write were not refused.
+    assert_eq!(shells[3], "exit code: 0 | ", "{shells:?}");
     // It ran in the mounted directory; the file primitives edited the same tree.
     let canonical = fs::canonicalize(&worktree).expect("worktree");
     assert_eq!(
@@ -438,7 +510,7 @@ fn a_stand_in_engine_gets_the_container_protocol_and_the_shell_comes_back_throug
         .iter()
         .filter(|c| c[0] == "exec" && c[1] == "-w")
         .collect();
-    assert_eq!(execs.len(), 3, "{calls:?}");
+    assert_eq!(execs.len(), 4, "{calls:?}");
     let first = execs[0];
     assert_eq!(first[..3], ["exec", "-w", "/testbed"], "{first:?}");
     assert_eq!(first[3], "-e");
@@ -662,6 +734,88 @@ fn static_busybox() -> Option<PathBuf> {
     text.contains("not a dynamic executable").then_some(path)
 }
 
+const GRADE_CMD: &str = "if grep -q 'a + b' calc.py; then echo 'PASSED t.py::test_add'; else echo 'FAILED t.py::test_add'; fi; echo \"pwd=$(pwd) path=[$PYTHONPATH]\"; ls build/marker _speedups.so 2>&1";
+
+#[test]
+fn grade_runs_the_tests_through_the_engine_and_installs_before_them_locally() {
+    let fx = fixture();
+    let bin = fx.standin();
+    let instances = fx.gradable("acme__calc-1", GRADE_CMD);
+    let run = fx.grade(&instances, &[], Some(&bin));
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("acme__calc-1: resolved"),
+        "{}",
+        run.stdout
+    );
+    let report = read_json(&fx.path("out/acme__calc-1/grade.json"));
+    assert_eq!(report["environment"]["kind"], "docker", "{report}");
+    let log = fs::read_to_string(fx.path("out/acme__calc-1/test_output.txt")).expect("log");
+    // In the "container": at the mount, with the image's built files, and
+    // nothing put on PYTHONPATH.
+    assert!(log.contains("path=[]"), "{log}");
+    assert!(log.contains("_speedups.so"), "{log}");
+    let calls = fx.calls();
+    let test_exec = calls
+        .iter()
+        .find(|c| {
+            c[0] == "exec"
+                && c.last()
+                    .is_some_and(|a| a.contains("PASSED t.py::test_add"))
+        })
+        .expect("the tests ran through exec");
+    assert_eq!(test_exec[..3], ["exec", "-w", "/testbed"], "{test_exec:?}");
+    assert_eq!(calls.last().map(|c| c[0].as_str()), Some("rm"));
+
+    // Locally: without an install step the worktree is first on
+    // PYTHONPATH; with one it is not, and what it built is there.
+    let plain = fx.grade(&instances, &["--env", "local"], None);
+    assert_eq!(plain.code, 0, "{}\n{}", plain.stdout, plain.stderr);
+    let log = fs::read_to_string(fx.path("out/acme__calc-1/test_output.txt")).expect("log");
+    let worktree = fx.path("out/.grade/acme__calc-1");
+    assert!(
+        log.contains(&format!("path=[{}]", worktree.display())),
+        "{log}"
+    );
+    let installed = fx.grade(
+        &instances,
+        &[
+            "--env",
+            "local",
+            "--install-cmd",
+            "mkdir -p build && echo built > build/marker",
+        ],
+        None,
+    );
+    assert_eq!(
+        installed.code, 0,
+        "{}\n{}",
+        installed.stdout, installed.stderr
+    );
+    let log = fs::read_to_string(fx.path("out/acme__calc-1/test_output.txt")).expect("log");
+    assert!(log.contains("path=[]"), "{log}");
+    assert!(log.contains("build/marker\n"), "{log}");
+    let report = read_json(&fx.path("out/acme__calc-1/grade.json"));
+    assert_eq!(
+        report["environment"]["install_cmd"],
+        "mkdir -p build && echo built > build/marker"
+    );
+    // An install that fails is the instance's error, and its tests do not run.
+    let broken = fx.grade(
+        &instances,
+        &["--env", "local", "--install-cmd", "exit 9"],
+        None,
+    );
+    assert_eq!(broken.code, 1);
+    assert!(
+        broken.stdout.contains(
+            "error: the environment could not be set up: --install-cmd `exit 9` exited with 9"
+        ),
+        "{}",
+        broken.stdout
+    );
+}
+
 /// Which engine answers here, if any.
 fn running_engine() -> Option<&'static str> {
     ["docker", "podman"].into_iter().find(|e| {
@@ -744,6 +898,9 @@ fn a_real_engine_runs_the_instance_in_its_image() {
         &["--env", engine, "--image", &tag],
         None,
     );
+    // grade's tests in the same image.
+    let gradable = fx.gradable("acme__calc-1", GRADE_CMD);
+    let grade = fx.grade(&gradable, &["--env", engine, "--image", &tag], None);
     let _ = Command::new(engine)
         .args(["rmi", "-f", &tag])
         .stdout(Stdio::null())
@@ -762,7 +919,13 @@ fn a_real_engine_runs_the_instance_in_its_image() {
     // Only loopback inside: the network was off.
     assert!(patch.contains("+lo\n"), "{patch}");
     assert!(!patch.contains("+eth0"), "{patch}");
-    // The container is gone.
+    assert_eq!(grade.code, 0, "{}\n{}", grade.stdout, grade.stderr);
+    let log = fs::read_to_string(fx.path("out/acme__calc-1/test_output.txt")).expect("log");
+    assert!(
+        log.contains("PASSED t.py::test_add\npwd=/testbed path=[]"),
+        "{log}"
+    );
+    // The containers are gone.
     let left = Command::new(engine)
         .args(["ps", "-aq", "--filter", "label=nib.swebench=1"])
         .output()

@@ -255,6 +255,11 @@ impl Host {
     /// This host with its `shell` commands run at `place` (a container the
     /// workspace is mounted in); the guard still judges them here first.
     pub fn with_shell_place(mut self, place: tools::ShellPlace) -> Host {
+        // The container's view of the tree names the same files: the
+        // guard and the file primitives take `/testbed/x` as `x`.
+        if let tools::ShellPlace::Container(c) = &place {
+            self.ws = self.ws.clone().with_mount(&c.workdir);
+        }
         self.shell_place = place;
         self
     }

@@ -458,7 +458,10 @@ fn seed_ignored(engine: &Engine, image: &str, tree: &Path, log: &mut File) -> Re
             .spawn()
             .map_err(|e| format!("cannot run tar: {e}"))?;
         let mut input = tar.stdin.take().ok_or("no input pipe to tar")?;
-        let fed = input
+        // tar may stop reading at the archive's end marker, before the
+        // padding after it: a write that fails then is not an error (tar's
+        // own status says whether the archive was whole).
+        let _ = input
             .write_all(&first[..got])
             .and_then(|()| std::io::copy(&mut out, &mut input).map(|_| ()));
         drop(input);
@@ -466,7 +469,9 @@ fn seed_ignored(engine: &Engine, image: &str, tree: &Path, log: &mut File) -> Re
             .wait_with_output()
             .map_err(|e| format!("tar failed: {e}"))?;
         let _ = log.write_all(&done.stderr);
-        if !done.status.success() || fed.is_err() {
+        // The rest, so the writer in the container finishes cleanly.
+        let _ = std::io::copy(&mut out, &mut std::io::sink());
+        if !done.status.success() {
             return Err(format!(
                 "could not copy the image's ignored files into the worktree: {}",
                 String::from_utf8_lossy(&done.stderr).trim()

@@ -252,11 +252,12 @@ fn check(
     let inst_dir = out.join(&inst.instance_id);
     std::fs::create_dir_all(&inst_dir)
         .map_err(|e| format!("cannot create the instance's directory: {e}"))?;
+    let log_path = inst_dir.join("test_output.txt");
+    let _ = std::fs::remove_file(&log_path);
     let timeout = Duration::from_secs(args.timeout.max(1));
     let prepared = env
         .prepare(&inst.instance_id, dir, &inst_dir.join("env.log"), timeout)
         .map_err(|e| format!("the environment could not be set up: {e}"))?;
-    let log_path = inst_dir.join("test_output.txt");
     let log = File::create(&log_path)
         .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
     // Without an install step, locally, the worktree's code is what gets

@@ -420,7 +420,10 @@ fn pool(
                         result.tokens,
                         result.seconds,
                         result.patch_lines(),
-                        if result.status == ExitStatus::Error {
+                        if matches!(
+                            result.status,
+                            ExitStatus::Error | ExitStatus::EnvironmentError
+                        ) {
                             format!(": {}", result.message)
                         } else {
                             String::new()
