@@ -502,7 +502,7 @@ fn a_stand_in_engine_gets_the_container_protocol_and_the_shell_comes_back_throug
         "sh",
         image,
         "-c",
-        "while :; do sleep 3600; done",
+        "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done",
     ];
     assert_eq!(start, &expected, "{start:?}");
     let container = format!("standin-{name}");

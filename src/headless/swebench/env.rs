@@ -27,6 +27,7 @@ use std::io::{Read, Write};
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
@@ -294,6 +295,24 @@ impl Prepared {
     }
 }
 
+/// The containers this process has running: engine and id.
+static LIVE: Mutex<Vec<(PathBuf, String)>> = Mutex::new(Vec::new());
+
+/// Removes every container this process still has running (`rm -f`), for
+/// a stop that will not wait for the instances to end (a second Ctrl-C):
+/// their `Drop` would not run.
+pub fn remove_live_containers() {
+    let live = std::mem::take(&mut *LIVE.lock().unwrap_or_else(PoisonError::into_inner));
+    for (engine, id) in live {
+        let _ = Command::new(engine)
+            .args(["rm", "-f", &id])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
 /// A running container, removed (with everything in it) when dropped.
 struct Container {
     engine: Engine,
@@ -343,7 +362,7 @@ impl Container {
             "sh",
             image,
             "-c",
-            "while :; do sleep 3600; done",
+            "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done",
         ];
         let _ = writeln!(log, "$ {} {}", engine.name, args.join(" "));
         let out = engine
@@ -360,17 +379,17 @@ impl Container {
                 engine.name
             ));
         }
-        let container = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        let _ = writeln!(log, "# container {container}");
+        let id = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let id = if id.is_empty() { name } else { id };
+        let _ = writeln!(log, "# container {id}");
+        LIVE.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((engine.program.clone(), id.clone()));
         Ok(Container {
             engine: engine.clone(),
             shell: ContainerShell {
                 engine: engine.program.clone(),
-                container: if container.is_empty() {
-                    name
-                } else {
-                    container
-                },
+                container: id,
                 workdir: TESTBED.into(),
                 prelude: CONDA_PRELUDE.into(),
             },
@@ -381,6 +400,9 @@ impl Container {
 impl Drop for Container {
     fn drop(&mut self) {
         let c = &self.shell.container;
+        LIVE.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .retain(|(_, id)| id != c);
         // Rootful docker leaves what the container wrote owned by root;
         // give it back, so the worktree can be removed. (Rootless podman
         // maps its root to this user already.)

@@ -32,7 +32,7 @@ use clap::{Args, Subcommand};
 
 use crate::settings::UsageError;
 
-pub use env::{EnvArgs, EnvKind, harness_image_id};
+pub use env::{EnvArgs, EnvKind, harness_image_id, remove_live_containers};
 pub use grade::{GradeArgs, LogFormat};
 pub use instances::{Instance, Shard, load as load_instances, select};
 pub use preds::{MergeArgs, Prediction};

@@ -12,7 +12,8 @@
 //! `submitted` (the session ended on its own; refused calls are counted
 //! beside it), `refused` (it ended on its own with no patch, and every
 //! file write it tried was refused), `step_limit`, `token_limit`,
-//! `model_error` (the model call that ended the session failed) and
+//! `model_error` (the model call that ended the session failed),
+//! `environment_error` (its container or `--install-cmd` failed) and
 //! `error` (anything else: no clone, no base commit, a strategy error).
 //!
 //! An instance goes into preds.jsonl unless it ended in `error` or
