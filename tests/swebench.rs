@@ -551,6 +551,8 @@ fn the_default_strategy_is_check_with_compact() {
             &script,
             "--set",
             "check=true",
+            "--env",
+            "local",
         ])
     };
     assert_eq!(run2.code, 0, "{}\n{}", run2.stdout, run2.stderr);
