@@ -54,7 +54,7 @@ run)
         -d) detach=1; shift ;;
         --rm) shift ;;
         --name) name=$2; shift 2 ;;
-        -v) mount=$2; shift 2 ;;
+        -v) case "$2" in *:/testbed) mount=$2 ;; esac; shift 2 ;;
         --label|--network|-w|--entrypoint) shift 2 ;;
         *) break ;;
         esac
@@ -485,6 +485,8 @@ fn a_stand_in_engine_gets_the_container_protocol_and_the_shell_comes_back_throug
     let name = start[3].clone();
     assert!(name.starts_with("nib-acme__calc-1-"), "{start:?}");
     let mount = format!("{}:/testbed", worktree.display());
+    let git_dir = fs::canonicalize(fx.repos.join("acme__calc/.git")).expect("git dir");
+    let git_mount = format!("{}:{}", git_dir.display(), git_dir.display());
     let expected: Vec<&str> = vec![
         "run",
         "-d",
@@ -496,6 +498,8 @@ fn a_stand_in_engine_gets_the_container_protocol_and_the_shell_comes_back_throug
         "none",
         "-v",
         &mount,
+        "-v",
+        &git_mount,
         "-w",
         "/testbed",
         "--entrypoint",

@@ -44,11 +44,14 @@ pub const DEFAULT_IMAGE: &str = "docker.io/swebench/sweb.eval.x86_64.{id}:latest
 /// Where the repository sits in the harness's images.
 const TESTBED: &str = "/testbed";
 
-/// Puts the images' conda environment (`testbed`) first on PATH, as the
-/// harness's `conda activate testbed` does; nothing in other images.
-const CONDA_PRELUDE: &str = "if [ -d /opt/miniconda3/envs/testbed/bin ]; then \
+/// Before each command in a container: the images' conda environment
+/// (`testbed`) first on PATH, as the harness's `conda activate testbed`
+/// does (nothing in other images); and git told to trust the mounted
+/// repository, which the container's root does not own.
+const PRELUDE: &str = "if [ -d /opt/miniconda3/envs/testbed/bin ]; then \
 PATH=/opt/miniconda3/envs/testbed/bin:$PATH; CONDA_PREFIX=/opt/miniconda3/envs/testbed; \
-CONDA_DEFAULT_ENV=testbed; export PATH CONDA_PREFIX CONDA_DEFAULT_ENV; fi";
+CONDA_DEFAULT_ENV=testbed; export PATH CONDA_PREFIX CONDA_DEFAULT_ENV; fi; \
+export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=safe.directory GIT_CONFIG_VALUE_0='*'";
 
 /// `--env`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -101,7 +104,8 @@ impl EnvArgs {
     /// must answer `info`.
     pub fn resolve(&self) -> Result<Env, UsageError> {
         let image = self.image.clone().unwrap_or_else(|| DEFAULT_IMAGE.into());
-        if !image.contains("{id}") && !image.contains("{instance_id}") {
+        let templated = image.contains("{id}") || image.contains("{instance_id}");
+        if !templated && self.kind != EnvKind::Local {
             eprintln!(
                 "nib swebench: --image {image} has neither {{id}} nor {{instance_id}}: every instance uses that one image"
             );
@@ -345,7 +349,7 @@ impl Container {
             .stderr(Stdio::null())
             .status();
         let mount = format!("{}:{TESTBED}", tree.display());
-        let args = [
+        let mut args = vec![
             "run",
             "-d",
             "--name",
@@ -356,6 +360,14 @@ impl Container {
             "none",
             "-v",
             &mount,
+        ];
+        // The worktree's `.git` names the clone's git directory by its host
+        // path: mounted at that same path, git works inside too.
+        let git_mount = git_common_dir(tree).map(|d| format!("{}:{}", d.display(), d.display()));
+        if let Some(m) = &git_mount {
+            args.extend(["-v", m.as_str()]);
+        }
+        args.extend([
             "-w",
             TESTBED,
             "--entrypoint",
@@ -363,7 +375,7 @@ impl Container {
             image,
             "-c",
             "trap 'exit 0' TERM; while :; do sleep 3600 & wait $!; done",
-        ];
+        ]);
         let _ = writeln!(log, "$ {} {}", engine.name, args.join(" "));
         let out = engine
             .command()
@@ -391,7 +403,7 @@ impl Container {
                 engine: engine.program.clone(),
                 container: id,
                 workdir: TESTBED.into(),
-                prelude: CONDA_PRELUDE.into(),
+                prelude: PRELUDE.into(),
             },
         })
     }
@@ -432,6 +444,22 @@ impl Drop for Container {
             );
         }
     }
+}
+
+/// The git directory a worktree's `.git` file leads to, shared with its
+/// clone (absolute); None when the tree is not a linked worktree.
+fn git_common_dir(tree: &Path) -> Option<PathBuf> {
+    if !tree.join(".git").is_file() {
+        return None;
+    }
+    let out = super::worktree::git(
+        tree,
+        &["rev-parse", "--path-format=absolute", "--git-common-dir"],
+        &[],
+    )
+    .ok()?;
+    let dir = PathBuf::from(String::from_utf8_lossy(&out).trim());
+    (dir.is_absolute() && dir.is_dir()).then_some(dir)
 }
 
 /// Copies the files git ignores in the image's `/testbed` (what building
