@@ -127,6 +127,10 @@ impl Fixture {
         if !extra.contains(&"--strategy") {
             args.extend_from_slice(&["--strategy", "default"]);
         }
+        // On this machine, even where a container engine answers.
+        if !extra.contains(&"--env") {
+            args.extend_from_slice(&["--env", "local"]);
+        }
         args.extend_from_slice(extra);
         self.nib(&args)
     }
@@ -549,6 +553,8 @@ fn the_default_strategy_is_check_with_compact() {
             &script,
             "--set",
             "check=true",
+            "--env",
+            "local",
         ])
     };
     assert_eq!(run2.code, 0, "{}\n{}", run2.stdout, run2.stderr);
@@ -577,9 +583,19 @@ fn grade_passes_the_fixed_instance_and_fails_the_unfixed_one() {
     fixed["test_cmd"] = json!("python3 run_tests.py {tests}");
     let mut unfixed = fx.instance("acme__calc-2", true);
     unfixed["test_cmd"] = json!("python3 run_tests.py {tests}");
-    let instances = fx.jsonl("instances.jsonl", &[fixed, unfixed]);
+    let mut empty = fx.instance("acme__calc-3", true);
+    empty["test_cmd"] = json!("false");
+    let instances = fx.jsonl("instances.jsonl", &[fixed, unfixed, empty]);
     fx.script("acme__calc-1.json", &fix_script());
-    fx.script("acme__calc-2.json", &json!(["Nothing to change."]));
+    // A patch that does not fix the bug.
+    fx.script(
+        "acme__calc-2.json",
+        &json!([
+            {"tool_calls": [{"name": "fs-edit", "arguments": {"path": "README.md", "old": "calc", "new": "calc!"}}]},
+            "Done."
+        ]),
+    );
+    fx.script("acme__calc-3.json", &json!(["Nothing to change."]));
     let spec = fx.path("{instance_id}.json").display().to_string();
     let run = fx.run(&instances, "out", &spec, &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -595,6 +611,8 @@ fn grade_passes_the_fixed_instance_and_fails_the_unfixed_one() {
         &repos,
         "--out",
         &out,
+        "--env",
+        "local",
     ]);
     assert_eq!(
         grade.code, 1,
@@ -618,6 +636,21 @@ fn grade_passes_the_fixed_instance_and_fails_the_unfixed_one() {
         "{}",
         grade.stdout
     );
+    // An empty patch is counted as empty and its tests are not run (its
+    // command, `false`, would not pass anyway).
+    assert!(
+        grade
+            .stdout
+            .contains("acme__calc-3: not resolved (FAIL_TO_PASS 0/1, PASS_TO_PASS 0/1)\n  empty patch: not run"),
+        "{}",
+        grade.stdout
+    );
+    let empty = read_json(&fx.path("out/acme__calc-3/grade.json"));
+    assert_eq!(empty["empty_patch"], true, "{empty}");
+    assert_eq!(empty["resolved"], false);
+    assert!(empty.get("command").is_none(), "{empty}");
+    assert!(!fx.path("out/acme__calc-3/test_output.txt").exists());
+    assert_eq!(empty["environment"]["kind"], "local", "{empty}");
     let good = read_json(&fx.path("out/acme__calc-1/grade.json"));
     assert_eq!(good["resolved"], true, "{good}");
     assert_eq!(
@@ -654,6 +687,8 @@ fn grade_passes_the_fixed_instance_and_fails_the_unfixed_one() {
         "acme__calc-2",
         "--test-cmd",
         "python3 run_tests.py {tests}",
+        "--env",
+        "local",
     ]);
     assert_eq!(gold.code, 0, "{}\n{}", gold.stdout, gold.stderr);
     assert!(

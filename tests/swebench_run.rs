@@ -118,6 +118,10 @@ impl Fixture {
             script,
             "--strategy",
             "default",
+            // Not the engine `auto` may find on the machine: these runs
+            // are about the runner, on the host.
+            "--env",
+            "local",
         ]
         .iter()
         .map(|s| s.to_string())
@@ -479,6 +483,8 @@ fn malformed_calls_timeouts_and_context_overflows_get_their_statuses() {
     let instances = fx.instances(&[1]);
     let args = [
         "swebench",
+        "--env",
+        "local",
         "--instances",
         &instances,
         "--repos",

@@ -7,6 +7,7 @@
 //! SessionBuilder::new(ws, Confirms::Policy { approve_writes: true })
 //!     .user_config(&config)       // guard policy: user's, tightened by .nib/config.toml
 //!     .subscribe(progress)        // sees every event, warnings included
+//!     .shell_place(place)         // where `shell` runs (default: here)
 //!     .build()?                   // -> AgentSession { host, log }
 //!     .run(&cfg, task, |_| {})?   // -> Outcome
 //! ```
@@ -21,6 +22,7 @@ use crate::engine::EngineError;
 use crate::files::Workspace;
 use crate::guard::GuardPolicy;
 use crate::model::StreamEvent;
+use crate::prim::tools::ShellPlace;
 use crate::prim::{Answer, Asker, ConfirmAnswer, ConfirmRequest, Host, Question};
 use crate::session::event::{self, Event};
 use crate::session::{Entry, EventLog, SessionError};
@@ -87,6 +89,7 @@ pub struct SessionBuilder {
     cancel: Option<Arc<AtomicBool>>,
     asker: Option<Asker>,
     subscribers: Vec<Subscriber>,
+    shell_place: ShellPlace,
 }
 
 impl SessionBuilder {
@@ -102,6 +105,7 @@ impl SessionBuilder {
             cancel: None,
             asker: None,
             subscribers: Vec::new(),
+            shell_place: ShellPlace::Local,
         }
     }
 
@@ -145,6 +149,13 @@ impl SessionBuilder {
         self
     }
 
+    /// Where the session's `shell` commands run (default: this machine,
+    /// in the workspace root).
+    pub fn shell_place(mut self, place: ShellPlace) -> SessionBuilder {
+        self.shell_place = place;
+        self
+    }
+
     pub fn build(self) -> Result<AgentSession, SetupError> {
         let policy = match (self.policy, &self.user) {
             (Some(p), _) => p,
@@ -168,7 +179,7 @@ impl SessionBuilder {
             Confirms::Policy { approve_writes } => Host::unattended(self.ws, approve_writes),
             Confirms::Person(f) => Host::new(self.ws, f),
         };
-        let mut host = host.with_policy(policy);
+        let mut host = host.with_policy(policy).with_shell_place(self.shell_place);
         if let Some(flag) = self.cancel {
             host = host.with_cancel(flag);
         }

@@ -19,6 +19,9 @@ const MAX_SYMLINK_HOPS: usize = 40;
 #[derive(Debug, Clone)]
 pub struct Workspace {
     root: PathBuf,
+    /// Where a container the workspace is mounted in sees the root
+    /// (`/testbed`): an absolute path under it names the same file.
+    mount: Option<PathBuf>,
 }
 
 /// A path resolved against the workspace.
@@ -61,7 +64,18 @@ impl Workspace {
                 root: root.to_path_buf(),
             });
         }
-        Ok(Workspace { root: canonical })
+        Ok(Workspace {
+            root: canonical,
+            mount: None,
+        })
+    }
+
+    /// This workspace, with absolute paths under `at` (where a container
+    /// it is bind-mounted in sees it) taken as paths under the root: what
+    /// a command in that container names `/testbed/x` is `x` here.
+    pub fn with_mount(mut self, at: impl Into<PathBuf>) -> Workspace {
+        self.mount = Some(at.into()).filter(|m: &PathBuf| m.is_absolute() && m != Path::new("/"));
+        self
     }
 
     /// The canonical workspace root.
@@ -133,9 +147,13 @@ impl Workspace {
         // An absolute path that names the root lexically starts there, so
         // the root's own spelling is not counted as following a symlink.
         let (mut cur, start): (PathBuf, &Path) = if given_path.is_absolute() {
-            match given_path.strip_prefix(&self.root) {
-                Ok(rest) => (self.root.clone(), rest),
-                Err(_) => (PathBuf::from("/"), given_path),
+            let mounted = self
+                .mount
+                .as_ref()
+                .and_then(|m| given_path.strip_prefix(m).ok());
+            match (given_path.strip_prefix(&self.root), mounted) {
+                (Ok(rest), _) | (Err(_), Some(rest)) => (self.root.clone(), rest),
+                (Err(_), None) => (PathBuf::from("/"), given_path),
             }
         } else {
             (self.root.clone(), given_path)
@@ -311,6 +329,22 @@ mod tests {
         // Out and back in is fine.
         let r = ws.resolve("../ws/src/a.rs").unwrap();
         assert_eq!(r.rel, "src/a.rs");
+    }
+
+    #[test]
+    fn a_container_mount_names_the_same_files() {
+        let (_dir, ws) = setup();
+        assert!(ws.resolve("/testbed/src/a.rs").is_err());
+        let ws = ws.with_mount("/testbed");
+        let r = ws.resolve("/testbed/src/a.rs").unwrap();
+        assert_eq!((r.rel.as_str(), r.exists), ("src/a.rs", true));
+        assert_eq!(r.real, ws.root().join("src/a.rs"));
+        assert_eq!(ws.resolve("/testbed").unwrap().rel, ".");
+        // Only under the mount, and never out of the root through it.
+        assert!(ws.resolve("/testbedx/src/a.rs").is_err());
+        let err = ws.resolve("/testbed/../outside.txt").unwrap_err();
+        assert!(matches!(err, FileError::OutsideWorkspace { .. }), "{err:?}");
+        assert!(ws.clone().with_mount("/").resolve("/etc/passwd").is_err());
     }
 
     #[test]

@@ -224,6 +224,8 @@ pub struct Host {
     /// Set (with `cancel`) when a run's own deadline stopped it, so a
     /// stopped command says so instead of blaming the user.
     deadline_passed: Arc<AtomicBool>,
+    /// Where `shell` commands run (this machine unless told otherwise).
+    shell_place: tools::ShellPlace,
 }
 
 impl Host {
@@ -250,7 +252,20 @@ impl Host {
             approve_writes: false,
             asker: None,
             deadline_passed: Arc::default(),
+            shell_place: tools::ShellPlace::Local,
         }
+    }
+
+    /// This host with its `shell` commands run at `place` (a container the
+    /// workspace is mounted in); the guard still judges them here first.
+    pub fn with_shell_place(mut self, place: tools::ShellPlace) -> Host {
+        // The container's view of the tree names the same files: the
+        // guard and the file primitives take `/testbed/x` as `x`.
+        if let tools::ShellPlace::Container(c) = &place {
+            self.ws = self.ws.clone().with_mount(&c.workdir);
+        }
+        self.shell_place = place;
+        self
     }
 
     /// This host with a guard set up by `policy` (the user's and the
@@ -568,7 +583,8 @@ impl Host {
     fn carry_out(&self, call: &Call, plan: Plan) -> ToolResult {
         match plan {
             Plan::Write(w) => fs::commit(self, *w),
-            Plan::Exec => match tools::shell_cancellable(
+            Plan::Exec => match tools::shell_in(
+                &self.shell_place,
                 &self.ws,
                 Shell::of(call).command,
                 Shell::of(call).timeout,

@@ -7,21 +7,29 @@
 //! PASSED/XFAIL; P2P also tolerates SKIPPED; a missing test fails; an id
 //! with more `[` than `]` matches by prefix).
 //!
-//! This is not the official harness: there is no per-repo environment, no
-//! Docker image, the Python is whatever is on PATH. The official harness
-//! (or sb-cli) is the reference; a disagreement is this check's error.
+//! Where the tests run is `--env` (see env.rs): in the instance's image
+//! through docker or podman, or on this machine, with `--install-cmd` run
+//! first, or else the worktree put first on PYTHONPATH. An empty patch is
+//! reported as `empty` and not run, as the harness does.
+//!
+//! This is not the official harness: it does not build images, and
+//! locally the Python is whatever is on PATH. The official harness (or
+//! sb-cli) is the reference; a disagreement is this check's error.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::fs::File;
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode, Stdio};
+use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde_json::{Value, json};
 
+use super::env::{self, Env, EnvArgs};
 use super::instances::{self, Instance};
+pub use super::logparse::LogFormat;
+use super::logparse::{TestStatus, parse_log};
 use super::preds;
 use super::worktree::{self, Worktree};
 use crate::settings::UsageError;
@@ -66,51 +74,22 @@ pub struct GradeArgs {
     /// Keep each grading worktree (under OUT/.grade).
     #[arg(long)]
     pub keep_worktrees: bool,
+    /// Where the tests run (--env), and --install-cmd: run in the fresh
+    /// worktree after the patches, before the tests; with it, the worktree
+    /// is not put on PYTHONPATH.
+    #[command(flatten)]
+    pub env: EnvArgs,
 }
 
-/// Test log formats, as the harness parses them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum LogFormat {
-    /// `pytest -rA`: lines `PASSED id`, `FAILED id - reason`, ...
-    Pytest,
-    /// Django's runtests.py: `test_x (module.Class) ... ok`.
-    Django,
-    /// sympy's bin/test: `test_x ok`, `test_y F`.
-    Sympy,
-}
-
-/// A test's outcome in the log.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum TestStatus {
-    Passed,
-    Failed,
-    Skipped,
-    Error,
-    Xfail,
-}
-
-impl TestStatus {
-    fn as_str(self) -> &'static str {
-        match self {
-            TestStatus::Passed => "passed",
-            TestStatus::Failed => "failed",
-            TestStatus::Skipped => "skipped",
-            TestStatus::Error => "error",
-            TestStatus::Xfail => "xfail",
-        }
-    }
-}
-
-/// The command, log format and how test files become arguments, for the
-/// repositories whose tests are not run with pytest.
-fn repo_default(repo: &str) -> (&'static str, LogFormat) {
+/// The test command for the repositories whose tests are not run with
+/// pytest.
+fn repo_default(repo: &str) -> &'static str {
     match repo {
-        "django/django" => (
-            "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 {tests}",
-            LogFormat::Django,
-        ),
-        "sympy/sympy" => ("bin/test -C --verbose {tests}", LogFormat::Sympy),
-        _ => ("python3 -m pytest -rA {tests}", LogFormat::Pytest),
+        "django/django" => {
+            "./tests/runtests.py --verbosity 2 --settings=test_sqlite --parallel 1 {tests}"
+        }
+        "sympy/sympy" => "bin/test -C --verbose {tests}",
+        _ => "python3 -m pytest -rA {tests}",
     }
 }
 
@@ -125,6 +104,8 @@ pub(super) fn run(args: GradeArgs) -> Result<ExitCode, UsageError> {
     let repos = std::fs::canonicalize(&args.repos)
         .map_err(|e| UsageError(format!("--repos {}: {e}", args.repos.display())))?;
     eprintln!("nib swebench grade: {NOTE}.");
+    let env = args.env.resolve()?;
+    eprintln!("nib swebench grade: {}", env.describe());
     let mut resolved_all = true;
     let mut graded = 0;
     for inst in &selected {
@@ -135,7 +116,7 @@ pub(super) fn run(args: GradeArgs) -> Result<ExitCode, UsageError> {
             continue;
         };
         graded += 1;
-        let report = grade(&args, &repos, &out, inst, patch);
+        let report = grade(&args, &env, &repos, &out, inst, patch);
         let dir = out.join(&inst.instance_id);
         let text = serde_json::to_string_pretty(&report).unwrap_or_default();
         if let Err(e) = std::fs::create_dir_all(&dir)
@@ -188,16 +169,30 @@ fn patches(
         .collect())
 }
 
-fn grade(args: &GradeArgs, repos: &Path, out: &Path, inst: &Instance, patch: &str) -> Value {
+fn grade(
+    args: &GradeArgs,
+    env: &Env,
+    repos: &Path,
+    out: &Path,
+    inst: &Instance,
+    patch: &str,
+) -> Value {
     let started = Instant::now();
     let mut report = json!({
         "instance_id": inst.instance_id,
         "note": NOTE,
         "patch": if args.gold { "gold" } else { "prediction" },
+        "environment": env.to_json(),
+        "empty_patch": false,
         "patch_applied": false,
         "test_patch_applied": false,
         "resolved": false,
     });
+    // As the harness: an empty patch is counted, not run.
+    if patch.trim().is_empty() {
+        report["empty_patch"] = Value::Bool(true);
+        return report;
+    }
     let tree = worktree::find_clone(repos, &inst.repo).and_then(|clone| {
         Worktree::add(
             &clone,
@@ -212,7 +207,7 @@ fn grade(args: &GradeArgs, repos: &Path, out: &Path, inst: &Instance, patch: &st
             return report;
         }
     };
-    let checked = check(args, out, inst, patch, &tree, &mut report);
+    let checked = check(args, env, out, inst, patch, &tree, &mut report);
     if let Err(e) = checked {
         report["error"] = Value::from(e);
     }
@@ -227,6 +222,7 @@ fn grade(args: &GradeArgs, repos: &Path, out: &Path, inst: &Instance, patch: &st
 
 fn check(
     args: &GradeArgs,
+    env: &Env,
     out: &Path,
     inst: &Instance,
     patch: &str,
@@ -243,19 +239,37 @@ fn check(
         .map_err(|e| format!("the instance's test_patch does not apply: {e}"))?;
     report["test_patch_applied"] = Value::Bool(true);
 
-    let (default_cmd, default_format) = repo_default(&inst.repo);
     let template = args
         .test_cmd
         .clone()
         .or(inst.test_cmd.clone())
-        .unwrap_or_else(|| default_cmd.to_string());
-    let format = args.log_format.unwrap_or(default_format);
+        .unwrap_or_else(|| repo_default(&inst.repo).to_string());
+    let format = args
+        .log_format
+        .unwrap_or_else(|| LogFormat::of_repo(&inst.repo));
     let command = fill(&template, &directives(&test_files, format), inst);
     report["command"] = Value::from(command.clone());
-    let log_path = out.join(&inst.instance_id).join("test_output.txt");
-    std::fs::create_dir_all(out.join(&inst.instance_id))
+    let inst_dir = out.join(&inst.instance_id);
+    std::fs::create_dir_all(&inst_dir)
         .map_err(|e| format!("cannot create the instance's directory: {e}"))?;
-    let (code, timed_out) = run_tests(dir, &command, &log_path, args.timeout)?;
+    let log_path = inst_dir.join("test_output.txt");
+    let _ = std::fs::remove_file(&log_path);
+    let timeout = Duration::from_secs(args.timeout.max(1));
+    let prepared = env
+        .prepare(&inst.instance_id, dir, &inst_dir.join("env.log"), timeout)
+        .map_err(|e| format!("the environment could not be set up: {e}"))?;
+    let log = File::create(&log_path)
+        .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;
+    // Without an install step, locally, the worktree's code is what gets
+    // imported because it comes first on PYTHONPATH.
+    let local_env = if env.engine.is_none() && env.install_cmd.is_none() {
+        python_path(dir)?
+    } else {
+        Vec::new()
+    };
+    let (code, timed_out) =
+        env::run_logged(&prepared.place(), dir, &command, &log, timeout, &local_env)?;
+    drop(prepared);
     report["exit_code"] = json!(code);
     report["timed_out"] = Value::Bool(timed_out);
     let log = std::fs::read(&log_path).map_err(|e| format!("cannot read the test log: {e}"))?;
@@ -328,18 +342,9 @@ fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', "'\\''"))
 }
 
-/// Runs `command` with sh in `dir`, its output (both streams) in `log`; the
-/// worktree goes first on PYTHONPATH so its code is what gets imported.
-fn run_tests(
-    dir: &Path,
-    command: &str,
-    log: &Path,
-    timeout: u64,
-) -> Result<(Option<i32>, bool), String> {
-    let file = File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
-    let err = file
-        .try_clone()
-        .map_err(|e| format!("cannot share {}: {e}", log.display()))?;
+/// PYTHONPATH with the worktree (and its `src/`) first, and byte-code
+/// left unwritten.
+fn python_path(dir: &Path) -> Result<Vec<(&'static str, OsString)>, String> {
     let mut path = vec![dir.to_path_buf()];
     if dir.join("src").is_dir() {
         path.push(dir.join("src"));
@@ -348,95 +353,10 @@ fn run_tests(
         path.extend(std::env::split_paths(&old));
     }
     let pythonpath = std::env::join_paths(path).map_err(|e| format!("PYTHONPATH: {e}"))?;
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .current_dir(dir)
-        .env("PYTHONPATH", pythonpath)
-        .env("PYTHONDONTWRITEBYTECODE", "1")
-        .stdin(Stdio::null())
-        .stdout(file)
-        .stderr(err)
-        .process_group(0)
-        .spawn()
-        .map_err(|e| format!("cannot run sh: {e}"))?;
-    let deadline = Instant::now() + Duration::from_secs(timeout.max(1));
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Ok((status.code(), false)),
-            Ok(None) if Instant::now() >= deadline => {
-                crate::prim::tools::kill_group(&mut child);
-                let _ = child.wait();
-                return Ok((None, true));
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-            Err(e) => return Err(format!("waiting for the tests failed: {e}")),
-        }
-    }
-}
-
-/// Test id → its outcome, as the harness's log parsers read them.
-fn parse_log(log: &str, format: LogFormat) -> BTreeMap<String, TestStatus> {
-    let mut out = BTreeMap::new();
-    for line in log.lines() {
-        let found = match format {
-            LogFormat::Pytest => pytest_line(line),
-            LogFormat::Django => django_line(line),
-            LogFormat::Sympy => sympy_line(line),
-        };
-        if let Some((id, status)) = found {
-            out.insert(id, status);
-        }
-    }
-    out
-}
-
-fn pytest_line(line: &str) -> Option<(String, TestStatus)> {
-    let status = match line.split_whitespace().next()? {
-        "PASSED" => TestStatus::Passed,
-        "FAILED" => TestStatus::Failed,
-        "SKIPPED" => TestStatus::Skipped,
-        "ERROR" => TestStatus::Error,
-        "XFAIL" => TestStatus::Xfail,
-        _ => return None,
-    };
-    let line = if status == TestStatus::Failed {
-        line.replace(" - ", " ")
-    } else {
-        line.to_string()
-    };
-    let id = line.split_whitespace().nth(1)?;
-    Some((id.to_string(), status))
-}
-
-fn django_line(line: &str) -> Option<(String, TestStatus)> {
-    let (id, result) = line.rsplit_once(" ... ")?;
-    let status = match result.trim() {
-        "ok" | "OK" => TestStatus::Passed,
-        r if r.starts_with("skipped") => TestStatus::Skipped,
-        "expected failure" => TestStatus::Xfail,
-        "FAIL" | "unexpected success" => TestStatus::Failed,
-        "ERROR" => TestStatus::Error,
-        _ => return None,
-    };
-    Some((id.trim().to_string(), status))
-}
-
-fn sympy_line(line: &str) -> Option<(String, TestStatus)> {
-    let mut words = line.split_whitespace();
-    let (id, result) = (words.next()?, words.next()?);
-    if !id.starts_with("test_") || words.next().is_some() {
-        return None;
-    }
-    let status = match result {
-        "ok" => TestStatus::Passed,
-        "f" => TestStatus::Xfail,
-        "s" => TestStatus::Skipped,
-        "F" | "X" => TestStatus::Failed,
-        "E" => TestStatus::Error,
-        _ => return None,
-    };
-    Some((id.to_string(), status))
+    Ok(vec![
+        ("PYTHONPATH", pythonpath),
+        ("PYTHONDONTWRITEBYTECODE", OsString::from("1")),
+    ])
 }
 
 /// Whether every test in `ids` passed, and each one's outcome in the form
@@ -490,6 +410,9 @@ fn describe(inst: &Instance, report: &Value) -> String {
         count("PASS_TO_PASS", "success"),
         inst.pass_to_pass.len(),
     );
+    if report["empty_patch"] == true {
+        out.push_str("  empty patch: not run (the harness counts it as empty)\n");
+    }
     if let Some(e) = report["error"].as_str() {
         out.push_str(&format!("  error: {e}\n"));
     }
@@ -514,25 +437,6 @@ fn describe(inst: &Instance, report: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_three_log_formats() {
-        let log = "PASSED tests/t.py::test_a\nFAILED tests/t.py::test_b - assert 1 == 2\nSKIPPED [1] x\nXFAIL tests/t.py::test_c[x y]\n";
-        let s = parse_log(log, LogFormat::Pytest);
-        assert_eq!(s.get("tests/t.py::test_a"), Some(&TestStatus::Passed));
-        assert_eq!(s.get("tests/t.py::test_b"), Some(&TestStatus::Failed));
-        let django =
-            "test_x (m.C) ... ok\ntest_y (m.C) ... FAIL\ntest_z (m.C) ... skipped 'no db'\n";
-        let d = parse_log(django, LogFormat::Django);
-        assert_eq!(d.get("test_x (m.C)"), Some(&TestStatus::Passed));
-        assert_eq!(d.get("test_y (m.C)"), Some(&TestStatus::Failed));
-        assert_eq!(d.get("test_z (m.C)"), Some(&TestStatus::Skipped));
-        let sympy = parse_log(
-            "test_one ok\ntest_two F\nrandom words here\n",
-            LogFormat::Sympy,
-        );
-        assert_eq!(sympy.len(), 2);
-    }
 
     #[test]
     fn judging_follows_the_harness() {

@@ -11,6 +11,7 @@ use std::time::Instant;
 
 use serde_json::json;
 
+use super::env::Prepared;
 use super::instances::Instance;
 use super::progress::Board;
 use super::run::{Settings, render_task};
@@ -76,12 +77,13 @@ impl InstanceResult {
 }
 
 /// The files an earlier attempt of an instance left, replaced by a rerun.
-const INSTANCE_FILES: [&str; 5] = [
+const INSTANCE_FILES: [&str; 6] = [
     "events.jsonl",
     "patch.diff",
     "summary.json",
     "trajectory.json",
     "log.txt",
+    "env.log",
 ];
 
 pub(super) fn run_instance(
@@ -125,9 +127,18 @@ pub(super) fn run_instance(
         Ok(t) => t,
         Err(e) => return failed(ExitStatus::EnvError, e),
     };
-    let mut result = session(
-        settings, inst, &tree, model, &dir, started, trajectory, board,
-    );
+    // The environment (a container of the instance's image, an install
+    // step) before the session: a failure is the environment's, retried
+    // by the next run.
+    let env = settings
+        .env
+        .prepare(id, tree.path(), &dir.join("env.log"), settings.deadline);
+    let mut result = match env {
+        Ok(env) => session(
+            settings, inst, &tree, &env, model, &dir, started, trajectory, board,
+        ),
+        Err(e) => failed(ExitStatus::EnvError, e),
+    };
     if settings.keep_worktrees {
         result.worktree = Some(tree.path().to_path_buf());
     } else if let Err(e) = tree.remove() {
@@ -170,6 +181,7 @@ fn session(
     settings: &Settings,
     inst: &Instance,
     tree: &Worktree,
+    env: &Prepared,
     model: ModelConfig,
     dir: &Path,
     started: Instant,
@@ -208,6 +220,7 @@ fn session(
         },
     )
     .user_config(&settings.config)
+    .shell_place(env.place())
     .log(LogPlace::At(dir.join("events.jsonl")))
     .cancel(cancel)
     .subscribe(move |entry| seen.see(entry))

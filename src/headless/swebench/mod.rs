@@ -7,6 +7,8 @@
 //!   `--filter`, `--shuffle`, `--slice`;
 //! - `config.rs`: `--config FILE`, `OUT/run.config`, the price table;
 //! - `worktree.rs`: the clone, a worktree at `base_commit`, the patch;
+//! - `env.rs`: where commands run (`--env`: local, or a docker/podman
+//!   container of the instance's image), `--install-cmd`;
 //! - `run.rs`: the run, the worker pool, draining (Ctrl-C, the total cost
 //!   limit); `instance.rs`: one instance's session and files;
 //! - `status.rs`: the exit statuses; `watch.rs`: what follows a session
@@ -16,15 +18,18 @@
 //!   `show.rs`: `nib swebench show`;
 //! - `report.rs`: summary.json, run.json, the table;
 //! - `preds.rs`: preds.jsonl / preds.json, resume, `merge`;
-//! - `grade.rs`: FAIL_TO_PASS / PASS_TO_PASS locally (not the harness).
+//! - `grade.rs`: FAIL_TO_PASS / PASS_TO_PASS locally (not the harness);
+//! - `logparse.rs`: test logs read as the harness's per-repository parsers do.
 //!
 //! Usage, outputs and the batch-system recipes are in docs/swebench.md.
 
 mod config;
 mod drain;
+mod env;
 mod grade;
 mod instance;
 mod instances;
+mod logparse;
 mod preds;
 mod progress;
 mod report;
@@ -43,6 +48,7 @@ use clap::{Args, Subcommand};
 use crate::settings::UsageError;
 
 pub use config::{Price, PriceArg};
+pub use env::{EnvArgs, EnvKind, harness_image_id, remove_live_containers};
 pub use grade::{GradeArgs, LogFormat};
 pub use instances::{Instance, Narrow, Shard, Slice, load as load_instances, select};
 pub use preds::{MergeArgs, Prediction};
@@ -170,6 +176,8 @@ pub struct RunArgs {
     /// model_name_or_path in the predictions (default: nib-<model>).
     #[arg(long)]
     pub name: Option<String>,
+    #[command(flatten)]
+    pub env: env::EnvArgs,
 }
 
 pub fn run(args: SwebenchArgs) -> Result<ExitCode, UsageError> {

@@ -126,7 +126,12 @@ pub struct Appender {
 }
 
 impl Appender {
+    /// Opens `path` for appending, after [`repair_tail`]: a prediction is
+    /// never glued onto a line a crash cut.
     pub fn open(path: &Path) -> Result<Appender, String> {
+        if let Some(repair) = repair_tail(path)? {
+            eprintln!("nib swebench: {}: {repair}", path.display());
+        }
         let file = OpenOptions::new()
             .create(true)
             .append(true)
@@ -147,6 +152,88 @@ impl Appender {
             .and_then(|()| file.sync_data())
             .map_err(|e| format!("cannot append to {}: {e}", self.path.display()))
     }
+}
+
+/// What [`repair_tail`] did to a file's last line.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TailRepair {
+    /// A whole prediction lacked its newline; one was added.
+    NewlineAdded,
+    /// A cut line (not JSON) was removed: this many bytes, and the
+    /// instance it was for when its id could still be read.
+    Dropped {
+        bytes: u64,
+        instance: Option<String>,
+    },
+}
+
+impl std::fmt::Display for TailRepair {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            TailRepair::NewlineAdded => {
+                write!(f, "the last prediction had no newline; added one")
+            }
+            TailRepair::Dropped { bytes, instance } => {
+                write!(
+                    f,
+                    "the last line was cut (a crash mid-write): dropped its {bytes} bytes, every whole line kept"
+                )?;
+                match instance {
+                    Some(id) => write!(f, "; {id} is not in the predictions and runs again"),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+}
+
+/// Makes `path` end in a whole line before anything is appended: a last
+/// line without its newline is kept (newline added) when it is a whole
+/// JSON object, and truncated away when it is not (a crash mid-write);
+/// so is a last line that ends in a newline but is not JSON. Every other
+/// line is kept as it is. `None` when nothing needed doing.
+pub fn repair_tail(path: &Path) -> Result<Option<TailRepair>, String> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot read {}: {e}", path.display())),
+    };
+    let body = bytes.strip_suffix(b"\n").unwrap_or(&bytes);
+    let start = body.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    let last = &body[start..];
+    let has_newline = body.len() < bytes.len();
+    let whole = last.iter().all(u8::is_ascii_whitespace)
+        || serde_json::from_slice::<Value>(last).is_ok_and(|v| v.is_object());
+    let cannot = |e: std::io::Error| format!("cannot repair {}: {e}", path.display());
+    if whole {
+        if has_newline || last.is_empty() {
+            return Ok(None);
+        }
+        let mut file = OpenOptions::new().append(true).open(path).map_err(cannot)?;
+        file.write_all(b"\n")
+            .and_then(|()| file.sync_data())
+            .map_err(cannot)?;
+        return Ok(Some(TailRepair::NewlineAdded));
+    }
+    let file = OpenOptions::new().write(true).open(path).map_err(cannot)?;
+    file.set_len(start as u64)
+        .and_then(|()| file.sync_data())
+        .map_err(cannot)?;
+    Ok(Some(TailRepair::Dropped {
+        bytes: (bytes.len() - start) as u64,
+        instance: cut_instance_id(&String::from_utf8_lossy(last)),
+    }))
+}
+
+/// The `instance_id` of a cut prediction line, when it is still whole
+/// (nib writes it first).
+fn cut_instance_id(fragment: &str) -> Option<String> {
+    let rest = fragment.split_once("\"instance_id\"")?.1;
+    let rest = rest.trim_start().strip_prefix(':')?.trim_start();
+    let value = rest.strip_prefix('"')?;
+    let end = value.find('"')?;
+    let id = &value[..end];
+    (!id.is_empty() && !id.contains('\\')).then(|| id.to_string())
 }
 
 #[derive(Debug, Args)]
@@ -188,4 +275,72 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode, UsageError> {
         args.output.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pred(id: &str) -> Prediction {
+        Prediction {
+            instance_id: id.into(),
+            model_name_or_path: "m".into(),
+            model_patch: "diff --git a/x b/x\n".into(),
+        }
+    }
+
+    #[test]
+    fn a_cut_last_line_is_dropped_and_whole_lines_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("preds.jsonl");
+        let a = format!("{}\n", pred("a").to_json());
+        let b = pred("b").to_json().to_string();
+        let cut = &b[..b.len() / 2];
+        std::fs::write(&path, format!("{a}{cut}")).unwrap();
+        let repair = repair_tail(&path).unwrap();
+        assert_eq!(
+            repair,
+            Some(TailRepair::Dropped {
+                bytes: cut.len() as u64,
+                instance: Some("b".into())
+            })
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), a);
+        // Appending now starts a line of its own.
+        Appender::open(&path).unwrap().append(&pred("c")).unwrap();
+        let ids: Vec<String> = read_jsonl(&path)
+            .unwrap()
+            .into_iter()
+            .map(|p| p.instance_id)
+            .collect();
+        assert_eq!(ids, ["a", "c"]);
+    }
+
+    #[test]
+    fn a_whole_last_line_without_newline_is_kept_and_bad_lines_go() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("preds.jsonl");
+        let a = pred("a").to_json().to_string();
+        std::fs::write(&path, &a).unwrap();
+        assert_eq!(repair_tail(&path).unwrap(), Some(TailRepair::NewlineAdded));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{a}\n"));
+        assert_eq!(repair_tail(&path).unwrap(), None);
+        // A last line with its newline that is not JSON goes too.
+        let torn = "{\"instance_id\": \"b\", \"mod\n";
+        std::fs::write(&path, format!("{a}\n{torn}")).unwrap();
+        let repair = repair_tail(&path).unwrap();
+        let bytes = torn.len() as u64;
+        assert_eq!(
+            repair,
+            Some(TailRepair::Dropped {
+                bytes,
+                instance: Some("b".into())
+            })
+        );
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("{a}\n"));
+        // Empty and missing files need nothing.
+        std::fs::write(&path, "").unwrap();
+        assert_eq!(repair_tail(&path).unwrap(), None);
+        assert_eq!(repair_tail(&dir.path().join("none.jsonl")).unwrap(), None);
+    }
 }

@@ -74,6 +74,7 @@ pub(super) fn settings_json(
         "max_format_errors": settings.limits.max_format_errors,
         "workers": args.workers.max(1),
         "model_concurrency": concurrency,
+        "environment": settings.env.to_json(),
     })
 }
 

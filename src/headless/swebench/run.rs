@@ -27,6 +27,7 @@ use serde_json::Value;
 
 use super::config::{self, price_of};
 use super::drain;
+use super::env::Env;
 use super::instance::{InstanceResult, run_instance, write_summary};
 use super::instances::{self, Instance, Narrow};
 use super::preds::{self, Appender, Prediction};
@@ -64,6 +65,8 @@ pub(super) struct Settings {
     pub(super) run_config: Value,
     /// The user's configuration, for the guard's policy in each worktree.
     pub(super) config: UserConfig,
+    /// Where each instance's commands run (`--env`).
+    pub(super) env: Env,
 }
 
 /// The task text: `template` with `{problem_statement}`, `{repo}`,
@@ -140,8 +143,11 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         }
     }
     set_endpoint_concurrency(concurrency);
+    eprintln!("nib swebench: {}", settings.env.describe());
 
     let preds_path = settings.out.join("preds.jsonl");
+    // Opened first: it repairs a line a crash cut before anything reads it.
+    let appender = Appender::open(&preds_path).map_err(UsageError)?;
     let done: HashSet<String> = preds::read_jsonl(&preds_path)
         .map_err(UsageError)?
         .into_iter()
@@ -171,7 +177,6 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             preds_path.display()
         );
     }
-    let appender = Appender::open(&preds_path).map_err(UsageError)?;
     let board = Arc::new(Board::new(
         todo.len(),
         skipped.len(),
@@ -282,6 +287,7 @@ fn settings(
     }
     Ok(Settings {
         config: config.clone(),
+        env: args.env.resolve()?,
         work: args.work.clone().unwrap_or_else(|| out.join(".work")),
         repos,
         out,

@@ -18,6 +18,7 @@ mod grep;
 pub mod landlock;
 pub mod netns;
 mod outline;
+mod place;
 mod shell;
 mod walk;
 
@@ -25,5 +26,6 @@ pub use fs::{fs_find, fs_list};
 pub use git::{git_diff, git_log, git_status};
 pub use grep::index_grep;
 pub use outline::outline;
+pub use place::{ContainerShell, ShellPlace};
 pub(crate) use shell::kill_group;
-pub use shell::{Confinement, Stop, shell, shell_cancellable};
+pub use shell::{Confinement, Stop, shell, shell_cancellable, shell_in};

@@ -1,4 +1,5 @@
-//! `shell`: runs a command line with `sh -c` in the workspace root and
+//! `shell`: runs a command line with `sh -c` in the workspace root (or,
+//! given a [`ShellPlace`], in a container the workspace is mounted in) and
 //! returns what it printed (stdout and stderr interleaved, as a terminal
 //! shows them), capped, followed by its exit code.
 //!
@@ -18,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::place::ShellPlace;
 use crate::files::Workspace;
 
 /// Seconds before the command is stopped when the call does not say.
@@ -83,6 +85,27 @@ pub fn shell_cancellable(
     confinement: Confinement<'_>,
     cancel: Option<Stop<'_>>,
 ) -> Result<String, String> {
+    shell_in(
+        &ShellPlace::Local,
+        ws,
+        command,
+        timeout_secs,
+        confinement,
+        cancel,
+    )
+}
+
+/// [`shell_cancellable`] at `place`: on this machine, or inside a container
+/// (where the container's own settings decide the network, and a command
+/// that is stopped is killed inside it too).
+pub fn shell_in(
+    place: &ShellPlace,
+    ws: &Workspace,
+    command: &str,
+    timeout_secs: i64,
+    confinement: Confinement<'_>,
+    cancel: Option<Stop<'_>>,
+) -> Result<String, String> {
     let network = confinement.network;
     let (cancel, deadline) = match cancel {
         Some(s) => (Some(s.cancel), s.deadline),
@@ -103,15 +126,24 @@ pub fn shell_cancellable(
     let writer2 = writer
         .try_clone()
         .map_err(|e| format!("could not create a pipe for the output: {e}; retry"))?;
-    let mut cmd = Command::new("sh");
-    cmd.arg("-c")
-        .arg(command)
-        .current_dir(ws.root())
-        .stdin(Stdio::null())
+    let (mut cmd, container) = match place {
+        ShellPlace::Local => {
+            let mut cmd = Command::new("sh");
+            cmd.arg("-c")
+                .arg(command)
+                .current_dir(ws.root())
+                .env("GIT_PAGER", "cat")
+                .env("PAGER", "cat");
+            (cmd, None)
+        }
+        ShellPlace::Container(c) => {
+            let (cmd, mark) = c.exec(command);
+            (cmd, Some((c, mark)))
+        }
+    };
+    cmd.stdin(Stdio::null())
         .stdout(writer)
         .stderr(writer2)
-        .env("GIT_PAGER", "cat")
-        .env("PAGER", "cat")
         .process_group(0);
     // The model's own credentials are nib's, not the command's: a command
     // has no business printing the key the session talks to its model with.
@@ -122,16 +154,19 @@ pub fn shell_cancellable(
     }
     // Without network where the system allows it; otherwise say so once.
     let mut note = String::new();
-    if !network {
+    if !network && container.is_none() {
         if super::netns::available() {
             super::netns::isolate(&mut cmd);
         } else if !NETWORK_NOTED.swap(true, Ordering::Relaxed) {
             note.push_str("note: this command had network access: the system does not allow running it without (nib asks for a private network namespace)\n");
         }
     }
-    // Entered after the namespace (whose setup writes to /proc).
+    // Entered after the namespace (whose setup writes to /proc). In a
+    // container the container is the sandbox: the engine's client on this
+    // machine needs its own config (`~/.docker`), which the plan hides.
     let ruleset = confinement
         .files
+        .filter(|_| container.is_none())
         .and_then(|plan| file_sandbox(&mut cmd, plan, &mut note));
     let spawned = cmd.spawn();
     // The command holds our copies of the pipe's write end: drop them, or
@@ -139,8 +174,13 @@ pub fn shell_cancellable(
     drop(cmd);
     let ruleset_active = ruleset.is_some();
     drop(ruleset);
-    let mut child =
-        spawned.map_err(|e| format!("could not start sh: {e}; check that /bin/sh exists"))?;
+    let mut child = spawned.map_err(|e| match &container {
+        None => format!("could not start sh: {e}; check that /bin/sh exists"),
+        Some((c, _)) => format!(
+            "could not start {} exec: {e}; check that the container engine's command is installed",
+            c.engine.display()
+        ),
+    })?;
 
     let capture = Arc::new(Mutex::new(Capture::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -170,6 +210,11 @@ pub fn shell_cancellable(
         Some(status) => (Some(status), false),
         None => {
             kill_group(&mut child);
+            // The exec client is gone; what it started in the container
+            // is not, until it is killed there.
+            if let Some((c, mark)) = &container {
+                c.kill_marked(mark);
+            }
             (
                 wait_until(&mut child, Instant::now() + Duration::from_secs(2), None),
                 true,
