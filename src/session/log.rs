@@ -390,7 +390,10 @@ pub fn newest_session(sessions: &Path) -> Option<PathBuf> {
         let id = entry.file_name().to_string_lossy().into_owned();
         let started = first_stamp(&path).unwrap_or_default();
         let key = (started, id);
-        if best.as_ref().is_none_or(|(t, i, _)| key > (t.clone(), i.clone())) {
+        if best
+            .as_ref()
+            .is_none_or(|(t, i, _)| key > (t.clone(), i.clone()))
+        {
             best = Some((key.0, key.1, path));
         }
     }

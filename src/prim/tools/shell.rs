@@ -19,6 +19,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::files::Workspace;
+use crate::prim::ToolError;
 
 /// Seconds before the command is stopped when the call does not say.
 const DEFAULT_TIMEOUT_SECS: i64 = 120;
@@ -47,7 +48,7 @@ pub fn shell(
     command: &str,
     timeout_secs: i64,
     network: bool,
-) -> Result<String, String> {
+) -> Result<String, ToolError> {
     shell_cancellable(ws, command, timeout_secs, network, None)
 }
 
@@ -68,13 +69,15 @@ pub fn shell_cancellable(
     timeout_secs: i64,
     network: bool,
     cancel: Option<Stop<'_>>,
-) -> Result<String, String> {
+) -> Result<String, ToolError> {
     let (cancel, deadline) = match cancel {
         Some(s) => (Some(s.cancel), s.deadline),
         None => (None, None),
     };
     if command.trim().is_empty() {
-        return Err("empty command; give a shell command line to run".to_string());
+        return Err(ToolError::BadArgument(
+            "empty command; give a shell command line to run".to_string(),
+        ));
     }
     let secs = if timeout_secs <= 0 {
         DEFAULT_TIMEOUT_SECS
@@ -83,11 +86,13 @@ pub fn shell_cancellable(
     };
     let timeout = Duration::from_secs(secs.unsigned_abs());
 
-    let (mut reader, writer) =
-        io::pipe().map_err(|e| format!("could not create a pipe for the output: {e}; retry"))?;
-    let writer2 = writer
-        .try_clone()
-        .map_err(|e| format!("could not create a pipe for the output: {e}; retry"))?;
+    let no_pipe = |source| ToolError::CannotStart {
+        what: "create a pipe for the output",
+        source,
+        next: "retry",
+    };
+    let (mut reader, writer) = io::pipe().map_err(no_pipe)?;
+    let writer2 = writer.try_clone().map_err(no_pipe)?;
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(command)
@@ -118,8 +123,11 @@ pub fn shell_cancellable(
     // The command holds our copies of the pipe's write end: drop them, or
     // the reader would never see the end of the output.
     drop(cmd);
-    let mut child =
-        spawned.map_err(|e| format!("could not start sh: {e}; check that /bin/sh exists"))?;
+    let mut child = spawned.map_err(|source| ToolError::CannotStart {
+        what: "start sh",
+        source,
+        next: "check that /bin/sh exists",
+    })?;
 
     let capture = Arc::new(Mutex::new(Capture::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
@@ -171,7 +179,8 @@ pub fn shell_cancellable(
         );
     }
     if interrupted {
-        let who = if deadline.is_some_and(|d| d.load(Ordering::Relaxed)) {
+        let by_deadline = deadline.is_some_and(|d| d.load(Ordering::Relaxed));
+        let who = if by_deadline {
             "the run's time limit (--timeout) ran out while the command ran"
         } else {
             "the user interrupted the command (Esc)"
@@ -181,7 +190,11 @@ pub fn shell_cancellable(
             msg.push_str("\noutput before it was stopped:\n");
             msg.push_str(&text);
         }
-        return Err(msg.trim_end().to_string());
+        let msg = msg.trim_end().to_string();
+        return Err(match by_deadline {
+            true => ToolError::TimedOut(msg),
+            false => ToolError::Interrupted(msg),
+        });
     }
     if timed_out {
         let mut msg = format!(
@@ -191,7 +204,7 @@ pub fn shell_cancellable(
             msg.push_str("\noutput before it was stopped:\n");
             msg.push_str(&text);
         }
-        return Err(msg.trim_end().to_string());
+        return Err(ToolError::TimedOut(msg.trim_end().to_string()));
     }
     text.push_str(&describe(status));
     text.push('\n');
@@ -376,6 +389,7 @@ mod tests {
         assert!(
             shell(&ws, "  ", 0, true)
                 .unwrap_err()
+                .to_string()
                 .starts_with("empty command")
         );
     }
@@ -402,6 +416,8 @@ mod tests {
         )
         .unwrap_err();
         let _ = pressed.join();
+        assert_eq!(err.kind(), "interrupted");
+        let err = err.to_string();
         assert!(started.elapsed() < Duration::from_secs(10));
         assert!(err.starts_with("the user interrupted the command"), "{err}");
         assert!(err.contains("started"), "{err}");
@@ -418,6 +434,8 @@ mod tests {
             true,
         )
         .unwrap_err();
+        assert_eq!(err.kind(), "timed_out");
+        let err = err.to_string();
         let took = started.elapsed();
         assert!(took < Duration::from_secs(5), "took {took:?}");
         assert!(
