@@ -138,7 +138,7 @@ pub(crate) fn to_call(decl: &'static Decl, args: &[SteelVal]) -> Result<Call, St
     };
     // The same call-level rules as a JSON call (the declaration's
     // either/or groups), with the same messages.
-    crate::prim::parse::check_call(&call).map_err(|m| format!("{}: {m}", decl.name))?;
+    crate::prim::parse::check_call(&call).map_err(|e| e.to_string())?;
     Ok(call)
 }
 
