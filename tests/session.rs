@@ -11,13 +11,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use nib::session::{EventLog, SessionError, Stats, stats};
 use serde_json::{Value, json};
 
-fn read_lines(path: &Path) -> Vec<Value> {
-    fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("line {l:?}: {e}")))
-        .collect()
-}
+mod support;
+use support::read_jsonl;
 
 /// Parses `yyyy-mm-ddThh:mm:ss.mmmZ` strictly into unix milliseconds.
 fn parse_rfc3339_ms(t: &str) -> Option<i64> {
@@ -93,7 +88,7 @@ fn log_lines_have_version_time_kind_then_fields_in_order() {
 
     let raw = fs::read_to_string(log.path()).unwrap();
     assert!(raw.ends_with('\n'));
-    let lines = read_lines(log.path());
+    let lines = read_jsonl(log.path());
     let kinds: Vec<&str> = lines.iter().map(|l| l["ev"].as_str().unwrap()).collect();
     assert_eq!(
         kinds,
@@ -182,7 +177,7 @@ fn at_appends_to_the_given_file() {
     let log = EventLog::at(&path).unwrap();
     log.emit_json("error", json!({"message": "second"}))
         .unwrap();
-    let lines = read_lines(&path);
+    let lines = read_jsonl(&path);
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["message"], "first");
     assert_eq!(lines[1]["message"], "second");
@@ -228,7 +223,7 @@ fn concurrent_emits_never_interleave_lines() {
     for h in handles {
         h.join().unwrap();
     }
-    let lines = read_lines(log.path());
+    let lines = read_jsonl(log.path());
     assert_eq!(lines.len(), threads * per_thread);
     let mut next = vec![0u64; threads];
     for line in &lines {
@@ -275,7 +270,7 @@ fn subscribers_see_every_event_in_file_order() {
     for h in handles {
         h.join().unwrap();
     }
-    let lines = read_lines(log.path());
+    let lines = read_jsonl(log.path());
     assert_eq!(lines.len(), 200);
     assert_eq!(*seen_a.lock().unwrap(), lines);
     assert_eq!(*seen_b.lock().unwrap(), lines);
@@ -296,10 +291,10 @@ fn a_subscriber_emitting_on_its_own_log_gets_an_error_not_a_deadlock() {
     log.emit_json("error", json!({"message": "outer"})).unwrap();
     let msg = inner.lock().unwrap().clone().unwrap();
     assert!(msg.contains("subscriber"), "{msg}");
-    assert_eq!(read_lines(log.path()).len(), 1);
+    assert_eq!(read_jsonl(log.path()).len(), 1);
     // And the log still works afterwards.
     log.emit_json("error", json!({"message": "again"})).unwrap();
-    assert_eq!(read_lines(log.path()).len(), 2);
+    assert_eq!(read_jsonl(log.path()).len(), 2);
 }
 
 // ---------------------------------------------------------------- stats

@@ -34,13 +34,15 @@ use super::convert::{alist_entry, describe, json_to_steel, steel_to_json};
 use super::error::{panic_message, steel_error};
 use crate::call::{Arg, Call, Decl, Kind, Param};
 use crate::edit::did_you_mean;
+use crate::prim::parse::ArgError;
 
 type SteelResult = steel::rvals::Result<SteelVal>;
 
 /// The Scheme procedure for a primitive.
 pub(crate) fn primitive(decl: &'static Decl, host: HostFn) -> SteelVal {
     SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
-        let call = to_call(decl, args).map_err(|m| steel_error(SteelKind::Generic, m))?;
+        let call =
+            to_call(decl, args).map_err(|e| steel_error(SteelKind::Generic, e.to_string()))?;
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| host(call)))
             .map_err(|p| {
                 steel_error(
@@ -97,7 +99,12 @@ pub(crate) fn signature(decl: &Decl) -> String {
 }
 
 /// Positional Scheme arguments to a [`Call`].
-pub(crate) fn to_call(decl: &'static Decl, args: &[SteelVal]) -> Result<Call, String> {
+/// Errors are the JSON parser's type, naming the tool the same way.
+pub(crate) fn to_call(decl: &'static Decl, args: &[SteelVal]) -> Result<Call, ArgError> {
+    let err = |message: String| ArgError {
+        tool: decl.name,
+        message,
+    };
     let min = decl
         .params
         .iter()
@@ -110,17 +117,16 @@ pub(crate) fn to_call(decl: &'static Decl, args: &[SteelVal]) -> Result<Call, St
             (a, b) if a == b => format!("{a} argument{}", if a == 1 { "" } else { "s" }),
             (a, b) => format!("{a} to {b} arguments"),
         };
-        return Err(format!(
-            "{}: takes {want}, {}, got {}",
-            decl.name,
+        return Err(err(format!(
+            "takes {want}, {}, got {}",
             signature(decl),
             args.len()
-        ));
+        )));
     }
     let mut out = Vec::with_capacity(max);
     for (i, p) in decl.params.iter().enumerate() {
         let arg = match args.get(i) {
-            Some(v) => arg(p, v, "").map_err(|m| format!("{}: {m}", decl.name))?,
+            Some(v) => arg(p, v, "").map_err(err)?,
             None => Arg::empty(p.kind),
         };
         out.push(arg);
@@ -138,7 +144,7 @@ pub(crate) fn to_call(decl: &'static Decl, args: &[SteelVal]) -> Result<Call, St
     };
     // The same call-level rules as a JSON call (the declaration's
     // either/or groups), with the same messages.
-    crate::prim::parse::check_call(&call).map_err(|m| format!("{}: {m}", decl.name))?;
+    crate::prim::parse::check_call(&call)?;
     Ok(call)
 }
 

@@ -1,6 +1,9 @@
 //! The blocking model client: one HTTP request per attempt, retries with
 //! backoff before the reply starts, the three timeouts, and the stream fed
 //! line by line through the provider's decoder into events and a reply.
+//! Reading one attempt's response is `client/read.rs`.
+
+mod read;
 
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -10,23 +13,18 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::time::timeout;
 
-use super::anthropic::{self, AnthropicDecoder};
+use super::anthropic;
 use super::error::show_duration;
 use super::estimate;
-use super::ollama::{self, OllamaDecoder};
-use super::openai::{self, OpenAiDecoder};
-use super::stream::{Accum, DecodeError, Decoder, LineSplitter, error_message};
+use super::ollama;
+use super::openai;
+use super::stream::Accum;
 use super::{ModelConfig, ModelError, Provider, Reply, Request, StreamEvent, StreamMode};
+use read::cut;
 
 /// The longest wait between attempts, and the most of a `Retry-After` honoured.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
-/// The largest whole (non-streamed) reply read.
-const MAX_WHOLE_BODY: usize = 64 << 20;
-/// How much of an HTTP error body is read.
-const ERROR_BODY_LIMIT: usize = 64 * 1024;
-/// How long to wait for the rest of a body after the reply is complete.
-const DRAIN: Duration = Duration::from_millis(50);
 /// How often a waiting reply checks its cancel flag.
 const CANCEL_POLL: Duration = Duration::from_millis(50);
 
@@ -385,304 +383,6 @@ impl Client {
         }
     }
 
-    async fn attempt(
-        &self,
-        call: &Call<'_>,
-        body: &[u8],
-        stream: bool,
-        on_event: &mut dyn FnMut(&StreamEvent),
-    ) -> Result<Reply, Failure> {
-        let t0 = Instant::now();
-        // An unstreamed reply arrives only once it is whole, so its first
-        // byte may take as long as the whole call may.
-        let first_byte = if stream {
-            self.cfg.first_byte_timeout
-        } else {
-            self.cfg.first_byte_timeout.max(self.cfg.total_timeout)
-        };
-        let idle = self.cfg.idle_timeout;
-        let with_tools = !call.req.tools.is_empty();
-        let mut rb = self
-            .http
-            .post(&self.url)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_vec());
-        match (self.cfg.provider, &self.cfg.api_key) {
-            (Provider::Anthropic, key) => {
-                rb = rb.header("anthropic-version", anthropic::VERSION);
-                if let Some(key) = key {
-                    rb = rb.header("x-api-key", key);
-                }
-            }
-            (_, Some(key)) => rb = rb.bearer_auth(key),
-            (_, None) => {}
-        }
-        let (limit, phase, after) = self.cap(call, first_byte, "first byte", first_byte);
-        let Some(sent) = self.or_cancel(timeout(limit, rb.send())).await else {
-            return Err(Failure::Fatal(self.interrupted(&self.accum(call))));
-        };
-        let mut resp = match sent {
-            Err(_) => return Err(Failure::Fatal(ModelError::Timeout { phase, after })),
-            Ok(Err(e)) => return Err(self.send_failure(&e)),
-            Ok(Ok(r)) => r,
-        };
-        let status = resp.status().as_u16();
-        if !resp.status().is_success() {
-            let wait = retry_after(&resp);
-            let text = error_text(&read_error_body(resp, idle).await);
-            if stream && with_tools && status != 429 && text.to_ascii_lowercase().contains("stream")
-            {
-                return Err(Failure::NoStream(format!(
-                    "the server answered a streaming request with tools with HTTP {status}: {text}"
-                )));
-            }
-            let err = ModelError::Http {
-                status,
-                body: text,
-                attempts: 1,
-                retry_after: wait,
-                note: None,
-            };
-            return Err(if status == 429 || status >= 500 {
-                Failure::Retry(err, wait)
-            } else {
-                Failure::Fatal(err)
-            });
-        }
-
-        let mut decoder: Box<dyn Decoder> = match self.cfg.provider {
-            Provider::Ollama => Box::new(OllamaDecoder::default()),
-            Provider::OpenAi => Box::new(OpenAiDecoder::default()),
-            Provider::Anthropic => Box::new(AnthropicDecoder::default()),
-        };
-        let mut acc = self.accum(call);
-        if !stream {
-            acc.not_streamed();
-            return self
-                .whole(call, resp, t0, decoder.as_mut(), acc, on_event)
-                .await;
-        }
-        let dropped = || {
-            Failure::NoStream(
-                "the server answered a streaming request with tools with HTTP 200, then closed \
-                 the connection without sending anything"
-                    .into(),
-            )
-        };
-        let mut lines = LineSplitter::default();
-        let mut started = false;
-        loop {
-            let (limit, phase, after) = if started {
-                self.cap(call, idle, "between chunks", idle)
-            } else {
-                self.cap(
-                    call,
-                    first_byte.saturating_sub(t0.elapsed()),
-                    "first byte",
-                    first_byte,
-                )
-            };
-            let Some(next) = self.or_cancel(timeout(limit, resp.chunk())).await else {
-                return Err(Failure::Fatal(self.interrupted(&acc)));
-            };
-            let chunk = match next {
-                // The call's own end came in the middle of the reply.
-                Err(_) if started && phase != "between chunks" => {
-                    return Err(Failure::Fatal(cut(
-                        &acc,
-                        ModelError::Timeout { phase, after }.to_string(),
-                    )));
-                }
-                Err(_) => return Err(Failure::Fatal(ModelError::Timeout { phase, after })),
-                Ok(Err(_)) if !started && with_tools => return Err(dropped()),
-                Ok(Err(e)) if !started => {
-                    return Err(Failure::Retry(
-                        self.connect_error(format!(
-                            "the connection broke before the reply started ({})",
-                            chain(&e)
-                        )),
-                        None,
-                    ));
-                }
-                Ok(Err(e)) => {
-                    if decoder.complete() || acc.finished() {
-                        break;
-                    }
-                    return Err(Failure::Fatal(cut(
-                        &acc,
-                        format!("the connection broke in the middle ({})", chain(&e)),
-                    )));
-                }
-                Ok(Ok(None)) => break,
-                Ok(Ok(Some(bytes))) => bytes,
-            };
-            if chunk.is_empty() {
-                continue;
-            }
-            started = true;
-            lines
-                .push(
-                    &chunk,
-                    |line| {
-                        acc.raw(line);
-                        let result = decoder.line(line, &mut acc);
-                        deliver(&mut acc, on_event);
-                        result
-                    },
-                    || DecodeError::Protocol("a line that is not UTF-8".into()),
-                    || DecodeError::Protocol("a line longer than 32 MiB".into()),
-                )
-                .map_err(|e| decode_failure(e, &acc))?;
-            if decoder.complete() {
-                // Read the end of the body, briefly, so the connection can be reused.
-                let drain = async { while let Ok(Some(_)) = resp.chunk().await {} };
-                let _ = timeout(DRAIN, drain).await;
-                return Ok(end(acc, on_event));
-            }
-        }
-
-        // The body ended (or broke after the reply was complete).
-        if !started {
-            if with_tools {
-                return Err(dropped());
-            }
-            return Err(Failure::Retry(
-                self.connect_error(
-                    "the server closed the connection without sending a reply".into(),
-                ),
-                None,
-            ));
-        }
-        // A last line without its line ending, or an SSE event without its
-        // blank line, counts if it is whole; one that does not parse is
-        // where the stream was cut.
-        let mut result = Ok(());
-        if let Some(rest) = lines.take_rest() {
-            result = match std::str::from_utf8(&rest) {
-                Ok(line) => {
-                    acc.raw(line);
-                    decoder.line(line, &mut acc)
-                }
-                Err(_) => Err(DecodeError::Protocol("a line that is not UTF-8".into())),
-            };
-        }
-        if result.is_ok() {
-            result = decoder.eof(&mut acc);
-        }
-        deliver(&mut acc, on_event);
-        let whole = decoder.complete() || acc.finished();
-        match result {
-            Err(e @ DecodeError::Remote(_)) => Err(decode_failure(e, &acc)),
-            _ if whole => Ok(end(acc, on_event)),
-            Err(DecodeError::Protocol(_)) => Err(Failure::Fatal(cut(
-                &acc,
-                "the stream ended in the middle of an event".into(),
-            ))),
-            Ok(()) => Err(Failure::Fatal(cut(
-                &acc,
-                "the connection closed before the reply ended".into(),
-            ))),
-        }
-    }
-
-    /// A reply that is not streamed: the whole body, read with the same
-    /// limits, then decoded as the stream that would have carried it.
-    async fn whole(
-        &self,
-        call: &Call<'_>,
-        mut resp: reqwest::Response,
-        t0: Instant,
-        decoder: &mut dyn Decoder,
-        mut acc: Accum,
-        on_event: &mut dyn FnMut(&StreamEvent),
-    ) -> Result<Reply, Failure> {
-        let first_byte = self.cfg.first_byte_timeout.max(self.cfg.total_timeout);
-        let idle = self.cfg.idle_timeout;
-        let mut body = Vec::new();
-        loop {
-            let (limit, phase, after) = if body.is_empty() {
-                self.cap(
-                    call,
-                    first_byte.saturating_sub(t0.elapsed()),
-                    "first byte",
-                    first_byte,
-                )
-            } else {
-                self.cap(call, idle, "between chunks", idle)
-            };
-            let Some(next) = self.or_cancel(timeout(limit, resp.chunk())).await else {
-                return Err(Failure::Fatal(self.interrupted(&acc)));
-            };
-            match next {
-                Err(_) => return Err(Failure::Fatal(ModelError::Timeout { phase, after })),
-                Ok(Err(e)) if body.is_empty() => {
-                    return Err(Failure::Retry(
-                        self.connect_error(format!(
-                            "the connection broke before the reply started ({})",
-                            chain(&e)
-                        )),
-                        None,
-                    ));
-                }
-                Ok(Err(e)) => {
-                    return Err(Failure::Fatal(cut(
-                        &acc,
-                        format!("the connection broke in the middle ({})", chain(&e)),
-                    )));
-                }
-                Ok(Ok(None)) => break,
-                Ok(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
-            }
-            if body.len() > MAX_WHOLE_BODY {
-                return Err(Failure::Fatal(ModelError::Protocol(
-                    "a reply body larger than 64 MiB".into(),
-                )));
-            }
-        }
-        if body.iter().all(u8::is_ascii_whitespace) {
-            return Err(Failure::Retry(
-                self.connect_error(
-                    "the server closed the connection without sending a reply".into(),
-                ),
-                None,
-            ));
-        }
-        let Ok(text) = std::str::from_utf8(&body) else {
-            return Err(Failure::Fatal(ModelError::Protocol(
-                "a reply that is not UTF-8".into(),
-            )));
-        };
-        let (lines, raw_lines): (Vec<String>, bool) = match serde_json::from_str::<Value>(text) {
-            Ok(v @ Value::Object(_)) => {
-                acc.raw(text.trim());
-                let lines = match self.cfg.provider {
-                    Provider::Ollama => ollama::whole_lines(v),
-                    Provider::OpenAi => openai::whole_lines(v),
-                    Provider::Anthropic => anthropic::whole_lines(v),
-                };
-                (lines, false)
-            }
-            // A server that streamed anyway: its lines as they are.
-            _ => (text.lines().map(String::from).collect(), true),
-        };
-        for line in &lines {
-            if raw_lines {
-                acc.raw(line);
-            }
-            let result = decoder.line(line, &mut acc);
-            deliver(&mut acc, on_event);
-            result.map_err(|e| decode_failure(e, &acc))?;
-        }
-        decoder.eof(&mut acc).map_err(|e| decode_failure(e, &acc))?;
-        if !(decoder.complete() || acc.finished()) {
-            return Err(Failure::Fatal(ModelError::Protocol(format!(
-                "a whole reply without the protocol's end: {}",
-                text.chars().take(200).collect::<String>()
-            ))));
-        }
-        Ok(end(acc, on_event))
-    }
-
     fn connect_error(&self, detail: String) -> ModelError {
         ModelError::Connect {
             url: self.url.clone(),
@@ -734,27 +434,6 @@ impl Drop for Client {
     }
 }
 
-fn deliver(acc: &mut Accum, on_event: &mut dyn FnMut(&StreamEvent)) {
-    for ev in acc.take_events() {
-        on_event(&ev);
-    }
-}
-
-fn cut(acc: &Accum, detail: String) -> ModelError {
-    ModelError::StreamCut {
-        partial: Box::new(acc.partial()),
-        detail,
-    }
-}
-
-/// The reply ended: estimates and text calls filled in, the last events
-/// delivered.
-fn end(mut acc: Accum, on_event: &mut dyn FnMut(&StreamEvent)) -> Reply {
-    acc.end();
-    deliver(&mut acc, on_event);
-    acc.into_reply()
-}
-
 /// The error as the caller sees it: how many requests it took, how long,
 /// and why retrying stopped when that is not the obvious reason.
 fn settle(mut err: ModelError, start: Instant, attempts: u32, why: Option<String>) -> ModelError {
@@ -778,16 +457,6 @@ fn settle(mut err: ModelError, start: Instant, attempts: u32, why: Option<String
     err
 }
 
-fn decode_failure(e: DecodeError, acc: &Accum) -> Failure {
-    Failure::Fatal(match e {
-        DecodeError::Remote(message) => ModelError::Remote {
-            message,
-            partial: Box::new(acc.partial()),
-        },
-        DecodeError::Protocol(m) => ModelError::Protocol(m),
-    })
-}
-
 /// An error with its causes: reqwest's own message says little.
 fn chain(e: &dyn std::error::Error) -> String {
     let mut out = e.to_string();
@@ -801,37 +470,4 @@ fn chain(e: &dyn std::error::Error) -> String {
         source = s.source();
     }
     out
-}
-
-fn retry_after(resp: &reqwest::Response) -> Option<Duration> {
-    let value = resp.headers().get(reqwest::header::RETRY_AFTER)?;
-    let secs: f64 = value.to_str().ok()?.trim().parse().ok()?;
-    (secs.is_finite() && secs >= 0.0).then(|| Duration::from_secs_f64(secs.min(1e9)))
-}
-
-async fn read_error_body(mut resp: reqwest::Response, idle: Duration) -> Vec<u8> {
-    let mut out = Vec::new();
-    while out.len() < ERROR_BODY_LIMIT {
-        match timeout(idle, resp.chunk()).await {
-            Ok(Ok(Some(bytes))) => out.extend_from_slice(&bytes),
-            _ => break,
-        }
-    }
-    out
-}
-
-/// The message of a JSON error body, else the start of the body.
-fn error_text(body: &[u8]) -> String {
-    let text = String::from_utf8_lossy(body);
-    if let Ok(v) = serde_json::from_str::<Value>(&text)
-        && let Some(err) = v.get("error")
-    {
-        return error_message(err);
-    }
-    let text = text.trim();
-    let mut shown: String = text.chars().take(500).collect();
-    if shown.len() < text.len() {
-        shown.push('…');
-    }
-    shown
 }

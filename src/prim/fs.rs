@@ -6,11 +6,12 @@
 //! then committed: one write, atomically, its previous version kept.
 
 use super::args::{FsEdit, FsRead, FsWrite};
+use super::error::ToolError;
 use super::host::{Host, ToolResult};
 use crate::call::Call;
 use crate::edit::formats::whole;
-use crate::edit::{self, Diff, Edit, EditError};
-use crate::files::{FileError, Resolved, content_hash, read_text};
+use crate::edit::{self, Diff, Edit};
+use crate::files::{Resolved, content_hash, read_text};
 
 /// Lines fs-read returns when no limit is given.
 const DEFAULT_LIMIT: usize = 2000;
@@ -22,48 +23,6 @@ const LINE_MAX: usize = 2000;
 const RESPONSE_MAX: usize = 100 * 1024;
 /// Diffs longer than this many lines are summarized in the model's text.
 const DIFF_SHOWN_LINES: usize = 80;
-
-/// The failure kind of a write whose file changed on disk after the plan
-/// read it: the host plans it again.
-pub(crate) const CHANGED: &str = "changed";
-
-/// Why a primitive failed: a stable kind for the event log and stats, and
-/// the message the model reads.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    pub kind: &'static str,
-    pub message: String,
-}
-
-impl Failure {
-    fn new(kind: &'static str, message: String) -> Failure {
-        Failure { kind, message }
-    }
-}
-
-impl From<FileError> for Failure {
-    fn from(e: FileError) -> Failure {
-        let kind = match &e {
-            FileError::EmptyPath
-            | FileError::BadPath { .. }
-            | FileError::OutsideWorkspace { .. } => "path",
-            FileError::NotFound { .. } => "missing",
-            FileError::IsDirectory { .. } | FileError::NotRegular { .. } => "not_a_file",
-            FileError::Binary { .. } | FileError::NotUtf8 { .. } => "not_text",
-            FileError::ReadOnly { .. } => "read_only",
-            FileError::ChangedOnDisk { .. } => CHANGED,
-            FileError::DiskFull { .. } => "disk_full",
-            _ => "io",
-        };
-        Failure::new(kind, e.to_string())
-    }
-}
-
-impl From<EditError> for Failure {
-    fn from(e: EditError) -> Failure {
-        Failure::new(e.kind.as_str(), e.to_string())
-    }
-}
 
 /// What a write primitive will do once confirmed.
 pub(crate) enum Plan {
@@ -102,7 +61,7 @@ impl Write {
     /// file still holds what the plan read. Returns the note for the model
     /// (what the user changed, as a short diff), or `None` when the text is
     /// the proposal.
-    pub fn use_user_text(&mut self, text: String) -> Result<Option<String>, Failure> {
+    pub fn use_user_text(&mut self, text: String) -> Result<Option<String>, ToolError> {
         if text == self.after {
             return Ok(None);
         }
@@ -112,13 +71,9 @@ impl Write {
             None
         };
         if now != self.before {
-            return Err(Failure::new(
-                "stale",
-                format!(
-                    "{} changed on disk while the confirm was open; nothing was written; read it again",
-                    self.file.rel
-                ),
-            ));
+            return Err(ToolError::ChangedWhileConfirming {
+                path: self.file.rel.clone(),
+            });
         }
         let change = Diff::between(&self.after, &text).unified(&self.file.rel);
         let shown: Vec<&str> = change.lines().take(USER_DIFF_SHOWN_LINES).collect();
@@ -155,25 +110,22 @@ pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
     } = FsRead::of(call);
     let file = match host.ws.resolve(path) {
         Ok(f) => f,
-        Err(e) => return Failure::from(e).into(),
+        Err(e) => return ToolError::from(e).into(),
     };
     if let Ok(meta) = std::fs::metadata(&file.real)
         && meta.is_file()
         && meta.len() > WHOLE_READ_MAX
         && !paged
     {
-        let message = format!(
-            "{} is {:.1} MB, more than a whole read allows (1 MB); read it in pages, \
-             e.g. (fs-read \"{}\" 1 2000), or find what you need with index-grep",
-            file.rel,
-            meta.len() as f64 / 1e6,
-            file.rel
-        );
-        return Failure::new("too_big", message).into();
+        return ToolError::TooBig {
+            path: file.rel,
+            bytes: meta.len(),
+        }
+        .into();
     }
     let text = match read_text(&file) {
         Ok(t) => t,
-        Err(e) => return Failure::from(e).into(),
+        Err(e) => return ToolError::from(e).into(),
     };
     host.state().reads.insert(file.rel.clone(), text.hash);
     host.guard().observe_protected(&file.rel, &text.text);
@@ -223,31 +175,16 @@ fn numbered(rel: &str, text: &str, offset: i64, limit: i64) -> String {
     out
 }
 
-pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, Failure> {
+pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, ToolError> {
     let FsWrite { path, content } = FsWrite::of(call);
     let file = host.ws.resolve(path)?;
     let before = if file.exists {
         let current = read_text(&file)?;
         current.ensure_writable(&file.rel)?;
         match host.state().reads.get(&file.rel) {
-            None => {
-                return Err(Failure::new(
-                    "unread",
-                    format!(
-                        "{} exists and this session has not read it; read it first (fs-read) \
-                     so you replace what is there knowingly, or change part of it with fs-edit",
-                        file.rel
-                    ),
-                ));
-            }
+            None => return Err(ToolError::Unread { path: file.rel }),
             Some(&hash) if hash != current.hash => {
-                return Err(Failure::new(
-                    "stale",
-                    format!(
-                        "{} changed since you read it; read it again (fs-read) before replacing it",
-                        file.rel
-                    ),
-                ));
+                return Err(ToolError::Stale { path: file.rel });
             }
             Some(_) => {}
         }
@@ -281,7 +218,7 @@ pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, Failure> {
     })))
 }
 
-pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, Failure> {
+pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, ToolError> {
     let edit_call = FsEdit::of(call)?;
     let file = host.ws.resolve(edit_call.path)?;
     let current = read_text(&file)?;
@@ -322,16 +259,17 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, Failure> {
     })))
 }
 
-pub(crate) fn commit(host: &Host, w: Write) -> ToolResult {
-    let written = host.versions.write(
-        &w.file,
-        w.before.as_deref().map(str::as_bytes),
-        w.after.as_bytes(),
-    );
-    let version = match written {
-        Ok(id) => id.to_string(),
-        Err(e) => return Failure::from(e).into(),
-    };
+/// Carries out a confirmed write. A file that changed on disk since the
+/// plan is left alone (`ToolError::changed_on_disk`: the host plans again).
+pub(crate) fn commit(host: &Host, w: Write) -> Result<ToolResult, ToolError> {
+    let version = host
+        .versions
+        .write(
+            &w.file,
+            w.before.as_deref().map(str::as_bytes),
+            w.after.as_bytes(),
+        )?
+        .to_string();
     {
         let mut state = host.state();
         state.written.insert(w.file.rel.clone());
@@ -357,7 +295,7 @@ pub(crate) fn commit(host: &Host, w: Write) -> ToolResult {
     let mut result = ToolResult::ok(text);
     result.diff = w.diff;
     result.version = Some(version);
-    result
+    Ok(result)
 }
 
 #[cfg(test)]

@@ -3,7 +3,8 @@
 //! name), and what the host does with the call's output afterwards.
 
 use super::args::{FsFind, FsList, GitDiff, GitLog, IndexGrep, Outline};
-use super::fs::{self, Failure, Plan};
+use super::error::ToolError;
+use super::fs::{self, Plan};
 use super::host::{Host, ToolResult};
 use super::table::{
     FS_EDIT, FS_FIND, FS_LIST, FS_READ, FS_WRITE, GIT_DIFF, GIT_LOG, GIT_STATUS, INDEX_GREP,
@@ -19,7 +20,7 @@ pub(crate) enum Handler {
     Read(fn(&Host, &Call) -> ToolResult),
     /// A write or a command: planned (for a write, with its diff), then
     /// confirmed, then carried out.
-    Change(fn(&Host, &Call) -> Result<Plan, Failure>),
+    Change(fn(&Host, &Call) -> Result<Plan, ToolError>),
 }
 
 /// What the session learns from a call's output, and how far it trusts it.
@@ -110,10 +111,10 @@ pub(crate) fn primitive(decl: &Decl) -> Option<&'static Primitive> {
     PRIMITIVES.iter().find(|p| std::ptr::eq(p.decl, decl))
 }
 
-fn text(result: Result<String, String>) -> ToolResult {
+fn text(result: Result<String, ToolError>) -> ToolResult {
     match result {
         Ok(t) => ToolResult::ok(t),
-        Err(e) => ToolResult::error(e),
+        Err(e) => e.into(),
     }
 }
 

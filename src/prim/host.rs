@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::args::Shell;
+use super::error::ToolError;
 use super::fs::{self, Plan};
 use super::handlers::{Handler, Output, primitive};
 use super::table::lookup;
@@ -152,9 +153,9 @@ pub struct ConfirmOut {
     pub approved: bool,
 }
 
-impl From<fs::Failure> for ToolResult {
-    fn from(f: fs::Failure) -> ToolResult {
-        ToolResult::failed(f.kind, f.message)
+impl From<ToolError> for ToolResult {
+    fn from(e: ToolError) -> ToolResult {
+        ToolResult::failed(e.kind(), e.to_string())
     }
 }
 
@@ -171,10 +172,6 @@ impl ToolResult {
             confirm: None,
             version: None,
         }
-    }
-
-    pub(crate) fn error(text: String) -> ToolResult {
-        ToolResult::failed("error", text)
     }
 
     pub(crate) fn failed(kind: &'static str, text: String) -> ToolResult {
@@ -344,19 +341,18 @@ impl Host {
     /// Parse a model's call (name and JSON argument text) and run it.
     pub fn run_json(&self, name: &str, arguments: &str) -> (Option<Call>, ToolResult) {
         let Some(decl) = lookup(name) else {
-            let names: Vec<&str> = super::table::ALL.iter().map(|d| d.name).collect();
-            let text = format!(
-                "there is no tool `{name}`; the tools are {}",
-                names.join(", ")
-            );
-            return (None, ToolResult::error(text));
+            let unknown = ToolError::UnknownTool {
+                name: name.to_string(),
+                known: super::table::ALL.iter().map(|d| d.name).collect(),
+            };
+            return (None, unknown.into());
         };
         match parse::parse_text(decl, arguments) {
             Ok(call) => {
                 let result = self.run(&call);
                 (Some(call), result)
             }
-            Err(e) => (None, ToolResult::failed("invalid", e.to_string())),
+            Err(e) => (None, ToolError::from(e).into()),
         }
     }
 
@@ -370,7 +366,8 @@ impl Host {
                     .into_iter()
                     .map(|h| {
                         h.join().unwrap_or_else(|_| {
-                            ToolResult::error("the tool failed unexpectedly (a bug in nib)".into())
+                            ToolError::Bug("the tool failed unexpectedly (a bug in nib)".into())
+                                .into()
                         })
                     })
                     .collect()
@@ -445,10 +442,11 @@ impl Host {
     fn read(&self, call: &Call) -> ToolResult {
         match primitive(call.decl).map(|p| p.handler) {
             Some(Handler::Read(run)) => run(self, call),
-            _ => ToolResult::error(format!(
+            _ => ToolError::Bug(format!(
                 "{} is not a read-only primitive (a bug in nib)",
                 call.decl.name
-            )),
+            ))
+            .into(),
         }
     }
 
@@ -463,10 +461,10 @@ impl Host {
         loop {
             let plan = match primitive(call.decl).map(|p| p.handler) {
                 Some(Handler::Change(plan)) => plan(self, call),
-                _ => Err(fs::Failure {
-                    kind: "bug",
-                    message: format!("{} has no write handler (a bug in nib)", call.decl.name),
-                }),
+                _ => Err(ToolError::Bug(format!(
+                    "{} has no write handler (a bug in nib)",
+                    call.decl.name
+                ))),
             };
             let plan = match plan {
                 Ok(p) => p,
@@ -492,78 +490,83 @@ impl Host {
                     }
                 )
             });
-            let result = self.confirm_and_carry_out(call, plan, &judged, again.as_deref());
-            if result.kind == Some(fs::CHANGED) && replans < MAX_REPLANS {
-                replans += 1;
-                continue;
+            let (result, asked) = self.confirm_and_carry_out(call, plan, &judged, again.as_deref());
+            let mut result = match result {
+                Err(e) if e.changed_on_disk() && replans < MAX_REPLANS => {
+                    replans += 1;
+                    continue;
+                }
+                Err(e) => ToolResult::from(e),
+                Ok(r) => r,
+            };
+            if asked.is_some() {
+                result.confirm = asked;
             }
             return (result, judged);
         }
     }
 
+    /// Asks the confirm the decision needs (returning what was asked, and
+    /// its answer), then carries the plan out if it was approved.
     fn confirm_and_carry_out(
         &self,
         call: &Call,
         plan: Plan,
         decision: &Decision,
         again: Option<&str>,
-    ) -> ToolResult {
-        if let Decision::Confirm { kind, reasons } = decision {
-            let (diff, path, proposed) = match &plan {
-                Plan::Write(w) => (Some(w.diff.as_str()), Some(w.rel()), Some(w.after())),
-                _ => (None, None, None),
+    ) -> (Result<ToolResult, ToolError>, Option<ConfirmOut>) {
+        let Decision::Confirm { kind, reasons } = decision else {
+            return (self.carry_out(call, plan), None);
+        };
+        let (diff, path, proposed) = match &plan {
+            Plan::Write(w) => (Some(w.diff.as_str()), Some(w.rel()), Some(w.after())),
+            _ => (None, None, None),
+        };
+        let request = ConfirmRequest {
+            call,
+            kind: *kind,
+            reasons,
+            diff,
+            path,
+            proposed,
+            again,
+        };
+        let answer = (self.confirm)(&request);
+        let asked = Some(ConfirmOut {
+            kind: match kind {
+                ConfirmKind::Write => "write",
+                ConfirmKind::Security => "security",
+            },
+            approved: answer.approved,
+        });
+        if !answer.approved {
+            let why = match kind {
+                ConfirmKind::Write => "the write was not approved",
+                ConfirmKind::Security => "it needs a security confirm that was not given",
             };
-            let request = ConfirmRequest {
-                call,
-                kind: *kind,
-                reasons,
-                diff,
-                path,
-                proposed,
-                again,
-            };
-            let answer = (self.confirm)(&request);
-            let asked = ConfirmOut {
-                kind: match kind {
-                    ConfirmKind::Write => "write",
-                    ConfirmKind::Security => "security",
-                },
-                approved: answer.approved,
-            };
-            if !answer.approved {
-                let why = match kind {
-                    ConfirmKind::Write => "the write was not approved",
-                    ConfirmKind::Security => "it needs a security confirm that was not given",
-                };
-                let mut result = refused(call, why, reasons);
-                if let Some(reason) = answer.reason.filter(|r| !r.trim().is_empty()) {
-                    result
-                        .text
-                        .push_str(&format!("\nThe user said why: {}", reason.trim()));
-                }
-                result.confirm = Some(asked);
-                return result;
+            let mut result = refused(call, why, reasons);
+            if let Some(reason) = answer.reason.filter(|r| !r.trim().is_empty()) {
+                result
+                    .text
+                    .push_str(&format!("\nThe user said why: {}", reason.trim()));
             }
-            let mut plan = plan;
-            let mut changed_note = None;
-            if let (Some(text), Plan::Write(w)) = (answer.edited, &mut plan) {
-                match w.use_user_text(text) {
-                    Ok(note) => changed_note = note,
-                    Err(e) => {
-                        let mut result: ToolResult = e.into();
-                        result.confirm = Some(asked);
-                        return result;
-                    }
-                }
+            return (Ok(result), asked);
+        }
+        let mut plan = plan;
+        let mut changed_note = None;
+        if let (Some(text), Plan::Write(w)) = (answer.edited, &mut plan) {
+            match w.use_user_text(text) {
+                Ok(note) => changed_note = note,
+                Err(e) => return (Err(e), asked),
             }
-            let mut result = self.carry_out(call, plan);
+        }
+        let result = self.carry_out(call, plan).map(|mut result| {
             if let Some(note) = changed_note.filter(|_| result.ok) {
                 result.text = format!("{note}\n{}", result.text);
             }
-            result.confirm = Some(asked);
-            return result;
-        }
-        self.carry_out(call, plan)
+            result
+        });
+        (result, asked)
     }
 
     /// The file sandbox's plan for the next command: none when the user
@@ -580,10 +583,10 @@ impl Host {
         })
     }
 
-    fn carry_out(&self, call: &Call, plan: Plan) -> ToolResult {
+    fn carry_out(&self, call: &Call, plan: Plan) -> Result<ToolResult, ToolError> {
         match plan {
             Plan::Write(w) => fs::commit(self, *w),
-            Plan::Exec => match tools::shell_in(
+            Plan::Exec => tools::shell_in(
                 &self.shell_place,
                 &self.ws,
                 Shell::of(call).command,
@@ -596,11 +599,9 @@ impl Host {
                     cancel: &self.cancel,
                     deadline: Some(&self.deadline_passed),
                 }),
-            ) {
-                Ok(t) => ToolResult::ok(t),
-                Err(e) => ToolResult::error(e),
-            },
-            Plan::Unchanged(text) => ToolResult::ok(text),
+            )
+            .map(ToolResult::ok),
+            Plan::Unchanged(text) => Ok(ToolResult::ok(text)),
         }
     }
 }

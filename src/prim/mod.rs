@@ -9,6 +9,7 @@
 //! the same guard, every file planned before any is written.
 
 mod args;
+mod error;
 mod fs;
 mod handlers;
 mod host;
@@ -20,6 +21,7 @@ pub mod tools;
 
 pub use crate::call::{Arg, Call, Decl, Effect, Field, Kind, Param, Role, guard_view};
 pub use args::fs_edit_call;
+pub use error::{GitStep, ToolError};
 pub use host::{
     Answer, Asker, ConfirmAnswer, ConfirmOut, ConfirmRequest, Host, Question, ReasonOut, ToolResult,
 };

@@ -28,6 +28,12 @@ impl fmt::Display for ArgError {
 
 impl std::error::Error for ArgError {}
 
+impl ArgError {
+    fn new(tool: &'static str, message: String) -> ArgError {
+        ArgError { tool, message }
+    }
+}
+
 /// Parse a call from the JSON text of its arguments, refusing a key given
 /// twice.
 pub fn parse_text(decl: &'static Decl, text: &str) -> Result<Call, ArgError> {
@@ -74,7 +80,7 @@ pub fn parse(decl: &'static Decl, value: &Value) -> Result<Call, ArgError> {
             )));
         }
     };
-    check_fields(obj, decl.params, "").map_err(err)?;
+    check_fields(decl.name, obj, decl.params, "")?;
     let mut quirks = Vec::new();
     let mut present = Vec::new();
     let mut args = Vec::with_capacity(decl.params.len());
@@ -87,7 +93,7 @@ pub fn parse(decl: &'static Decl, value: &Value) -> Result<Call, ArgError> {
                 return Err(err(format!("`{}` is missing: {}", p.name, p.doc)));
             }
             None | Some(Value::Null) => Arg::empty(p.kind),
-            Some(v) => value_arg(p, v, "", &mut quirks).map_err(err)?,
+            Some(v) => value_arg(decl.name, p, v, "", &mut quirks)?,
         };
         args.push(arg);
     }
@@ -97,7 +103,7 @@ pub fn parse(decl: &'static Decl, value: &Value) -> Result<Call, ArgError> {
         quirks,
         present,
     };
-    check_call(&call).map_err(err)?;
+    check_call(&call)?;
     Ok(call)
 }
 
@@ -105,7 +111,8 @@ pub fn parse(decl: &'static Decl, value: &Value) -> Result<Call, ArgError> {
 /// it (a model's JSON here, a strategy's positional form in the engine):
 /// the declaration's either/or groups. An argument counts as given when it
 /// is not its kind's empty value.
-pub fn check_call(call: &Call) -> Result<(), String> {
+pub fn check_call(call: &Call) -> Result<(), ArgError> {
+    let err = |message: String| Err(ArgError::new(call.decl.name, message));
     let given = |name: &str| {
         call.decl
             .params
@@ -117,8 +124,8 @@ pub fn check_call(call: &Call) -> Result<(), String> {
         let first = group.first.iter().any(|n| given(n));
         let second = group.second.iter().any(|n| given(n));
         match (first, second) {
-            (true, true) => return Err(group.both.to_string()),
-            (false, false) => return Err(group.neither.to_string()),
+            (true, true) => return err(group.both.to_string()),
+            (false, false) => return err(group.neither.to_string()),
             (true, false) => {
                 if let Some(missing) = group.first_required.iter().find(|n| {
                     let i = call.decl.params.iter().position(|p| p.name == **n);
@@ -130,7 +137,7 @@ pub fn check_call(call: &Call) -> Result<(), String> {
                         .iter()
                         .map(|n| format!("`{n}`"))
                         .collect();
-                    return Err(format!(
+                    return err(format!(
                         "`{missing}` is missing: this form needs {}",
                         needs.join(" and ")
                     ));
@@ -148,7 +155,12 @@ fn given_explicitly(call: &Call, name: &str) -> bool {
     call.present.contains(&name)
 }
 
-fn check_fields(obj: &Map<String, Value>, params: &[Param], at: &str) -> Result<(), String> {
+fn check_fields(
+    tool: &'static str,
+    obj: &Map<String, Value>,
+    params: &[Param],
+    at: &str,
+) -> Result<(), ArgError> {
     let known: Vec<&str> = params.iter().map(|p| p.name).collect();
     for key in obj.keys() {
         if known.contains(&key.as_str()) {
@@ -162,18 +174,25 @@ fn check_fields(obj: &Map<String, Value>, params: &[Param], at: &str) -> Result<
                 format!("; the parameters are {}", names.join(", "))
             }
         };
-        return Err(format!("{at}unknown field `{key}`{hint}"));
+        return Err(ArgError::new(
+            tool,
+            format!("{at}unknown field `{key}`{hint}"),
+        ));
     }
     Ok(())
 }
 
 fn value_arg(
+    tool: &'static str,
     p: &Param,
     v: &Value,
     at: &str,
     quirks: &mut Vec<&'static str>,
-) -> Result<Arg, String> {
-    let wrong = |want: &str| format!("{at}`{}` must be {want}, got {}", p.name, kind_of(v));
+) -> Result<Arg, ArgError> {
+    let wrong = |want: &str| {
+        let message = format!("{at}`{}` must be {want}, got {}", p.name, kind_of(v));
+        ArgError::new(tool, message)
+    };
     match p.kind {
         Kind::String => v
             .as_str()
@@ -187,11 +206,17 @@ fn value_arg(
             .as_bool()
             .map(Arg::Bool)
             .ok_or_else(|| wrong("true or false")),
-        Kind::List => list_arg(p, v, quirks),
+        Kind::List => list_arg(tool, p, v, quirks),
     }
 }
 
-fn list_arg(p: &Param, v: &Value, quirks: &mut Vec<&'static str>) -> Result<Arg, String> {
+fn list_arg(
+    tool: &'static str,
+    p: &Param,
+    v: &Value,
+    quirks: &mut Vec<&'static str>,
+) -> Result<Arg, ArgError> {
+    let err = |message: String| Err(ArgError::new(tool, message));
     let parsed;
     let items = match v {
         Value::Array(items) => items,
@@ -202,14 +227,14 @@ fn list_arg(p: &Param, v: &Value, quirks: &mut Vec<&'static str>) -> Result<Arg,
                 &parsed
             }
             _ => {
-                return Err(format!(
+                return err(format!(
                     "`{}` must be a list of objects; it was a string that is not such a list in JSON",
                     p.name
                 ));
             }
         },
         other => {
-            return Err(format!(
+            return err(format!(
                 "`{}` must be a list of objects, got {}",
                 p.name,
                 kind_of(other)
@@ -217,7 +242,7 @@ fn list_arg(p: &Param, v: &Value, quirks: &mut Vec<&'static str>) -> Result<Arg,
         }
     };
     if items.is_empty() {
-        return Err(format!(
+        return err(format!(
             "`{}` is empty: give at least one element, or leave it out",
             p.name
         ));
@@ -226,17 +251,20 @@ fn list_arg(p: &Param, v: &Value, quirks: &mut Vec<&'static str>) -> Result<Arg,
     for (i, item) in items.iter().enumerate() {
         let at = format!("{}[{}]: ", p.name, i + 1);
         let Value::Object(obj) = item else {
-            return Err(format!("{at}expected an object, got {}", kind_of(item)));
+            return err(format!("{at}expected an object, got {}", kind_of(item)));
         };
-        check_fields(obj, p.items, &at)?;
+        check_fields(tool, obj, p.items, &at)?;
         let mut fields = Vec::with_capacity(p.items.len());
         for field in p.items {
             match obj.get(field.name) {
                 None | Some(Value::Null) if field.required => {
-                    return Err(format!("{at}`{}` is missing: {}", field.name, field.doc));
+                    return err(format!("{at}`{}` is missing: {}", field.name, field.doc));
                 }
                 None | Some(Value::Null) => {}
-                Some(v) => fields.push((field.name.to_string(), value_arg(field, v, &at, quirks)?)),
+                Some(v) => {
+                    let arg = value_arg(tool, field, v, &at, quirks)?;
+                    fields.push((field.name.to_string(), arg));
+                }
             }
         }
         out.push(fields);

@@ -1,26 +1,17 @@
-//! Shared helpers: a temp workspace, running the binary, parsing reports.
+//! The cli binary's helpers: the shared ones (`tests/support/mod.rs`),
+//! and `nib apply`'s reports, call builders and `Ws`'s apply and undo.
+
+#[path = "../support/mod.rs"]
+mod shared;
+pub use shared::*;
 
 use std::ffi::OsStr;
 use std::fs;
-use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::PathBuf;
 use std::time::SystemTime;
 
 use serde_json::{Value, json};
-use tempfile::TempDir;
-
-/// The built binary.
-pub const NIB: &str = env!("CARGO_BIN_EXE_nib");
-
-/// What one run of the binary did.
-#[derive(Debug)]
-pub struct Run {
-    pub code: i32,
-    pub stdout: String,
-    pub stderr: String,
-}
 
 impl Run {
     /// The `--json` reports on stdout, one per line, each checked to have
@@ -69,36 +60,6 @@ fn check_report(r: &Value) {
     }
 }
 
-/// Runs the binary with `args` in `cwd`, feeding `stdin` when given (the
-/// child's stdin is empty otherwise).
-pub fn nib<S: AsRef<OsStr>>(args: &[S], cwd: &Path, stdin: Option<&str>) -> Run {
-    let mut cmd = Command::new(NIB);
-    cmd.args(args)
-        .current_dir(cwd)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .stdin(if stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        });
-    let mut child = cmd.spawn().expect("spawn nib");
-    if let Some(input) = stdin {
-        let mut pipe = child.stdin.take().unwrap();
-        // A usage error may end nib before it reads its input.
-        match pipe.write_all(input.as_bytes()) {
-            Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => panic!("write stdin: {e}"),
-            _ => {}
-        }
-    }
-    let out = child.wait_with_output().expect("wait for nib");
-    Run {
-        code: out.status.code().expect("nib was killed by a signal"),
-        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
-        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
-    }
-}
-
 /// A single-edit call as one JSON line.
 pub fn call(path: &str, old: &str, new: &str) -> String {
     json!({"path": path, "old": old, "new": new}).to_string()
@@ -118,48 +79,7 @@ pub fn ndjson(lines: &[String]) -> String {
     lines.iter().map(|l| format!("{l}\n")).collect()
 }
 
-/// A workspace at `<tmp>/ws`, with `<tmp>` itself as "outside".
-pub struct Ws {
-    tmp: TempDir,
-    root: PathBuf,
-}
-
 impl Ws {
-    pub fn new() -> Ws {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().canonicalize().unwrap().join("ws");
-        fs::create_dir(&root).unwrap();
-        Ws { tmp, root }
-    }
-
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// The directory holding the workspace: outside it.
-    pub fn outside(&self) -> PathBuf {
-        self.tmp.path().canonicalize().unwrap()
-    }
-
-    pub fn path(&self, rel: &str) -> PathBuf {
-        self.root.join(rel)
-    }
-
-    /// Writes a file in the workspace, creating its directories.
-    pub fn write(&self, rel: &str, bytes: impl AsRef<[u8]>) {
-        let p = self.path(rel);
-        fs::create_dir_all(p.parent().unwrap()).unwrap();
-        fs::write(p, bytes).unwrap();
-    }
-
-    pub fn read(&self, rel: &str) -> Vec<u8> {
-        fs::read(self.path(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
-    }
-
-    pub fn read_str(&self, rel: &str) -> String {
-        String::from_utf8(self.read(rel)).unwrap()
-    }
-
     pub fn chmod(&self, rel: &str, mode: u32) {
         fs::set_permissions(self.path(rel), fs::Permissions::from_mode(mode)).unwrap();
     }
@@ -196,9 +116,9 @@ impl Ws {
 
     /// `nib apply --root <ws> [extra...]` with `input` on stdin.
     pub fn apply(&self, input: &str, extra: &[&str]) -> Run {
-        let mut args: Vec<&OsStr> = vec!["apply".as_ref(), "--root".as_ref(), self.root.as_ref()];
+        let mut args: Vec<&OsStr> = vec!["apply".as_ref(), "--root".as_ref(), self.root().as_ref()];
         args.extend(extra.iter().map(|a| OsStr::new(*a)));
-        nib(&args, &self.root, Some(input))
+        nib(&args, self.root(), Some(input))
     }
 
     /// `nib apply --root <ws> --json [extra...]` with `input` on stdin.
@@ -210,8 +130,8 @@ impl Ws {
 
     /// `nib undo --root <ws> [extra...]`.
     pub fn undo(&self, extra: &[&str]) -> Run {
-        let mut args: Vec<&OsStr> = vec!["undo".as_ref(), "--root".as_ref(), self.root.as_ref()];
+        let mut args: Vec<&OsStr> = vec!["undo".as_ref(), "--root".as_ref(), self.root().as_ref()];
         args.extend(extra.iter().map(|a| OsStr::new(*a)));
-        nib(&args, &self.root, None)
+        nib(&args, self.root(), None)
     }
 }

@@ -7,6 +7,7 @@ use std::fs;
 
 use super::walk::{Glob, rel_to_root, resolve_existing, walker};
 use crate::files::Workspace;
+use crate::prim::ToolError;
 
 /// How deep `fs-list` goes when the call does not say.
 const DEFAULT_DEPTH: usize = 2;
@@ -19,13 +20,13 @@ const FIND_CAP: usize = 500;
 /// the default, 2). The first line is the directory itself; each entry
 /// below is indented two spaces per level, directories end in '/',
 /// symbolic links show their target.
-pub fn fs_list(ws: &Workspace, path: &str, depth: i64) -> Result<String, String> {
+pub fn fs_list(ws: &Workspace, path: &str, depth: i64) -> Result<String, ToolError> {
     let target = resolve_existing(ws, path)?;
     if !target.is_dir {
-        return Err(format!(
-            "{} is a file, not a directory; use fs-read to read it (or outline for its definitions)",
-            target.resolved.rel
-        ));
+        return Err(ToolError::NotADirectory {
+            path: target.resolved.rel,
+            next: "use fs-read to read it (or outline for its definitions)",
+        });
     }
     let depth = usize::try_from(depth)
         .ok()
@@ -76,14 +77,14 @@ pub fn fs_list(ws: &Workspace, path: &str, depth: i64) -> Result<String, String>
 /// Finds the files under `path` ("" = the workspace root) whose path
 /// relative to `path` matches the glob `pattern`. Prints one path per line,
 /// relative to the workspace root, sorted.
-pub fn fs_find(ws: &Workspace, pattern: &str, path: &str) -> Result<String, String> {
+pub fn fs_find(ws: &Workspace, pattern: &str, path: &str) -> Result<String, ToolError> {
     let glob = Glob::new(pattern)?;
     let target = resolve_existing(ws, path)?;
     if !target.is_dir {
-        return Err(format!(
-            "{} is a file, not a directory; fs-find searches a directory — give its parent, or fs-read the file",
-            target.resolved.rel
-        ));
+        return Err(ToolError::NotADirectory {
+            path: target.resolved.rel,
+            next: "fs-find searches a directory — give its parent, or fs-read the file",
+        });
     }
     let base = &target.resolved.real;
     let mut found = Vec::new();
@@ -203,13 +204,19 @@ mod tests {
     fn list_errors() {
         let (_dir, ws) = setup();
         let err = fs_list(&ws, "src/main.rs", 0).unwrap_err();
+        assert_eq!(err.kind(), "not_a_directory");
+        let err = err.to_string();
         assert!(
             err.contains("is a file") && err.contains("fs-read"),
             "{err}"
         );
         let err = fs_list(&ws, "nope", 0).unwrap_err();
+        assert_eq!(err.kind(), "missing");
+        let err = err.to_string();
         assert!(err.starts_with("no such file or directory: nope"), "{err}");
         let err = fs_list(&ws, "..", 0).unwrap_err();
+        assert_eq!(err.kind(), "path");
+        let err = err.to_string();
         assert!(err.contains("outside the workspace"), "{err}");
         fs::create_dir(ws.root().join("empty")).unwrap();
         let out = fs_list(&ws, "empty", 0).unwrap();
@@ -273,14 +280,14 @@ mod tests {
     #[test]
     fn find_errors() {
         let (_dir, ws) = setup();
-        let err = fs_find(&ws, "src/*.{rs", "").unwrap_err();
+        let err = fs_find(&ws, "src/*.{rs", "").unwrap_err().to_string();
         assert!(
             err.starts_with("invalid glob `src/*.{rs`: unclosed"),
             "{err}"
         );
-        let err = fs_find(&ws, "*.rs", "src/main.rs").unwrap_err();
+        let err = fs_find(&ws, "*.rs", "src/main.rs").unwrap_err().to_string();
         assert!(err.contains("is a file"), "{err}");
-        let err = fs_find(&ws, "*.rs", "../").unwrap_err();
+        let err = fs_find(&ws, "*.rs", "../").unwrap_err().to_string();
         assert!(err.contains("outside the workspace"), "{err}");
     }
 }

@@ -9,13 +9,12 @@
 //! Output is capped at 100 KB with a note of how much was cut.
 
 use crate::files::Workspace;
+use crate::prim::{GitStep, ToolError};
 
 /// The most output shown, in bytes.
 const OUTPUT_CAP: usize = 100 * 1024;
 /// How many commits `git-log` shows when the call does not say.
 const DEFAULT_LOG: i64 = 20;
-
-const NOT_A_REPO: &str = "the workspace is not a git repository; git-status, git-diff and git-log need one (use fs-list and index-grep to look around instead)";
 
 /// What git printed.
 struct GitOut {
@@ -25,8 +24,8 @@ struct GitOut {
 }
 
 /// Runs git in the workspace root with the given arguments.
-fn git(ws: &Workspace, args: &[&str]) -> Result<GitOut, String> {
-    let out = crate::files::git::run(ws.root(), args, &[], None).map_err(|e| e.to_string())?;
+fn git(ws: &Workspace, args: &[&str]) -> Result<GitOut, ToolError> {
+    let out = crate::files::git::run(ws.root(), args, &[], None)?;
     Ok(GitOut {
         ok: out.ok,
         stdout: out.stdout_text(),
@@ -35,43 +34,42 @@ fn git(ws: &Workspace, args: &[&str]) -> Result<GitOut, String> {
 }
 
 /// Runs git and returns its output, or an error carrying git's message.
-fn git_ok(ws: &Workspace, args: &[&str]) -> Result<String, String> {
+fn git_ok(ws: &Workspace, args: &[&str]) -> Result<String, ToolError> {
     let out = git(ws, args)?;
     if out.ok {
         Ok(out.stdout)
     } else {
-        Err(format!(
-            "git {} failed: {}",
-            args.first().copied().unwrap_or(""),
-            one_paragraph(&out.stderr)
-        ))
+        Err(ToolError::Git {
+            what: GitStep::Command(args.first().copied().unwrap_or("").to_string()),
+            message: one_paragraph(&out.stderr),
+        })
     }
 }
 
 /// Checks that the workspace is inside a git work tree.
-fn ensure_repo(ws: &Workspace) -> Result<(), String> {
+fn ensure_repo(ws: &Workspace) -> Result<(), ToolError> {
     let out = git(ws, &["rev-parse", "--is-inside-work-tree"])?;
     if out.ok && out.stdout.trim() == "true" {
         return Ok(());
     }
     if !out.ok && !out.stderr.contains("not a git repository") && !out.stderr.is_empty() {
         // Something else: unsafe ownership, a broken repository, ...
-        return Err(format!(
-            "git could not open the repository: {}",
-            one_paragraph(&out.stderr)
-        ));
+        return Err(ToolError::Git {
+            what: GitStep::Open,
+            message: one_paragraph(&out.stderr),
+        });
     }
-    Err(NOT_A_REPO.to_string())
+    Err(ToolError::NotARepository)
 }
 
 /// Whether the repository has a commit checked out (a new repository does
 /// not).
-fn has_head(ws: &Workspace) -> Result<bool, String> {
+fn has_head(ws: &Workspace) -> Result<bool, ToolError> {
     Ok(git(ws, &["rev-parse", "--verify", "--quiet", "HEAD^{commit}"])?.ok)
 }
 
 /// The working tree's status, `git status --short --branch`.
-pub fn git_status(ws: &Workspace) -> Result<String, String> {
+pub fn git_status(ws: &Workspace) -> Result<String, ToolError> {
     ensure_repo(ws)?;
     let mut out = git_ok(ws, &["status", "--short", "--branch"])?;
     if out.lines().all(|l| l.starts_with("##")) {
@@ -86,11 +84,11 @@ pub fn git_status(ws: &Workspace) -> Result<String, String> {
 /// Uncommitted changes to tracked files (`git diff HEAD`), for the whole
 /// workspace or one path ("" = everything). In a repository with no commit
 /// yet, the diff is taken against the empty tree.
-pub fn git_diff(ws: &Workspace, path: &str) -> Result<String, String> {
+pub fn git_diff(ws: &Workspace, path: &str) -> Result<String, ToolError> {
     let rel = if path.trim().is_empty() {
         None
     } else {
-        let r = ws.resolve(path).map_err(|e| e.to_string())?;
+        let r = ws.resolve(path)?;
         Some(r.rel)
     };
     ensure_repo(ws)?;
@@ -140,7 +138,7 @@ pub fn git_diff(ws: &Workspace, path: &str) -> Result<String, String> {
 }
 
 /// The last `n` commits (<= 0 means 20), one line each.
-pub fn git_log(ws: &Workspace, n: i64) -> Result<String, String> {
+pub fn git_log(ws: &Workspace, n: i64) -> Result<String, ToolError> {
     ensure_repo(ws)?;
     if !has_head(ws)? {
         return Ok("no commits yet\n".to_string());
@@ -279,7 +277,7 @@ mod tests {
             git_diff(&ws, "new.txt").unwrap(),
             "no changes to tracked files in new.txt since the last commit; untracked files are listed by git-status\n"
         );
-        let err = git_diff(&ws, "../elsewhere").unwrap_err();
+        let err = git_diff(&ws, "../elsewhere").unwrap_err().to_string();
         assert!(err.contains("outside the workspace"), "{err}");
 
         let log = git_log(&ws, 0).unwrap();
@@ -326,9 +324,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::open(dir.path()).unwrap();
         for result in [git_status(&ws), git_diff(&ws, ""), git_log(&ws, 3)] {
-            assert_eq!(result.unwrap_err(), NOT_A_REPO);
+            let err = result.unwrap_err();
+            assert_eq!(err.kind(), "not_a_repo");
+            assert!(
+                err.to_string()
+                    .starts_with("the workspace is not a git repository; git-status, git-diff and git-log need one"),
+                "{err}"
+            );
         }
-        assert!(NOT_A_REPO.starts_with("the workspace is not a git repository"));
     }
 
     #[test]

@@ -10,6 +10,7 @@ use regex::Regex;
 
 use super::walk::{Glob, rel_to_root, resolve_existing, walker};
 use crate::files::Workspace;
+use crate::prim::ToolError;
 
 /// The most matching lines shown.
 const MATCH_CAP: usize = 200;
@@ -23,14 +24,21 @@ const BINARY_WINDOW: usize = 8000;
 /// Searches the files under `path` ("" = the workspace root; a file is
 /// searched alone) for lines matching `pattern`, keeping only files whose
 /// path relative to `path` matches `glob` when one is given.
-pub fn index_grep(ws: &Workspace, pattern: &str, path: &str, glob: &str) -> Result<String, String> {
+pub fn index_grep(
+    ws: &Workspace,
+    pattern: &str,
+    path: &str,
+    glob: &str,
+) -> Result<String, ToolError> {
     if pattern.is_empty() {
-        return Err("empty pattern; give a regular expression to search for".to_string());
+        return Err(ToolError::BadArgument(
+            "empty pattern; give a regular expression to search for".to_string(),
+        ));
     }
     let re = Regex::new(pattern).map_err(|e| {
-        format!(
+        ToolError::BadArgument(format!(
             "invalid regular expression `{pattern}`: {e}\nfix the pattern (Rust regex syntax; escape ( ) [ ] {{ }} . * + ? | ^ $ \\ with a backslash to match them literally)"
-        )
+        ))
     })?;
     let glob = if glob.trim().is_empty() {
         None
@@ -64,7 +72,10 @@ pub fn index_grep(ws: &Workspace, pattern: &str, path: &str, glob: &str) -> Resu
         // A file named explicitly is searched even if ignored, and says why
         // when it cannot be.
         let rel = &target.resolved.rel;
-        let text = load(&target.resolved.real).map_err(|why| format!("{rel} {why}"))?;
+        let text = load(&target.resolved.real).map_err(|why| ToolError::NotSearchable {
+            path: rel.clone(),
+            why,
+        })?;
         found.search(&re, rel, &text);
     }
     if found.total == 0 {
@@ -199,32 +210,41 @@ mod tests {
     fn explicit_unsearchable_files_say_why() {
         let (_dir, ws) = setup();
         let err = index_grep(&ws, "alpha", "bin.dat", "").unwrap_err();
+        assert_eq!(err.kind(), "not_text");
+        let err = err.to_string();
         assert_eq!(
             err,
             "bin.dat looks binary (it has a NUL byte) and is not searched"
         );
-        let err = index_grep(&ws, "alpha", "latin1.txt", "").unwrap_err();
+        let err = index_grep(&ws, "alpha", "latin1.txt", "")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("not valid UTF-8"), "{err}");
-        let err = index_grep(&ws, "alpha", "missing", "").unwrap_err();
+        let err = index_grep(&ws, "alpha", "missing", "")
+            .unwrap_err()
+            .to_string();
         assert!(err.starts_with("no such file or directory"), "{err}");
-        let err = index_grep(&ws, "alpha", "../x", "").unwrap_err();
+        let err = index_grep(&ws, "alpha", "../x", "")
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("outside the workspace"), "{err}");
     }
 
     #[test]
     fn bad_patterns() {
         let (_dir, ws) = setup();
-        let err = index_grep(&ws, "fn (", "", "").unwrap_err();
+        let err = index_grep(&ws, "fn (", "", "").unwrap_err().to_string();
         assert!(
             err.starts_with("invalid regular expression `fn (`: "),
             "{err}"
         );
         assert!(err.contains("unclosed group"), "{err}");
-        let err = index_grep(&ws, "a", "", "*.{x").unwrap_err();
+        let err = index_grep(&ws, "a", "", "*.{x").unwrap_err().to_string();
         assert!(err.starts_with("invalid glob"), "{err}");
         assert!(
             index_grep(&ws, "", "", "")
                 .unwrap_err()
+                .to_string()
                 .starts_with("empty pattern")
         );
     }

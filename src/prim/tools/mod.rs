@@ -3,8 +3,8 @@
 //! and `shell` do once the guard has let a call through.
 //!
 //! Each handler takes the workspace and the call's positional arguments and
-//! returns `Ok(text the model sees)` or `Err(the model-facing error)`, a
-//! plain lower-case message that says what to do next. Every path argument
+//! returns `Ok(text the model sees)` or a `ToolError`, whose message is a
+//! plain lower-case sentence that says what to do next. Every path argument
 //! goes through `Workspace::resolve`, so nothing outside the workspace is
 //! listed, searched or diffed. Output is capped everywhere, with a note of
 //! what was left out and how to narrow the call.

@@ -17,6 +17,7 @@ use std::sync::LazyLock;
 use regex::Regex;
 
 use crate::files::{Workspace, read_text};
+use crate::prim::ToolError;
 
 /// Signatures longer than this many characters are cut.
 const SIG_CAP: usize = 160;
@@ -57,15 +58,15 @@ fn lang_of(path: &Path) -> Option<Lang> {
 }
 
 /// Lists the definitions of the source file at `path`.
-pub fn outline(ws: &Workspace, path: &str) -> Result<String, String> {
-    let resolved = ws.resolve(path).map_err(|e| e.to_string())?;
+pub fn outline(ws: &Workspace, path: &str) -> Result<String, ToolError> {
+    let resolved = ws.resolve(path)?;
     let Some(lang) = lang_of(&resolved.real) else {
-        return Err(format!(
-            "outline does not know the language of {}; it supports {SUPPORTED}. Use fs-read or index-grep for this file",
-            resolved.rel
-        ));
+        return Err(ToolError::UnknownLanguage {
+            path: resolved.rel,
+            supported: SUPPORTED,
+        });
     };
-    let file = read_text(&resolved).map_err(|e| e.to_string())?;
+    let file = read_text(&resolved)?;
     let defs = scan(lang, &file.text);
     if defs.is_empty() {
         return Ok(format!(
@@ -683,7 +684,7 @@ mod tests {
     use super::*;
     use std::fs;
 
-    fn run(name: &str, text: &str) -> Result<String, String> {
+    fn run(name: &str, text: &str) -> Result<String, ToolError> {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join(name), text).unwrap();
         let ws = Workspace::open(dir.path()).unwrap();
@@ -1042,7 +1043,7 @@ int main(int argc, char **argv) {
 
     #[test]
     fn errors_and_empty() {
-        let err = run("notes.txt", "hello\n").unwrap_err();
+        let err = run("notes.txt", "hello\n").unwrap_err().to_string();
         assert!(
             err.starts_with("outline does not know the language of notes.txt"),
             "{err}"
@@ -1057,12 +1058,14 @@ int main(int argc, char **argv) {
         );
         let dir = tempfile::tempdir().unwrap();
         let ws = Workspace::open(dir.path()).unwrap();
-        let err = outline(&ws, "missing.rs").unwrap_err();
+        let err = outline(&ws, "missing.rs").unwrap_err().to_string();
         assert!(err.starts_with("no such file: missing.rs"), "{err}");
-        let err = outline(&ws, "../x.rs").unwrap_err();
+        let err = outline(&ws, "../x.rs").unwrap_err().to_string();
         assert!(err.contains("outside the workspace"), "{err}");
         fs::write(dir.path().join("bin.rs"), b"fn a\0").unwrap();
-        assert!(outline(&ws, "bin.rs").unwrap_err().contains("binary"));
+        let err = outline(&ws, "bin.rs").unwrap_err();
+        assert_eq!(err.kind(), "not_text");
+        assert!(err.to_string().contains("binary"));
     }
 
     #[test]

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 
 use super::place::ShellPlace;
 use crate::files::Workspace;
+use crate::prim::ToolError;
 
 /// Seconds before the command is stopped when the call does not say.
 const DEFAULT_TIMEOUT_SECS: i64 = 120;
@@ -59,7 +60,7 @@ pub fn shell(
     command: &str,
     timeout_secs: i64,
     network: bool,
-) -> Result<String, String> {
+) -> Result<String, ToolError> {
     let confinement = Confinement {
         network,
         files: None,
@@ -84,7 +85,7 @@ pub fn shell_cancellable(
     timeout_secs: i64,
     confinement: Confinement<'_>,
     cancel: Option<Stop<'_>>,
-) -> Result<String, String> {
+) -> Result<String, ToolError> {
     shell_in(
         &ShellPlace::Local,
         ws,
@@ -105,14 +106,16 @@ pub fn shell_in(
     timeout_secs: i64,
     confinement: Confinement<'_>,
     cancel: Option<Stop<'_>>,
-) -> Result<String, String> {
+) -> Result<String, ToolError> {
     let network = confinement.network;
     let (cancel, deadline) = match cancel {
         Some(s) => (Some(s.cancel), s.deadline),
         None => (None, None),
     };
     if command.trim().is_empty() {
-        return Err("empty command; give a shell command line to run".to_string());
+        return Err(ToolError::BadArgument(
+            "empty command; give a shell command line to run".to_string(),
+        ));
     }
     let secs = if timeout_secs <= 0 {
         DEFAULT_TIMEOUT_SECS
@@ -121,11 +124,13 @@ pub fn shell_in(
     };
     let timeout = Duration::from_secs(secs.unsigned_abs());
 
-    let (mut reader, writer) =
-        io::pipe().map_err(|e| format!("could not create a pipe for the output: {e}; retry"))?;
-    let writer2 = writer
-        .try_clone()
-        .map_err(|e| format!("could not create a pipe for the output: {e}; retry"))?;
+    let no_pipe = |source| ToolError::CannotStart {
+        what: "create a pipe for the output",
+        source,
+        next: "retry",
+    };
+    let (mut reader, writer) = io::pipe().map_err(no_pipe)?;
+    let writer2 = writer.try_clone().map_err(no_pipe)?;
     let (mut cmd, container) = match place {
         ShellPlace::Local => {
             let mut cmd = Command::new("sh");
@@ -174,12 +179,17 @@ pub fn shell_in(
     drop(cmd);
     let ruleset_active = ruleset.is_some();
     drop(ruleset);
-    let mut child = spawned.map_err(|e| match &container {
-        None => format!("could not start sh: {e}; check that /bin/sh exists"),
-        Some((c, _)) => format!(
-            "could not start {} exec: {e}; check that the container engine's command is installed",
-            c.engine.display()
-        ),
+    let mut child = spawned.map_err(|source| match &container {
+        None => ToolError::CannotStart {
+            what: "start sh",
+            source,
+            next: "check that /bin/sh exists",
+        },
+        Some(_) => ToolError::CannotStart {
+            what: "start the container engine's exec",
+            source,
+            next: "check that the container engine's command (docker or podman) is installed",
+        },
     })?;
 
     let capture = Arc::new(Mutex::new(Capture::default()));
@@ -237,7 +247,8 @@ pub fn shell_in(
         );
     }
     if interrupted {
-        let who = if deadline.is_some_and(|d| d.load(Ordering::Relaxed)) {
+        let by_deadline = deadline.is_some_and(|d| d.load(Ordering::Relaxed));
+        let who = if by_deadline {
             "the run's time limit (--timeout) ran out while the command ran"
         } else {
             "the user interrupted the command (Esc)"
@@ -247,7 +258,11 @@ pub fn shell_in(
             msg.push_str("\noutput before it was stopped:\n");
             msg.push_str(&text);
         }
-        return Err(msg.trim_end().to_string());
+        let msg = msg.trim_end().to_string();
+        return Err(match by_deadline {
+            true => ToolError::TimedOut(msg),
+            false => ToolError::Interrupted(msg),
+        });
     }
     if timed_out {
         let mut msg = format!(
@@ -257,7 +272,7 @@ pub fn shell_in(
             msg.push_str("\noutput before it was stopped:\n");
             msg.push_str(&text);
         }
-        return Err(msg.trim_end().to_string());
+        return Err(ToolError::TimedOut(msg.trim_end().to_string()));
     }
     text.push_str(&describe(status));
     text.push('\n');
@@ -503,6 +518,7 @@ mod tests {
         assert!(
             shell(&ws, "  ", 0, true)
                 .unwrap_err()
+                .to_string()
                 .starts_with("empty command")
         );
     }
@@ -532,6 +548,8 @@ mod tests {
         )
         .unwrap_err();
         let _ = pressed.join();
+        assert_eq!(err.kind(), "interrupted");
+        let err = err.to_string();
         assert!(started.elapsed() < Duration::from_secs(10));
         assert!(err.starts_with("the user interrupted the command"), "{err}");
         assert!(err.contains("started"), "{err}");
@@ -548,6 +566,8 @@ mod tests {
             true,
         )
         .unwrap_err();
+        assert_eq!(err.kind(), "timed_out");
+        let err = err.to_string();
         let took = started.elapsed();
         assert!(took < Duration::from_secs(5), "took {took:?}");
         assert!(

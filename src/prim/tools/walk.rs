@@ -17,6 +17,7 @@ use ignore::WalkBuilder;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::files::{Resolved, Workspace, is_temp_name};
+use crate::prim::ToolError;
 
 /// Directories the walker never enters (unless asked to list one itself).
 const SKIPPED_DIRS: [&str; 2] = [".git", ".nib"];
@@ -29,22 +30,19 @@ pub(super) struct Target {
 
 /// Resolves a path argument ("" means the workspace root) and checks that
 /// something is there.
-pub(super) fn resolve_existing(ws: &Workspace, path: &str) -> Result<Target, String> {
+pub(super) fn resolve_existing(ws: &Workspace, path: &str) -> Result<Target, ToolError> {
     let path = if path.trim().is_empty() { "." } else { path };
-    let resolved = ws.resolve(path).map_err(|e| e.to_string())?;
+    let resolved = ws.resolve(path)?;
     let meta = match fs::metadata(&resolved.real) {
         Ok(meta) => meta,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(format!(
-                "no such file or directory: {}; use fs-list on its parent directory (or fs-find) to see what is there",
-                resolved.rel
-            ));
+            return Err(ToolError::NotFound { path: resolved.rel });
         }
-        Err(e) => {
-            return Err(format!(
-                "could not read {}: {e}; check that it exists and is accessible, then retry",
-                resolved.rel
-            ));
+        Err(source) => {
+            return Err(ToolError::Io {
+                path: resolved.rel,
+                source,
+            });
         }
     };
     Ok(Target {
@@ -166,17 +164,17 @@ pub(super) struct Glob {
 }
 
 impl Glob {
-    pub fn new(pattern: &str) -> Result<Glob, String> {
+    pub fn new(pattern: &str) -> Result<Glob, ToolError> {
         let trimmed = pattern.trim();
         if trimmed.is_empty() {
-            return Err(
+            return Err(ToolError::BadArgument(
                 "empty glob; give a pattern such as \"*.rs\" or \"src/**/test_*.py\"".to_string(),
-            );
+            ));
         }
         if trimmed.starts_with('!') {
-            return Err(format!(
+            return Err(ToolError::BadArgument(format!(
                 "glob `{trimmed}` starts with '!', but negated globs are not supported; give the pattern the files should match"
-            ));
+            )));
         }
         let mut line = trimmed.strip_prefix("./").unwrap_or(trimmed).to_string();
         if line.starts_with('#') {
@@ -202,13 +200,13 @@ impl Glob {
     }
 }
 
-fn bad_glob(pattern: &str, err: &ignore::Error) -> String {
+fn bad_glob(pattern: &str, err: &ignore::Error) -> ToolError {
     let msg = err.to_string();
     // "error parsing glob '<glob>': <problem>": the glob is named already.
     let problem = msg.split_once("': ").map_or(msg.as_str(), |(_, p)| p);
-    format!(
+    ToolError::BadArgument(format!(
         "invalid glob `{pattern}`: {problem}; fix the pattern (for example \"*.rs\", \"src/**/*.py\", \"*.{{js,ts}}\")"
-    )
+    ))
 }
 
 #[cfg(test)]
@@ -238,17 +236,29 @@ mod tests {
 
     #[test]
     fn glob_errors() {
-        let err = Glob::new("*.{rs").unwrap_err();
+        let err = Glob::new("*.{rs").unwrap_err().to_string();
         assert!(
             err.starts_with("invalid glob `*.{rs`: unclosed alternate group; missing '}'"),
             "{err}"
         );
         let err = Glob::new("a[z-a]").unwrap_err();
+        assert_eq!(err.kind(), "invalid");
+        let err = err.to_string();
         assert!(
             err.starts_with("invalid glob `a[z-a]`: invalid range"),
             "{err}"
         );
-        assert!(Glob::new("").unwrap_err().starts_with("empty glob"));
-        assert!(Glob::new("!*.rs").unwrap_err().contains("negated"));
+        assert!(
+            Glob::new("")
+                .unwrap_err()
+                .to_string()
+                .starts_with("empty glob")
+        );
+        assert!(
+            Glob::new("!*.rs")
+                .unwrap_err()
+                .to_string()
+                .contains("negated")
+        );
     }
 }

@@ -2,32 +2,16 @@
 //! real model client against the scripted model over HTTP on 127.0.0.1 (in
 //! each wire protocol), the guard, real files, the event log, `nib stats`.
 
+use serde_json::{Value, json};
 use std::fs;
 use std::path::{Path, PathBuf};
+
 use std::process::{Command, Stdio};
 
-use serde_json::{Value, json};
-
-const NIB: &str = env!("CARGO_BIN_EXE_nib");
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use crate::support::{self, NIB, Run, kinds};
 
 fn nib(args: &[&str], cwd: &Path) -> Run {
-    let out = Command::new(NIB)
-        .args(args)
-        .current_dir(cwd)
-        .stdin(Stdio::null())
-        .output()
-        .expect("run nib");
-    Run {
-        code: out.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-    }
+    support::nib(args, cwd, None)
 }
 
 /// `nib exec TASK --root WS --provider scripted --model SCRIPT [extra...]`.
@@ -76,17 +60,9 @@ fn fix_script() -> Value {
     ])
 }
 
+/// The events of the first session in the workspace.
 fn events(ws: &Path) -> Vec<Value> {
-    let sessions = ws.join(".nib/sessions");
-    let dir = fs::read_dir(&sessions)
-        .expect("sessions dir")
-        .filter_map(Result::ok)
-        .next()
-        .expect("a session");
-    let text = fs::read_to_string(dir.path().join("events.jsonl")).expect("events");
-    text.lines()
-        .map(|l| serde_json::from_str(l).expect("event JSON"))
-        .collect()
+    support::read_jsonl(Path::new(&events_path(ws)))
 }
 
 fn events_path(ws: &Path) -> String {
@@ -96,13 +72,6 @@ fn events_path(ws: &Path) -> String {
         .next()
         .expect("a session");
     dir.path().join("events.jsonl").display().to_string()
-}
-
-fn kinds(events: &[Value]) -> Vec<String> {
-    events
-        .iter()
-        .map(|e| e["ev"].as_str().unwrap_or("").to_string())
-        .collect()
 }
 
 #[test]
@@ -311,7 +280,7 @@ fn the_user_config_supplies_the_model_and_flags_override_it() {
 /// by tests/tui.rs), and the headless example further down runs.
 #[test]
 fn the_readme_session_runs() {
-    let readme = include_str!("../README.md");
+    let readme = include_str!("../../README.md");
     let first = readme
         .lines()
         .skip_while(|l| *l != "```sh")

@@ -6,7 +6,7 @@
 //! ```sh
 //! scripts/real-model.sh    # llama-cpp-python serving SmolLM2-135M on 127.0.0.1:8765 (~10 min the first time)
 //! NIB_REAL_MODEL_URL=http://127.0.0.1:8765/v1 NIB_REAL_MODEL_ALLOW_NO_USAGE=1 \
-//!     cargo test --test real_model -- --ignored --nocapture
+//!     cargo test --test cli real_model -- --ignored --nocapture
 //! ```
 //!
 //! - `NIB_REAL_MODEL_URL`: the server's base URL (`--base-url`); required.
@@ -22,45 +22,15 @@
 //! recorded with the prompt's token count, and the turn ended.
 
 use std::fs;
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const NIB: &str = env!("CARGO_BIN_EXE_nib");
+use crate::support::{NIB, jsonl, session_events};
 
 fn var(name: &str) -> Option<String> {
     std::env::var(name).ok().filter(|v| !v.trim().is_empty())
-}
-
-/// Every line of a JSONL text as JSON; panics naming the line that is not.
-fn jsonl(text: &str, what: &str) -> Vec<Value> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l)
-                .unwrap_or_else(|e| panic!("{what} line {}: not JSON ({e}): {l}", i + 1))
-        })
-        .collect()
-}
-
-fn session_events(ws: &Path) -> Vec<Value> {
-    let sessions = ws.join(".nib/sessions");
-    let mut dirs: Vec<_> = fs::read_dir(&sessions)
-        .unwrap_or_else(|e| panic!("no {}: {e}", sessions.display()))
-        .filter_map(Result::ok)
-        .collect();
-    assert_eq!(
-        dirs.len(),
-        1,
-        "one session expected in {}",
-        sessions.display()
-    );
-    let path = dirs.pop().expect("a session").path().join("events.jsonl");
-    let text = fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    jsonl(&text, "events.jsonl")
 }
 
 #[test]

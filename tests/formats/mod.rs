@@ -1,15 +1,12 @@
 //! The text edit formats (`nib::edit::formats`) through their public API,
 //! and applied through the guard by `Host::apply_text` (`host`).
 //!
-//! Run with `cargo test --test formats`.
+//! Part of the prim test binary (`tests/prim.rs`): run with
+//! `cargo test --test prim formats::`.
 
-#[path = "formats/apply.rs"]
+#[path = "apply.rs"]
 mod apply_cases;
-#[path = "formats/host.rs"]
 mod host;
-#[path = "formats/search_replace.rs"]
 mod search_replace;
-#[path = "formats/udiff.rs"]
 mod udiff;
-#[path = "formats/v4a.rs"]
 mod v4a;
