@@ -1,33 +1,51 @@
 //! Ctrl-C during a run: the first SIGINT stops new instances from starting
 //! and lets the running ones finish (their patches and predictions are
-//! written as usual); the handler is then reset, so a second SIGINT ends
-//! the process at once, as an unhandled one does (a resumed run picks up
-//! from preds.jsonl).
+//! written as usual); a second SIGINT ends the process at once, as an
+//! unhandled one does (a resumed run picks up from preds.jsonl), after a
+//! last step of its own: removing the instances' containers, which would
+//! otherwise outlive it.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
-static SIGINT_SEEN: AtomicBool = AtomicBool::new(false);
+static SIGINTS: AtomicUsize = AtomicUsize::new(0);
 
 extern "C" fn on_sigint(_: libc::c_int) {
-    // Only an atomic store: all a signal handler may safely do here.
-    SIGINT_SEEN.store(true, Ordering::SeqCst);
+    // Only an atomic add: all a signal handler may safely do here.
+    SIGINTS.fetch_add(1, Ordering::SeqCst);
 }
 
-/// Catches the next SIGINT (once: `SA_RESETHAND` restores the default
-/// action for the one after).
-pub fn catch_first_sigint() {
+/// Catches SIGINT: the first one drains the run ([`sigint_seen`]); on the
+/// second, `last` runs and the process ends as by an unhandled SIGINT.
+pub fn catch_sigint(last: fn()) {
     // SAFETY: a zeroed sigaction is a valid value; the handler only does
-    // an atomic store, which is async-signal-safe.
+    // an atomic add, which is async-signal-safe.
     unsafe {
         let mut action: libc::sigaction = std::mem::zeroed();
         action.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as libc::sighandler_t;
-        action.sa_flags = libc::SA_RESETHAND;
         libc::sigemptyset(&mut action.sa_mask);
         libc::sigaction(libc::SIGINT, &action, std::ptr::null_mut());
     }
+    // The second signal's work is no handler's to do (it spawns
+    // processes): a thread watches the count instead.
+    let _ = std::thread::Builder::new()
+        .name("nib-sigint".into())
+        .spawn(move || {
+            while SIGINTS.load(Ordering::SeqCst) < 2 {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            eprintln!("nib swebench: second Ctrl-C: stopping now");
+            last();
+            // SAFETY: restoring the default action and raising the signal
+            // ends the process the way an unhandled Ctrl-C does.
+            unsafe {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::raise(libc::SIGINT);
+            }
+        });
 }
 
-/// Whether a SIGINT came since [`catch_first_sigint`].
+/// Whether a SIGINT came since [`catch_sigint`].
 pub fn sigint_seen() -> bool {
-    SIGINT_SEEN.load(Ordering::SeqCst)
+    SIGINTS.load(Ordering::SeqCst) > 0
 }

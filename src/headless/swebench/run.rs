@@ -183,7 +183,7 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         settings.limits.price.is_some(),
         Duration::from_secs(args.progress_every.max(1)),
     ));
-    drain::catch_first_sigint();
+    drain::catch_sigint(super::env::remove_live_containers);
     let ran = pool(&settings, &appender, todo, workers, &board);
 
     let all_preds = preds::read_jsonl(&preds_path).map_err(UsageError)?;
