@@ -12,6 +12,9 @@ use std::process::{Command, Stdio};
 
 use serde_json::{Value, json};
 
+mod support;
+use support::{Run, git, read_json};
+
 const NIB: &str = env!("CARGO_BIN_EXE_nib");
 
 const BUGGY: &str = "def add(a, b):\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n";
@@ -44,12 +47,6 @@ const TEST_PATCH: &str = "diff --git a/tests/test_calc.py b/tests/test_calc.py
 +def test_add():
 +    assert add(2, 3) == 5
 ";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
 
 struct Fixture {
     dir: tempfile::TempDir,
@@ -151,29 +148,6 @@ impl Fixture {
     }
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args([
-            "-c",
-            "user.name=nib test",
-            "-c",
-            "user.email=test@example.com",
-        ])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
 /// The upstream project (two commits; the base is the second), cloned to
 /// repos/acme__calc.
 fn fixture() -> Fixture {
@@ -223,11 +197,6 @@ fn fix_script() -> Value {
         {"tool_calls": [{"name": "fs-edit", "arguments": {"path": "calc.py", "old": "    return a - b", "new": "    return a + b"}}]},
         "add now adds."
     ])
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn jsonl_lines(path: &Path) -> Vec<Value> {

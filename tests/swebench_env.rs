@@ -21,6 +21,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod support;
+use support::{Run, git, read_json};
+
 const NIB: &str = env!("CARGO_BIN_EXE_nib");
 
 const BUGGY: &str = "def add(a, b):\n    return a - b\n";
@@ -95,34 +98,10 @@ echo "stand-in: unsupported command: $cmd" >&2
 exit 125
 "#;
 
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
 struct Fixture {
     dir: tempfile::TempDir,
     repos: PathBuf,
     base: String,
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=nib test", "-c", "user.email=t@example.com"])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// A repository `acme/calc` (calc.py with a bug, a .gitignore that
@@ -325,11 +304,6 @@ impl Fixture {
             })
             .collect()
     }
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn events(path: &Path) -> Vec<Value> {

@@ -16,38 +16,17 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
+mod support;
+use support::{Run, git, read_json};
+
 const NIB: &str = env!("CARGO_BIN_EXE_nib");
 
 const BUGGY: &str = "def add(a, b):\n    return a - b\n";
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
 
 struct Fixture {
     dir: tempfile::TempDir,
     repos: PathBuf,
     base: String,
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(["-c", "user.name=nib test", "-c", "user.email=t@example.com"])
-        .args(args)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_INDEX_FILE")
-        .output()
-        .expect("run git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 fn fixture() -> Fixture {
@@ -168,11 +147,6 @@ fn fix_script(usage: Option<Value>) -> Value {
         }
     }
     Value::Array(replies)
-}
-
-fn read_json(path: &Path) -> Value {
-    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 fn pred_ids(out: &Path) -> Vec<String> {

@@ -151,3 +151,35 @@ pub fn kinds(events: &[Value]) -> Vec<String> {
         .map(|e| e["ev"].as_str().unwrap_or("").to_string())
         .collect()
 }
+
+/// Runs `git -C dir args` as a test identity, outside any repository the
+/// test runner itself may be in (`GIT_DIR`, `GIT_INDEX_FILE` removed);
+/// panics with git's stderr on failure; returns stdout, trimmed.
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "-c",
+            "user.name=nib test",
+            "-c",
+            "user.email=test@example.com",
+        ])
+        .args(args)
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// A JSON file, parsed (panics naming the file).
+pub fn read_json(path: &Path) -> Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
