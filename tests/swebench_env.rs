@@ -183,23 +183,7 @@ impl Fixture {
             "default",
         ];
         args.extend_from_slice(extra);
-        let mut cmd = Command::new(NIB);
-        cmd.args(&args)
-            .current_dir(self.dir.path())
-            .env("XDG_CONFIG_HOME", self.path("config"))
-            .stdin(Stdio::null());
-        if let Some(dir) = path_first {
-            let path = std::env::var("PATH").unwrap_or_default();
-            cmd.env("PATH", format!("{}:{path}", dir.display()))
-                .env("STANDIN_DIR", self.path("standin"))
-                .env("STANDIN_IMAGE_TESTBED", self.path("image-testbed"));
-        }
-        let out = cmd.output().expect("run nib");
-        Run {
-            code: out.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        self.nib(&args, path_first, |_| {})
     }
 
     /// `nib swebench grade --gold` of `instances` into OUT, PYTHONPATH
@@ -219,11 +203,24 @@ impl Fixture {
             "--gold",
         ];
         args.extend_from_slice(extra);
+        self.nib(&args, path_first, |cmd| {
+            cmd.env_remove("PYTHONPATH");
+        })
+    }
+
+    /// The binary with `args` in the fixture's directory and its own user
+    /// config, `path_first` (the stand-in's directory) first on PATH when
+    /// given; `adjust` changes the command further.
+    fn nib(
+        &self,
+        args: &[&str],
+        path_first: Option<&Path>,
+        adjust: impl FnOnce(&mut Command),
+    ) -> Run {
         let mut cmd = Command::new(NIB);
-        cmd.args(&args)
+        cmd.args(args)
             .current_dir(self.dir.path())
             .env("XDG_CONFIG_HOME", self.path("config"))
-            .env_remove("PYTHONPATH")
             .stdin(Stdio::null());
         if let Some(dir) = path_first {
             let path = std::env::var("PATH").unwrap_or_default();
@@ -231,6 +228,7 @@ impl Fixture {
                 .env("STANDIN_DIR", self.path("standin"))
                 .env("STANDIN_IMAGE_TESTBED", self.path("image-testbed"));
         }
+        adjust(&mut cmd);
         let out = cmd.output().expect("run nib");
         Run {
             code: out.status.code().unwrap_or(-1),
