@@ -17,7 +17,7 @@ use serde_json::value::RawValue;
 
 use super::Format;
 use crate::edit::{self, Edit, EditCall};
-use crate::files::{FileError, Versions, Workspace, clean_stale_temps_in, read_text};
+use crate::files::{Expect, FileError, Versions, Workspace, clean_stale_temps_in, read_text};
 use crate::guard::PathVerdict;
 use crate::settings::{UsageError, workspace};
 
@@ -232,6 +232,7 @@ impl<'w> ApplySession<'w> {
         if let Err(e) = on_disk.ensure_writable(&file.rel) {
             return failed(file.rel.clone(), e.to_string(), Some("write"));
         }
+        let stamp = on_disk.stamp;
         let current = match self.dry_files.get(&file.rel) {
             Some(text) => text.clone(),
             None => on_disk.text,
@@ -255,7 +256,7 @@ impl<'w> ApplySession<'w> {
             let written = self.versions.write_locked(
                 &lock,
                 &file,
-                Some(current.as_bytes()),
+                Expect::Read(current.as_bytes(), stamp),
                 applied.text.as_bytes(),
             );
             drop(lock);

@@ -19,7 +19,7 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-pub use read::{TextFile, content_hash, read_bytes, read_text};
+pub use read::{Stamp, TextFile, content_hash, content_hash_v1, read_bytes, read_text};
 pub use resolve::{Resolved, Workspace};
 pub use versions::{FileLock, Undone, VersionId, Versions};
 pub use write::{

@@ -10,7 +10,9 @@
 //!   recorded write that then failed (so it is never undone).
 //!
 //! A write line also carries `prev_hash`, the hash of the bytes it
-//! replaced, so the entry validates itself: a write killed between its
+//! replaced, and `hashing`, which hash both are (2: `content_hash`; lines
+//! without it are from before and use `content_hash_v1`), so the entry
+//! validates itself: a write killed between its
 //! index line and its rename left the file as it was, and undo sees that
 //! and skips the entry instead of calling the file changed.
 //! `locks/<hash>.lock` are the per-file advisory locks (flock) held across
@@ -31,7 +33,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::{Deserialize, Serialize};
 
 use super::write::{BeforeRename, is_disk_full, remove_checked_then, write_checked_then};
-use super::{Expect, FileError, Resolved, Workspace, content_hash, read_bytes, write_checked};
+use super::{
+    Expect, FileError, Resolved, Workspace, content_hash, content_hash_v1, read_bytes,
+    write_checked,
+};
 
 /// The id of one recorded write: a zero-padded increasing number ("000001").
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -85,10 +90,59 @@ struct WriteLine {
     /// The hash of the bytes replaced (absent in stores from before it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     prev_hash: Option<u64>,
+    /// Which content hash `written_hash` and `prev_hash` are: 2 for
+    /// `content_hash`, 1 (lines written before the field) for
+    /// `content_hash_v1`.
+    #[serde(default = "hashing_v1")]
+    hashing: u8,
     /// The write deleted the file (`written_hash` is then of nothing):
     /// undo expects no file there and puts the previous content back.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     removed: bool,
+}
+
+/// What an index line says of the two versions: their hashes, and
+/// whether the write deleted the file.
+#[derive(Debug, Clone, Copy)]
+struct Hashes {
+    written: u64,
+    prev: u64,
+    removed: bool,
+}
+
+impl Hashes {
+    /// `written` None: a delete (its hash is that of nothing).
+    fn of(previous: Option<&[u8]>, written: Option<&[u8]>) -> Hashes {
+        Hashes {
+            written: content_hash(written.unwrap_or_default()),
+            prev: content_hash(previous.unwrap_or_default()),
+            removed: written.is_none(),
+        }
+    }
+}
+
+/// From this many bytes (both versions together) on, a write runs its
+/// hashing and its index sync on second threads: below it, starting a
+/// thread costs more than it saves.
+const PARALLEL_STEPS: usize = 1 << 20;
+
+fn hashing_v1() -> u8 {
+    1
+}
+
+/// The `hashing` of the lines this build writes.
+const HASHING: u8 = 2;
+
+impl WriteLine {
+    /// `bytes` hashed the way this line's hashes were (None: a hashing
+    /// this build does not know, from a newer nib).
+    fn hash_of(&self, bytes: &[u8]) -> Option<u64> {
+        match self.hashing {
+            1 => Some(content_hash_v1(bytes)),
+            HASHING => Some(content_hash(bytes)),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -161,7 +215,8 @@ impl Versions {
         written: &[u8],
     ) -> Result<VersionId, FileError> {
         let start = self.next_number()?;
-        self.record_at(start, rel, previous, source, Some(written), true)
+        let hashes = Hashes::of(previous, Some(written));
+        self.record_at(start, rel, previous, source, hashes, true)
     }
 
     /// Saves the previous version as `<id>.prev` (the first free id from
@@ -179,7 +234,7 @@ impl Versions {
         rel: &str,
         previous: Option<&[u8]>,
         source: Option<(&Path, &File)>,
-        written: Option<&[u8]>,
+        hashes: Hashes,
         sync: bool,
     ) -> Result<VersionId, FileError> {
         let fail = |e: io::Error| {
@@ -248,9 +303,10 @@ impl Versions {
             path: rel.to_string(),
             existed: previous.is_some(),
             t: now(),
-            written_hash: content_hash(written.unwrap_or_default()),
-            prev_hash: Some(content_hash(previous.unwrap_or_default())),
-            removed: written.is_none(),
+            written_hash: hashes.written,
+            prev_hash: Some(hashes.prev),
+            hashing: HASHING,
+            removed: hashes.removed,
         };
         if let Err(e) = self.append_synced(&line, sync) {
             let _ = fs::remove_file(&prev_path);
@@ -276,7 +332,8 @@ impl Versions {
         bytes: &[u8],
     ) -> Result<VersionId, FileError> {
         let lock = self.lock(&file.rel)?;
-        self.write_locked(&lock, file, previous, bytes)
+        let expected = previous.map_or(Expect::Absent, Expect::Bytes);
+        self.write_locked(&lock, file, expected, bytes)
     }
 
     /// `write`, with the file's lock already held (taken with `lock`
@@ -286,11 +343,10 @@ impl Versions {
         &self,
         _lock: &FileLock,
         file: &Resolved,
-        previous: Option<&[u8]>,
+        expected: Expect<'_>,
         bytes: &[u8],
     ) -> Result<VersionId, FileError> {
-        let expected = previous.map_or(Expect::Absent, Expect::Bytes);
-        self.recorded_change(file, previous, Some(bytes), |step| {
+        self.recorded_change(file, expected.bytes(), Some(bytes), |step| {
             write_checked_then(file, expected, bytes, step)
         })
     }
@@ -318,22 +374,49 @@ impl Versions {
         let start = self.next_number()?;
         let mut recorded: Option<VersionId> = None;
         let mut record_failed: Option<FileError> = None;
-        let written = change(&mut |old| {
-            let source = old.map(|f| (file.real.as_path(), f));
-            match self.record_at(start, &file.rel, previous, source, bytes, false) {
-                Ok(id) => {
-                    recorded = Some(id);
-                    Ok(())
+        let size = previous.map_or(0, <[u8]>::len) + bytes.map_or(0, <[u8]>::len);
+        let large = size >= PARALLEL_STEPS;
+        let mut index_synced = false;
+        let written = std::thread::scope(|scope| {
+            // A large file's slow steps that the rename need not wait for
+            // run on a second thread: hashing both versions while `change`
+            // writes and syncs the temp file, and syncing the index while
+            // it renames and looks at the replaced file again. The scope
+            // joins them before this returns.
+            let mut hashing = large
+                .then(|| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, || Hashes::of(previous, bytes))
+                        .ok()
+                })
+                .flatten();
+            change(&mut |old| {
+                let hashes = hashing
+                    .take()
+                    .and_then(|h| h.join().ok())
+                    .unwrap_or_else(|| Hashes::of(previous, bytes));
+                let source = old.map(|f| (file.real.as_path(), f));
+                match self.record_at(start, &file.rel, previous, source, hashes, false) {
+                    Ok(id) => {
+                        recorded = Some(id);
+                        index_synced = large
+                            && std::thread::Builder::new()
+                                .spawn_scoped(scope, || self.sync_index())
+                                .is_ok();
+                        Ok(())
+                    }
+                    Err(e) => {
+                        record_failed = Some(e);
+                        Err(io::Error::other("recording the previous version failed"))
+                    }
                 }
-                Err(e) => {
-                    record_failed = Some(e);
-                    Err(io::Error::other("recording the previous version failed"))
-                }
-            }
+            })
         });
         match (written, recorded) {
             (Ok(()), Some(id)) => {
-                self.sync_index();
+                if !index_synced {
+                    self.sync_index();
+                }
                 Ok(id)
             }
             (Ok(()), None) => Err(FileError::VersionStore {
@@ -372,7 +455,8 @@ impl Versions {
         self.ensure_dirs()?;
         let locks = self.dir.join("locks");
         self.ensure_dir(&locks)?;
-        let path = locks.join(format!("{:016x}.lock", content_hash(rel.as_bytes())));
+        // v1, as in every nib so far: two versions on one file must agree.
+        let path = locks.join(format!("{:016x}.lock", content_hash_v1(rel.as_bytes())));
         let file = OpenOptions::new()
             .read(true)
             .write(true)
@@ -440,7 +524,8 @@ impl Versions {
         if !force {
             match &current {
                 None if entry.removed => {}
-                Some(bytes) if !entry.removed && content_hash(bytes) == entry.written_hash => {}
+                Some(bytes)
+                    if !entry.removed && entry.hash_of(bytes) == Some(entry.written_hash) => {}
                 Some(_) => {
                     return Err(FileError::ChangedSinceWrite {
                         path: target.rel.clone(),
@@ -637,10 +722,12 @@ fn never_landed(entry: &WriteLine, current: Option<&[u8]>) -> bool {
         return false;
     };
     match current {
-        Some(bytes) if entry.removed => content_hash(bytes) == prev_hash,
+        Some(bytes) if entry.removed => entry.hash_of(bytes) == Some(prev_hash),
         None if entry.removed => false,
         Some(bytes) => {
-            let now = content_hash(bytes);
+            let Some(now) = entry.hash_of(bytes) else {
+                return false;
+            };
             now != entry.written_hash && entry.existed && now == prev_hash
         }
         None => !entry.existed,
@@ -929,13 +1016,56 @@ mod tests {
         let mut f = OpenOptions::new().append(true).open(&index).unwrap();
         let evil = format!(
             "{{\"id\":\"../../x\",\"path\":\"a.txt\",\"existed\":true,\"t\":0,\"written_hash\":{}}}\n",
-            content_hash(b"v1")
+            content_hash_v1(b"v1")
         );
         f.write_all(evil.as_bytes()).unwrap();
         drop(f);
         let undone = versions.undo(&ws, None, false).unwrap();
         assert_eq!(undone.id.as_str(), "000001");
         assert_eq!(content(&ws, "a.txt"), "v0");
+    }
+
+    #[test]
+    fn a_store_from_before_hashing_2_still_undoes() {
+        // Lines an older nib wrote: no `hashing`, v1 hashes.
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "v1").unwrap();
+        versions.ensure_dirs().unwrap();
+        fs::write(versions.dir().join("000001.prev"), "v0").unwrap();
+        fs::write(versions.dir().join("000002.prev"), "v1").unwrap();
+        let line = |id: &str, prev: &[u8], written: &[u8]| {
+            format!(
+                "{{\"id\":\"{id}\",\"path\":\"a.txt\",\"existed\":true,\"t\":0,\"written_hash\":{},\"prev_hash\":{}}}\n",
+                content_hash_v1(written),
+                content_hash_v1(prev)
+            )
+        };
+        // 000002 was killed before its rename (the file still holds v1).
+        let index = line("000001", b"v0", b"v1") + &line("000002", b"v1", b"v2");
+        fs::write(versions.dir().join(INDEX), index).unwrap();
+        let undone = versions.undo(&ws, None, false).unwrap();
+        assert_eq!(undone.id.as_str(), "000001");
+        assert_eq!(content(&ws, "a.txt"), "v0");
+        // A line of a hashing this build does not know is never taken for
+        // unchanged.
+        fs::write(ws.root().join("b.txt"), "w1").unwrap();
+        fs::write(versions.dir().join("000003.prev"), "w0").unwrap();
+        let future = format!(
+            "{{\"id\":\"000003\",\"path\":\"b.txt\",\"existed\":true,\"t\":0,\"written_hash\":{},\"prev_hash\":1,\"hashing\":9}}\n",
+            content_hash(b"w1")
+        );
+        let mut f = OpenOptions::new()
+            .append(true)
+            .open(versions.dir().join(INDEX))
+            .unwrap();
+        f.write_all(future.as_bytes()).unwrap();
+        drop(f);
+        let err = versions.undo(&ws, Some("b.txt"), false).unwrap_err();
+        assert!(
+            matches!(err, FileError::ChangedSinceWrite { .. }),
+            "{err:?}"
+        );
+        assert_eq!(content(&ws, "b.txt"), "w1");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use super::{FileError, Resolved};
+use super::{FileError, Resolved, Stamp};
 
 /// Distinguishes temp files of one process.
 static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -40,6 +40,20 @@ pub enum Expect<'a> {
     Absent,
     /// Exactly these bytes.
     Bytes(&'a [u8]),
+    /// Exactly these bytes, read from the file with this stamp: found with
+    /// the same stamp right before the rename, the file is taken to hold
+    /// them without reading it (see `Stamp`).
+    Read(&'a [u8], Stamp),
+}
+
+impl<'a> Expect<'a> {
+    /// The bytes expected (None: no file).
+    pub fn bytes(self) -> Option<&'a [u8]> {
+        match self {
+            Expect::Absent => None,
+            Expect::Bytes(b) | Expect::Read(b, _) => Some(b),
+        }
+    }
 }
 
 /// `write_resolved`, but only over `expected`: if the file holds anything
@@ -169,10 +183,12 @@ fn write_atomic_shown(
         before_rename,
     ) {
         Ok(()) => {
-            // The rename is done; syncing the directory makes it durable.
+            // The rename is done; syncing the directory makes it durable
+            // (a checked replace did so already, before its second look).
             // Some file systems refuse fsync on a directory; the write has
             // still happened, so that is not reported as a failure.
-            if let Ok(dir) = File::open(parent) {
+            let synced = matches!(expected, Some(Expect::Bytes(_) | Expect::Read(..)));
+            if !synced && let Ok(dir) = File::open(parent) {
                 let _ = dir.sync_all();
             }
             Ok(())
@@ -244,7 +260,10 @@ fn replace_via_temp(
         None => before_rename(None).and_then(|()| fs::rename(&temp, real)),
         Some(Expect::Absent) => create_no_replace(&temp, real, before_rename),
         Some(Expect::Bytes(want)) => {
-            rename_over_expected(&temp, real, want, bytes, before_rename, true)
+            rename_over_expected(&temp, real, want, None, bytes, before_rename, true)
+        }
+        Some(Expect::Read(want, stamp)) => {
+            rename_over_expected(&temp, real, want, Some(stamp), bytes, before_rename, true)
         }
     });
     // After a hard-link create, the temp name is still there.
@@ -295,7 +314,7 @@ fn holds(file: &mut File, want: &[u8]) -> io::Result<bool> {
         return Ok(false);
     }
     file.rewind()?;
-    let mut block = vec![0u8; want.len().clamp(1, 64 * 1024)];
+    let mut block = vec![0u8; want.len().clamp(1, 256 * 1024)];
     let mut at = 0;
     loop {
         let n = match file.read(&mut block) {
@@ -313,14 +332,17 @@ fn holds(file: &mut File, want: &[u8]) -> io::Result<bool> {
     }
 }
 
-/// Renames `temp` over `real` only if `real` holds `want` right before.
-/// The replaced inode stays open: if it changed after the check (a writer
-/// that had it open), its content is put back over the new file and the
-/// write counts as not done.
+/// Renames `temp` over `real` only if `real` holds `want` right before
+/// (taken as held without reading when `real` still has the read's
+/// `stamp`). The replaced inode stays open: if it does not hold `want`
+/// after the rename (a writer that had it open, or one that wrote within
+/// the read's clock tick), its content is put back over the new file and
+/// the write counts as not done.
 fn rename_over_expected(
     temp: &Path,
     real: &Path,
     want: &[u8],
+    stamp: Option<Stamp>,
     written: &[u8],
     before_rename: &mut BeforeRename<'_>,
     restore: bool,
@@ -330,7 +352,8 @@ fn rename_over_expected(
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(changed()),
         Err(e) => return Err(e),
     };
-    if !holds(&mut old, want)? {
+    let unchanged = stamp.is_some_and(|s| old.metadata().is_ok_and(|m| Stamp::of(&m) == s));
+    if !unchanged && !holds(&mut old, want)? {
         return Err(changed());
     }
     before_rename(Some(&old))?;
@@ -362,8 +385,9 @@ fn rename_over_expected(
     let parent = real.parent().unwrap_or(Path::new("."));
     let name = real.file_name().map(OsStrExt::as_bytes).unwrap_or(b"file");
     let (back, file) = create_temp(parent, name)?;
-    let restored = fill_temp(file, &late, Some(&meta))
-        .and_then(|()| rename_over_expected(&back, real, written, &late, &mut |_| Ok(()), false));
+    let restored = fill_temp(file, &late, Some(&meta)).and_then(|()| {
+        rename_over_expected(&back, real, written, None, &late, &mut |_| Ok(()), false)
+    });
     let _ = fs::remove_file(&back);
     match restored {
         // Put back: as if this write had not happened.
@@ -774,6 +798,68 @@ mod tests {
         let err = write_checked(&r, Expect::Bytes(b"planned\nAPPENDED\n"), b"x").unwrap_err();
         assert!(matches!(err, FileError::ChangedOnDisk { .. }), "{err:?}");
         write_checked(&r, Expect::Bytes(b"planned\nappended\n"), b"mine\n").unwrap();
+        assert_eq!(fs::read(&r.real).unwrap(), b"mine\n");
+    }
+
+    #[test]
+    fn a_read_stamp_skips_the_first_look_but_never_the_second() {
+        use crate::files::read_text;
+        let dir = tempfile::tempdir().unwrap();
+        let ws = Workspace::open(dir.path()).unwrap();
+        let r = ws.resolve("a.txt").unwrap();
+        fs::write(&r.real, "planned\n").unwrap();
+        let read = read_text(&r).unwrap();
+        // The stamp still holds: written without reading the file first.
+        write_checked(
+            &r,
+            Expect::Read(read.text.as_bytes(), read.stamp),
+            b"mine\n",
+        )
+        .unwrap();
+        assert_eq!(fs::read(&r.real).unwrap(), b"mine\n");
+
+        // A writer changed the file in place within the read's clock tick:
+        // the stamp cannot tell (here: taken after that change), so the
+        // look after the rename finds it and puts the writer's bytes back.
+        fs::write(&r.real, "planned\n").unwrap();
+        let planned = read_text(&r).unwrap().text;
+        fs::OpenOptions::new()
+            .write(true)
+            .open(&r.real)
+            .unwrap()
+            .write_all(b"PLANNED\n")
+            .unwrap();
+        let same_tick = Stamp::of(&fs::metadata(&r.real).unwrap());
+        let err =
+            write_checked(&r, Expect::Read(planned.as_bytes(), same_tick), b"mine\n").unwrap_err();
+        assert!(matches!(err, FileError::ChangedOnDisk { .. }), "{err:?}");
+        assert_eq!(fs::read(&r.real).unwrap(), b"PLANNED\n");
+        assert_eq!(entries(dir.path()), vec!["a.txt"]);
+
+        // Another file renamed over the path: a new stamp, so the bytes
+        // decide, before anything is renamed.
+        let read = read_text(&r).unwrap();
+        let other = dir.path().join("other");
+        fs::write(&other, "theirs\n").unwrap();
+        fs::rename(&other, &r.real).unwrap();
+        let err = write_checked(
+            &r,
+            Expect::Read(read.text.as_bytes(), read.stamp),
+            b"mine\n",
+        )
+        .unwrap_err();
+        assert!(matches!(err, FileError::ChangedOnDisk { .. }), "{err:?}");
+        assert_eq!(fs::read(&r.real).unwrap(), b"theirs\n");
+        // The same bytes under a new inode are what was planned from.
+        let read = read_text(&r).unwrap();
+        fs::write(&other, "theirs\n").unwrap();
+        fs::rename(&other, &r.real).unwrap();
+        write_checked(
+            &r,
+            Expect::Read(read.text.as_bytes(), read.stamp),
+            b"mine\n",
+        )
+        .unwrap();
         assert_eq!(fs::read(&r.real).unwrap(), b"mine\n");
     }
 

@@ -127,7 +127,7 @@ pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
         Ok(t) => t,
         Err(e) => return ToolError::from(e).into(),
     };
-    host.state().reads.insert(file.rel.clone(), text.hash);
+    host.state().reads.insert(file.rel.clone(), text.hash());
     host.guard().observe_protected(&file.rel, &text.text);
     ToolResult::ok(numbered(&file.rel, &text.text, offset, limit))
 }
@@ -183,7 +183,7 @@ pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, ToolError> {
         current.ensure_writable(&file.rel)?;
         match host.state().reads.get(&file.rel) {
             None => return Err(ToolError::Unread { path: file.rel }),
-            Some(&hash) if hash != current.hash => {
+            Some(&hash) if hash != current.hash() => {
                 return Err(ToolError::Stale { path: file.rel });
             }
             Some(_) => {}

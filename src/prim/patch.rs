@@ -268,7 +268,7 @@ impl Host {
         }
         let hash = read_text(&file)
             .map_err(|e| FileFailure::new(rel.to_string(), "read", e.to_string()))?
-            .hash;
+            .hash();
         match self.state().reads.get(rel) {
             Some(&read) if read == hash => Ok(()),
             Some(_) => Err(FileFailure::new(
