@@ -193,15 +193,10 @@ fn run(
 ) -> Result<Applied, EditError> {
     let total = edits.len();
     let src = Source::parse(text);
-    let cr = src.has_cr();
-    let wanted: Vec<(Cow<str>, Cow<str>)> = edits
-        .iter()
-        .map(|e| (lf(&e.old, cr), lf(&e.new, cr)))
-        .collect();
-    let previous: Vec<(Cow<str>, Cow<str>)> = previous
-        .iter()
-        .map(|e| (lf(&e.old, cr), lf(&e.new, cr)))
-        .collect();
+    let wanted: Vec<(Cow<str>, Cow<str>)> =
+        edits.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
+    let previous: Vec<(Cow<str>, Cow<str>)> =
+        previous.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
     let dup_of = duplicates(&wanted, edits, nears);
     // One pattern per distinct old text (an empty one, an insertion, has
     // none); `pid[i]` is edit i's.
