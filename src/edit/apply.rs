@@ -291,6 +291,23 @@ fn run(
     })
 }
 
+/// `new`, a whole file's content sent with LF endings, as it should replace
+/// `text`: lines it keeps keep their own ending, the others take the file's
+/// usual ending, as an edit of the whole text would write them. The BOM
+/// stays.
+pub(crate) fn replace_whole(text: &str, new: &str) -> String {
+    let src = Source::parse(text);
+    let new = lf(new);
+    let new = match src.bom {
+        true => new.strip_prefix('\u{feff}').unwrap_or(&new),
+        false => &new,
+    };
+    let mut pieces = Pieces::new(&src.norm);
+    let reps = pieces.refine(vec![(0..src.norm.len(), new.to_string())]);
+    pieces.splice(reps);
+    pieces.render(&src)
+}
+
 #[cfg(test)]
 mod hinted_tests {
     use super::*;
