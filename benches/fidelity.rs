@@ -460,6 +460,7 @@ const KINDS: &[&str] = &[
     "replace_all",
     "mixed line endings",
     "old Mac (CR) file",
+    "mixed endings, lone CR",
     "edit sent twice",
     "2 spaces per tab",
     "line numbers copied",
@@ -476,7 +477,7 @@ const KINDS: &[&str] = &[
     "stale by an earlier edit",
 ];
 
-const FIRST_REFUSE: usize = 17;
+const FIRST_REFUSE: usize = 18;
 
 /// Lines joined, each with its own ending.
 fn with_endings(lines: &[String], eols: &[&str]) -> String {
@@ -489,16 +490,16 @@ fn with_endings(lines: &[String], eols: &[&str]) -> String {
 
 /// The ending lines an edit adds get: the most common; the first seen
 /// of those tied.
-fn usual(eols: &[&str]) -> &'static str {
-    let crlf = eols.iter().filter(|e| **e == "\r\n").count();
-    let lf = eols.len() - crlf;
-    let first_crlf = eols.iter().position(|e| *e == "\r\n");
-    let first_lf = eols.iter().position(|e| *e != "\r\n");
-    if crlf > lf || (crlf == lf && first_crlf < first_lf) {
-        "\r\n"
-    } else {
-        "\n"
-    }
+fn usual(eols: &[&'static str]) -> &'static str {
+    ["\n", "\r\n", "\r"]
+        .into_iter()
+        .map(|e| {
+            let count = eols.iter().filter(|x| **x == e).count();
+            let first = eols.iter().position(|x| *x == e).unwrap_or(usize::MAX);
+            (e, count, first)
+        })
+        .max_by(|a, b| a.1.cmp(&b.1).then(b.2.cmp(&a.2)))
+        .map_or("\n", |(e, _, _)| e)
 }
 
 /// The endings of `s.expected(lines)`: a line the change keeps keeps its
@@ -517,6 +518,16 @@ fn expected_endings<'a>(s: &Site, eols: &[&'a str], usual: &'a str) -> Vec<&'a s
     }
     out.extend(&eols[s.start + s.len..]);
     out
+}
+
+/// An empty line that would end in LF right after one ending in a lone CR
+/// ends in CR: the two would read as one CRLF line.
+fn no_cr_lf(lines: &[String], eols: &mut [&str]) {
+    for i in 1..eols.len().min(lines.len()) {
+        if eols[i - 1] == "\r" && lines[i].is_empty() && eols[i] == "\n" {
+            eols[i] = "\r";
+        }
+    }
 }
 
 /// A line with an invisible character put after its first visible one.
@@ -769,6 +780,54 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
                 cr(lines),
                 vec![edit(&s.old, &s.new)],
                 cr(&s.expected(lines)),
+            ))
+        }
+        "mixed endings, lone CR" => {
+            let s = site(file, rng, 1, 6, &any_line)?;
+            let mut eols: Vec<&str> = (0..lines.len())
+                .map(|_| ["\n", "\n", "\r\n", "\r"][rng.below(4)])
+                .collect();
+            no_cr_lf(lines, &mut eols);
+            let u = usual(&eols);
+            // Half the time old and new are sent without their final
+            // newline, as models often do: that line break is not taken
+            // out, and still ends new's last line.
+            let cut = rng.chance();
+            // Half the time the change is an empty line added after the
+            // changed line (after a lone CR it must not end in LF).
+            let (new, window_eols) = if rng.chance() {
+                let mut new = s.old.clone();
+                new.insert(s.at + 1, String::new());
+                let mut e = eols[s.start..s.start + s.len].to_vec();
+                e.insert(s.at + 1, u);
+                (new, e)
+            } else {
+                let e = expected_endings(&s, &eols, u);
+                let mut window = e[s.start..e.len() - (lines.len() - s.start - s.len)].to_vec();
+                if cut && s.at + 1 == s.len && s.change != Change::Insert {
+                    window[s.at] = eols[s.start + s.at];
+                }
+                (s.new.clone(), window)
+            };
+            let mut want: Vec<String> = lines[..s.start].to_vec();
+            want.extend(new.iter().cloned());
+            want.extend(lines[s.start + s.len..].iter().cloned());
+            let mut want_eols = eols[..s.start].to_vec();
+            want_eols.extend(window_eols);
+            want_eols.extend(&eols[s.start + s.len..]);
+            no_cr_lf(&want, &mut want_eols);
+            let (mut old, mut new) = (join(&s.old), join(&new));
+            if cut {
+                old.pop();
+                new.pop();
+                if count(&text, &old) != 1 {
+                    return None;
+                }
+            }
+            Some(ok(
+                with_endings(lines, &eols),
+                vec![Edit::new(old, new)],
+                with_endings(&want, &want_eols),
             ))
         }
         "edit sent twice" => {

@@ -1,5 +1,10 @@
 //! The edit engine (`nib::edit`) through its public API only.
 //!
+//! - `endings`: line endings an edit writes: kept lines keep theirs, added
+//!   and changed lines take the usual one (the break old stopped short of
+//!   stays), a lone CR is a line ending in the file and in old and new, the
+//!   written text reads back as the lines the diff shows; the text formats
+//!   likewise.
 //! - `conformance`: other agents' edit-tool test cases, run as data
 //!   (`tests/data/conformance/`), with nib's deliberate differences listed
 //!   and kept in step with `docs/conformance.md`.
@@ -20,6 +25,8 @@
 
 #[path = "edit/conformance.rs"]
 mod conformance;
+#[path = "edit/endings.rs"]
+mod endings;
 #[path = "edit/model.rs"]
 mod model;
 #[path = "edit/multi.rs"]

@@ -193,15 +193,10 @@ fn run(
 ) -> Result<Applied, EditError> {
     let total = edits.len();
     let src = Source::parse(text);
-    let cr = src.has_cr();
-    let wanted: Vec<(Cow<str>, Cow<str>)> = edits
-        .iter()
-        .map(|e| (lf(&e.old, cr), lf(&e.new, cr)))
-        .collect();
-    let previous: Vec<(Cow<str>, Cow<str>)> = previous
-        .iter()
-        .map(|e| (lf(&e.old, cr), lf(&e.new, cr)))
-        .collect();
+    let wanted: Vec<(Cow<str>, Cow<str>)> =
+        edits.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
+    let previous: Vec<(Cow<str>, Cow<str>)> =
+        previous.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
     let dup_of = duplicates(&wanted, edits, nears);
     // One pattern per distinct old text (an empty one, an insertion, has
     // none); `pid[i]` is edit i's.
@@ -294,6 +289,23 @@ fn run(
         diff,
         changed: !changes.is_empty(),
     })
+}
+
+/// `new`, a whole file's content sent with LF endings, as it should replace
+/// `text`: lines it keeps keep their own ending, the others take the file's
+/// usual ending, as an edit of the whole text would write them. The BOM
+/// stays.
+pub(crate) fn replace_whole(text: &str, new: &str) -> String {
+    let src = Source::parse(text);
+    let new = lf(new);
+    let new = match src.bom {
+        true => new.strip_prefix('\u{feff}').unwrap_or(&new),
+        false => &new,
+    };
+    let mut pieces = Pieces::new(&src.norm);
+    let reps = pieces.refine(vec![(0..src.norm.len(), new.to_string())]);
+    pieces.splice(reps);
+    pieces.render(&src)
 }
 
 #[cfg(test)]

@@ -5,6 +5,7 @@
 //! between them are never compared. A 10 MB file with 100 scattered edits
 //! costs 100 small diffs, not one diff of 250,000 lines.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::ops::Range;
 
@@ -58,8 +59,24 @@ pub struct Diff {
 type Line<'a> = (&'a str, bool);
 
 impl Diff {
-    /// The diff between two texts.
+    /// The diff between two texts. A lone CR ends a line, as the engine
+    /// reads files: where either text has one, lines are split there too
+    /// (the CR shown at the line's end, as a CRLF line's is), so the diff
+    /// has the lines the file has.
     pub fn between(old: &str, new: &str) -> Diff {
+        if has_lone_cr(old) || has_lone_cr(new) {
+            let (o, n) = (lone_cr_as_crlf(old), lone_cr_as_crlf(new));
+            // Where only a CR became a CRLF or the other way round, the
+            // split texts are equal: the unsplit ones show the change.
+            if o != n {
+                return Diff::between_lf_lines(&o, &n);
+            }
+        }
+        Diff::between_lf_lines(old, new)
+    }
+
+    /// The diff between two texts whose lines end at '\n'.
+    fn between_lf_lines(old: &str, new: &str) -> Diff {
         let prefix = old
             .bytes()
             .zip(new.bytes())
@@ -153,6 +170,32 @@ impl Diff {
         }
         out
     }
+}
+
+/// Whether a text has a CR not followed by a LF.
+fn has_lone_cr(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    memchr::memchr_iter(b'\r', bytes).any(|at| bytes.get(at + 1) != Some(&b'\n'))
+}
+
+/// The text with each lone CR followed by a LF: the lines a reader that
+/// ends lines at a lone CR sees, each with its CR.
+fn lone_cr_as_crlf(text: &str) -> Cow<'_, str> {
+    if !has_lone_cr(text) {
+        return Cow::Borrowed(text);
+    }
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut last = 0;
+    for at in memchr::memchr_iter(b'\r', bytes) {
+        if bytes.get(at + 1) != Some(&b'\n') {
+            out.push_str(&text[last..=at]);
+            out.push('\n');
+            last = at + 1;
+        }
+    }
+    out.push_str(&text[last..]);
+    Cow::Owned(out)
 }
 
 fn lines_of<'t>(text: &'t str, idx: &LineIndex) -> Vec<Line<'t>> {
@@ -326,6 +369,20 @@ mod tests {
         );
         let d = Diff::between("a\nb", "a\nb\n");
         assert_eq!(d.stats(), (1, 1));
+    }
+
+    #[test]
+    fn a_lone_cr_ends_a_line() {
+        let d = Diff::between("a\rb\rc\r", "a\rB\rc\r");
+        assert_eq!(
+            d.unified("f"),
+            "--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n a\r\n-b\r\n+B\r\n c\r\n"
+        );
+        let d = Diff::between("a\r\nb\rc\n", "a\r\nb\rX\nc\n");
+        assert_eq!(d.stats(), (1, 0));
+        assert_eq!(d.hunks[0].lines[2].text, "X");
+        // Only an ending changed: still a change.
+        assert!(!Diff::between("a\rb\n", "a\r\nb\n").is_empty());
     }
 
     #[test]

@@ -21,7 +21,6 @@ use std::ops::Range;
 
 use super::search::{find_overlapping, overlaps_any, windows};
 use super::text::{LineIndex, Source};
-use refine::refine_one;
 
 mod refine;
 
@@ -489,22 +488,6 @@ impl<'s> Pieces<'s> {
         }
         changes
     }
-
-    /// `reps` made finer: each replacement is compared with the text it
-    /// replaces line by line (a line here runs through its '\n'), and the
-    /// lines it keeps as they are are left out of it, so they stay where
-    /// they came from and keep their own line ending.
-    pub fn refine(&self, reps: Vec<Replacement>) -> Vec<Replacement> {
-        let mut out = Vec::with_capacity(reps.len());
-        for (range, text) in reps {
-            let cur = self.bytes(range.clone());
-            match std::str::from_utf8(&cur) {
-                Ok(cur) => refine_one(cur, range.start, &text, &mut out),
-                Err(_) => out.push((range, text)),
-            }
-        }
-        out
-    }
 }
 
 /// What a splice did, for the stale-edit explanation and the seam search.
@@ -650,21 +633,5 @@ mod tests {
                 }
             ]
         );
-    }
-
-    #[test]
-    fn refine_keeps_unchanged_lines() {
-        let p = Pieces::new("a\nb\nc\nd\n");
-        let reps = p.refine(vec![(0..8, "a\nB\nc\nd\nE\n".into())]);
-        assert_eq!(reps, [(2..4, "B\n".into()), (8..8, "E\n".into())]);
-        // A line removed from a run of equal lines is the first of them.
-        let p = Pieces::new("same\nsame\n");
-        assert_eq!(
-            p.refine(vec![(0..10, "same\n".into())]),
-            [(0..5, "".into())]
-        );
-        // Partial lines compare as they are.
-        let p = Pieces::new("x = 1; y = 2\n");
-        assert_eq!(p.refine(vec![(4..5, "10".into())]), [(4..5, "10".into())]);
     }
 }

@@ -3,9 +3,15 @@
 //! Matching happens on LF-only text without a BOM. What was taken out to get
 //! there is remembered so that writing restores it: the BOM, and which line
 //! ended in CRLF or in a lone CR (old Mac files; a CR not followed by LF is a
-//! line ending wherever it appears, as in universal-newline reading).
+//! line ending wherever it appears, as in universal-newline reading). The
+//! model's old and new are read the same way, so neither the file nor an
+//! edit's text has a CR left that is not a line ending.
+//!
 //! Untouched lines keep their own ending (a mixed file stays mixed); lines
-//! the edits bring in take the file's usual ending.
+//! the edits bring in take the file's usual ending. What is written must
+//! read back as the lines the diff shows: a lone CR followed by a LF reads
+//! as one CRLF, so an empty line that would end in LF right after a line
+//! ending in a lone CR ends in a CR instead.
 
 use std::borrow::Cow;
 use std::ops::Range;
@@ -92,17 +98,17 @@ impl<'a> Source<'a> {
             .iter()
             .take_while(|&&(p, _)| p < range.end)
         {
-            out.push_str(&self.norm[last..at]);
+            push_lf_text(&self.norm[last..at], out);
             out.push_str(eol.as_str());
             last = at + 1;
         }
-        out.push_str(&self.norm[last..range.end]);
+        push_lf_text(&self.norm[last..range.end], out);
     }
 
     /// Append text the edits brought in, with the file's usual ending.
     pub fn write_new(&self, text: &str, out: &mut String) {
         match self.usual {
-            Eol::Lf => out.push_str(text),
+            Eol::Lf => push_lf_text(text, out),
             eol => {
                 let mut last = 0;
                 for at in memchr::memchr_iter(b'\n', text.as_bytes()) {
@@ -115,11 +121,6 @@ impl<'a> Source<'a> {
         }
     }
 
-    /// Whether some line of the file ends in a lone CR.
-    pub fn has_cr(&self) -> bool {
-        self.endings.iter().any(|(_, e)| *e == Eol::Cr)
-    }
-
     /// True when every line ends in LF: the written text is then the
     /// normalized text with the prefix.
     pub fn lf_only(&self) -> bool {
@@ -130,6 +131,23 @@ impl<'a> Source<'a> {
     pub fn prefix(&self) -> &'static str {
         if self.bom { "\u{feff}" } else { "" }
     }
+}
+
+/// Append text whose '\n's are written as LF. A LF right after a lone CR
+/// would join it into one CRLF, and the line between them, empty, would be
+/// gone from the file: such a line ends in CR instead, like the one before
+/// it. Only an empty line can meet a CR this way: neither the file's text
+/// nor an edit's has a CR that is not a line ending, and the file as read
+/// never has a CR ending before a LF one.
+fn push_lf_text(text: &str, out: &mut String) {
+    let mut rest = text;
+    while out.ends_with('\r')
+        && let Some(after) = rest.strip_prefix('\n')
+    {
+        out.push('\r');
+        rest = after;
+    }
+    out.push_str(rest);
 }
 
 /// The most common ending; among those tied, the one seen first.
@@ -161,20 +179,16 @@ fn usual_ending(norm: &str, endings: &[(usize, Eol)]) -> Eol {
         .map_or(Eol::Lf, |(e, _)| e)
 }
 
-/// Text with "\r\n" turned into "\n", as edits are compared; a lone "\r"
-/// too when `cr_ends_lines` (the file has lines ending in one, so every
-/// lone CR of the file was read as a line ending). In a file without, a
-/// lone CR is a character like any other and is written as sent.
-pub(crate) fn lf(text: &str, cr_ends_lines: bool) -> Cow<'_, str> {
+/// An edit's text as it is compared: "\r\n" and a lone "\r" turned into
+/// "\n", as the file is read. A lone CR is a line ending in old and new as
+/// in the file, even in a file that has none: written as sent, it would be
+/// one when the file is next read, and the file would not have the lines
+/// the diff showed.
+pub(crate) fn lf(text: &str) -> Cow<'_, str> {
     if !text.contains('\r') {
         return Cow::Borrowed(text);
     }
-    let crlf = text.replace("\r\n", "\n");
-    Cow::Owned(if cr_ends_lines {
-        crlf.replace('\r', "\n")
-    } else {
-        crlf
-    })
+    Cow::Owned(text.replace("\r\n", "\n").replace('\r', "\n"))
 }
 
 /// Start offsets of the lines of a text. A final '\n' ends the last line; it
@@ -363,8 +377,7 @@ mod tests {
         let mut out = String::new();
         src.write_new("x\ny\n", &mut out);
         assert_eq!(out, "x\ry\r");
-        assert_eq!(lf("a\rb\r\nc", true), "a\nb\nc");
-        assert_eq!(lf("a\rb\r\nc", false), "a\rb\nc");
+        assert_eq!(lf("a\rb\r\nc"), "a\nb\nc");
     }
 
     #[test]

@@ -1,13 +1,19 @@
 //! `apply` against a model of what a call must do, line by line.
 //!
 //! Files are random: mixed LF, CRLF and lone-CR endings, a BOM or not, a
-//! final newline or not, tabs, spaces and invisible characters inside
-//! lines. Edit lists are random too: whole-line edits taken from the file
-//! as read, that replace, insert or delete lines, some overlapping earlier
-//! edits and some repeating them. The model says, for each call, either the
-//! exact bytes of the result or that the call must be refused; a refusal
-//! writes nothing, and every line an edit did not change keeps its bytes,
-//! its ending included.
+//! final newline or not, empty lines, indentation, tabs, spaces and
+//! invisible characters inside lines. Edit lists are random too: edits of
+//! whole lines taken from the file as read, that replace, insert or delete
+//! lines (an empty one among them), some overlapping earlier edits and some
+//! repeating them; old and new sent with LF, CRLF or lone CR, sometimes
+//! without their final line break, a one-line old sometimes without its
+//! indentation. The model says, for each call, either the exact bytes of
+//! the result or that the call must be refused: a refusal writes nothing;
+//! every line an edit keeps keeps its bytes, its ending included; a changed
+//! or added line takes the file's usual ending, except that the line break
+//! old stopped short of still ends new's last line; an empty line after one
+//! ending in a lone CR ends in CR (a LF there would read back as one CRLF).
+//! What is written reads back as exactly the lines the diff shows.
 
 use nib::edit::{Edit, Outcome, apply};
 use proptest::prelude::*;
@@ -15,6 +21,9 @@ use proptest::prelude::*;
 const BOM: &str = "\u{feff}";
 /// What may follow a line's id: whitespace, letters, invisible characters.
 const ATOMS: &[&str] = &[" ", "\t", "a", "b", "\u{200b}", "é", "\u{fe0f}", "  "];
+/// What a line may start with.
+const INDENTS: &[&str] = &["", "", "    ", "\t"];
+const ENDINGS: [&str; 3] = ["\n", "\r\n", "\r"];
 
 #[derive(Debug, Clone, PartialEq)]
 struct Line {
@@ -23,11 +32,18 @@ struct Line {
     eol: Option<&'static str>,
 }
 
+impl Line {
+    fn indent(&self) -> &str {
+        let body = self.text.trim_start_matches([' ', '\t']);
+        &self.text[..self.text.len() - body.len()]
+    }
+}
+
 /// The ending lines an edit brings in get: the most common, the first seen
 /// of those tied.
 fn usual(lines: &[Line]) -> &'static str {
     let mut best: Option<(&'static str, usize, usize)> = None;
-    for eol in ["\n", "\r\n", "\r"] {
+    for eol in ENDINGS {
         let count = lines.iter().filter(|l| l.eol == Some(eol)).count();
         let first = lines
             .iter()
@@ -40,6 +56,17 @@ fn usual(lines: &[Line]) -> &'static str {
     best.map_or("\n", |(e, _, _)| e)
 }
 
+/// An empty line ending in LF right after a line ending in a lone CR would
+/// read as part of one CRLF: it ends in CR.
+fn no_cr_lf(lines: &mut [Line]) {
+    for i in 1..lines.len() {
+        if lines[i - 1].eol == Some("\r") && lines[i].text.is_empty() && lines[i].eol == Some("\n")
+        {
+            lines[i].eol = Some("\r");
+        }
+    }
+}
+
 fn render(bom: bool, lines: &[Line]) -> String {
     let mut out = if bom { BOM.to_string() } else { String::new() };
     for l in lines {
@@ -49,17 +76,55 @@ fn render(bom: bool, lines: &[Line]) -> String {
     out
 }
 
-/// One generated edit: the first line and line count of old in the file
-/// as read, what to do (0 replace a line, 1 insert after a line, 2 delete
-/// a line), at which line of old, whether to repeat an earlier edit
-/// instead, and whether old and new are sent with CRLF.
-type RawEdit = (usize, usize, u8, usize, Option<usize>, bool);
+/// What an edit does to the lines of its old.
+#[derive(Debug, Clone, Copy)]
+enum Op {
+    Replace,
+    InsertAfter,
+    Delete,
+    InsertEmptyAfter,
+    Empty,
+}
 
-fn file() -> impl Strategy<Value = (bool, Vec<(Vec<usize>, usize)>, bool)> {
+const OPS: [Op; 5] = [
+    Op::Replace,
+    Op::InsertAfter,
+    Op::Delete,
+    Op::InsertEmptyAfter,
+    Op::Empty,
+];
+
+/// One generated edit: the first line and line count of old in the file
+/// as read, what to do at which line of old, whether to repeat an earlier
+/// edit instead, the line break old and new are sent with, whether they
+/// end with one, and whether a one-line old leaves out its indentation.
+#[derive(Debug, Clone)]
+struct RawEdit {
+    start: usize,
+    count: usize,
+    op: usize,
+    at: usize,
+    repeat: Option<usize>,
+    sep: usize,
+    final_break: bool,
+    dedent: bool,
+}
+
+/// One generated line: its indentation, the atoms after its id, its
+/// ending, and whether it is empty instead.
+type LineSpec = (usize, Vec<usize>, usize, bool);
+
+/// A BOM or not, the lines, and whether the last ends in a newline.
+fn file() -> impl Strategy<Value = (bool, Vec<LineSpec>, bool)> {
     (
         any::<bool>(),
         prop::collection::vec(
-            (prop::collection::vec(0..ATOMS.len(), 0..4), 0usize..3),
+            (
+                0..INDENTS.len(),
+                prop::collection::vec(0..ATOMS.len(), 0..4),
+                0usize..3,
+                prop::bool::weighted(0.2),
+            ),
             1..10,
         ),
         any::<bool>(),
@@ -69,97 +134,202 @@ fn file() -> impl Strategy<Value = (bool, Vec<(Vec<usize>, usize)>, bool)> {
 fn raw_edits() -> impl Strategy<Value = Vec<RawEdit>> {
     prop::collection::vec(
         (
-            0usize..10,
-            1usize..4,
-            0u8..3,
-            0usize..3,
+            (0usize..10, 1usize..4, 0..OPS.len(), 0usize..3),
             prop::option::weighted(0.25, 0usize..4),
-            any::<bool>(),
+            (
+                0usize..3,
+                prop::bool::weighted(0.7),
+                prop::bool::weighted(0.3),
+            ),
         ),
         1..5,
     )
+    .prop_map(|v| {
+        v.into_iter()
+            .map(
+                |((start, count, op, at), repeat, (sep, final_break, dedent))| RawEdit {
+                    start,
+                    count,
+                    op,
+                    at,
+                    repeat,
+                    sep,
+                    final_break,
+                    dedent,
+                },
+            )
+            .collect()
+    })
 }
 
-/// The edits as sent, and each one's old and new as lists of line texts.
-fn build(read: &[Line], raw: &[RawEdit]) -> Vec<(Edit, Vec<String>, Vec<String>)> {
-    let mut out: Vec<(Edit, Vec<String>, Vec<String>)> = Vec::new();
-    for (k, &(start, count, op, at, repeat, crlf)) in raw.iter().enumerate() {
-        if let Some(j) = repeat.filter(|&j| j < out.len()) {
+/// One edit as the model sees it: where its old is in the file as read
+/// (first line, count), what it does, and how it was sent.
+#[derive(Debug, Clone)]
+struct Planned {
+    edit: Edit,
+    /// old and new as compared: LF line breaks.
+    old: String,
+    new: String,
+    old_lines: Vec<String>,
+    op: Op,
+    at: usize,
+    fresh: String,
+    /// old and new end with a line break.
+    final_break: bool,
+    /// The indentation old's one line was sent without.
+    dedent: String,
+}
+
+/// The edits as sent, or None where the generated edit is not one a model
+/// would send as meant (old that could match away from line starts).
+fn build(read: &[Line], raw: &[RawEdit]) -> Vec<Planned> {
+    let mut out: Vec<Planned> = Vec::new();
+    for (k, r) in raw.iter().enumerate() {
+        if let Some(j) = r.repeat.filter(|&j| j < out.len()) {
             let again = out[j].clone();
             out.push(again);
             continue;
         }
-        let start = start % read.len();
-        let count = count.min(read.len() - start);
-        let old: Vec<String> = read[start..start + count]
-            .iter()
-            .map(|l| l.text.clone())
-            .collect();
+        let start = r.start % read.len();
+        let count = r.count.min(read.len() - start);
+        let block = &read[start..start + count];
+        // Deleting old's one line without its break leaves the break: the
+        // line is emptied.
+        let op = match OPS[r.op] {
+            Op::Delete if count == 1 && !r.final_break => Op::Empty,
+            op => op,
+        };
+        let at = r.at % count;
+        // old starts on a line with text (an old starting with a line break
+        // could match at the end of any line), and sent without its final
+        // break it ends on one (else it reads as the line before with its
+        // break).
+        if block[0].text.is_empty() || (!r.final_break && block[count - 1].text.is_empty()) {
+            continue;
+        }
+        // Without indentation only a one-line old, and not to delete it
+        // (that joins what is left of the line to the next).
+        let dedent = if r.dedent && count == 1 && !matches!(op, Op::Delete) {
+            block[0].indent().to_string()
+        } else {
+            String::new()
+        };
+        let mut old: Vec<String> = block.iter().map(|l| l.text.clone()).collect();
+        old[0] = old[0][dedent.len()..].to_string();
         let mut new = old.clone();
-        let at = at % count;
         let fresh = format!("N{k} x");
         match op {
-            0 => new[at] = fresh,
-            1 => new.insert(at + 1, fresh),
-            _ => {
+            Op::Replace => new[at] = fresh.clone(),
+            Op::InsertAfter => new.insert(at + 1, fresh.clone()),
+            Op::Delete => {
                 new.remove(at);
             }
+            Op::InsertEmptyAfter => new.insert(at + 1, String::new()),
+            Op::Empty => new[at] = String::new(),
         }
-        let sep = if crlf { "\r\n" } else { "\n" };
+        let sep = ENDINGS[r.sep % 3];
         let join = |lines: &[String]| {
-            lines
-                .iter()
-                .map(|l| format!("{l}{sep}"))
-                .collect::<String>()
+            let mut s = lines.join(sep);
+            if r.final_break && !lines.is_empty() {
+                s.push_str(sep);
+            }
+            s
         };
-        out.push((Edit::new(join(&old), join(&new)), old, new));
+        let (old_sent, new_sent) = (join(&old), join(&new));
+        let lf = |s: &str| s.replace("\r\n", "\n").replace('\r', "\n");
+        out.push(Planned {
+            old: lf(&old_sent),
+            new: lf(&new_sent),
+            edit: Edit::new(old_sent, new_sent),
+            old_lines: block.iter().map(|l| l.text.clone()).collect(),
+            op,
+            at,
+            fresh,
+            final_break: r.final_break,
+            dedent,
+        });
     }
     out
 }
 
 /// What the call must give: the file's bytes, or None for a refusal.
-fn expected(
-    bom: bool,
-    read: &[Line],
-    edits: &[(Edit, Vec<String>, Vec<String>)],
-) -> Option<String> {
+fn expected(bom: bool, read: &[Line], edits: &[Planned]) -> Option<String> {
+    if edits.iter().any(|e| e.old == e.new) {
+        return None;
+    }
     let usual = usual(read);
     let mut cur: Vec<Line> = read.to_vec();
-    for (i, (_, old, new)) in edits.iter().enumerate() {
+    for (i, e) in edits.iter().enumerate() {
         // The same edit as an earlier one of the call: applied once.
-        if edits[..i].iter().any(|(_, o, n)| o == old && n == new) {
+        if edits[..i].iter().any(|d| d.old == e.old && d.new == e.new) {
             continue;
         }
-        let at = (0..=cur.len().saturating_sub(old.len())).find(|&p| {
-            cur.len() >= p + old.len()
-                && cur[p..p + old.len()].iter().map(|l| &l.text).eq(old.iter())
+        let n = e.old_lines.len();
+        let at = (0..=cur.len().saturating_sub(n)).find(|&p| {
+            cur.len() >= p + n && cur[p..p + n].iter().map(|l| &l.text).eq(e.old_lines.iter())
         })?;
-        let at_eof = at + old.len() == cur.len() && cur.last().is_some_and(|l| l.eol.is_none());
-        let block: Vec<Line> = cur[at..at + old.len()].to_vec();
-        let mut repl: Vec<Line> = new
-            .iter()
-            .map(|t| match block.iter().find(|l| &l.text == t) {
-                // A line the edit keeps keeps its bytes.
-                Some(kept) => Line {
-                    text: t.clone(),
-                    eol: kept.eol.or(Some(usual)),
-                },
-                None => Line {
-                    text: t.clone(),
-                    eol: Some(usual),
-                },
-            })
-            .collect();
-        if at_eof && let Some(last) = repl.last_mut() {
+        let mut block: Vec<Line> = cur[at..at + n].to_vec();
+        let at_eof = at + n == cur.len() && cur.last().is_some_and(|l| l.eol.is_none());
+        if at_eof && let Some(last) = block.last_mut() {
+            last.eol = Some(usual);
+        }
+        let added = |text: String| Line {
+            text,
+            eol: Some(usual),
+        };
+        // A changed line takes the usual ending, but for the line break old
+        // stopped short of: it still ends new's last line.
+        let changed = |line: &mut Line, text: String| {
+            line.text = text;
+            if e.final_break || e.at + 1 < n {
+                line.eol = Some(usual);
+            }
+        };
+        match e.op {
+            Op::Replace => changed(&mut block[e.at], format!("{}{}", e.dedent, e.fresh)),
+            Op::Empty => changed(&mut block[e.at], e.dedent.clone()),
+            Op::InsertAfter => {
+                // A whole line sent without its indentation: the added
+                // line gets it.
+                block.insert(e.at + 1, added(format!("{}{}", e.dedent, e.fresh)));
+            }
+            Op::InsertEmptyAfter => {
+                // Of equal lines in a row, an added one is the first.
+                let mut p = e.at + 1;
+                while p > 0 && block[p - 1].text.is_empty() {
+                    p -= 1;
+                }
+                block.insert(p, added(String::new()));
+            }
+            Op::Delete => {
+                // Of equal lines in a row, the one removed is the first.
+                let mut p = e.at;
+                while p > 0 && block[p - 1].text == block[e.at].text {
+                    p -= 1;
+                }
+                block.remove(p);
+            }
+        }
+        if at_eof && let Some(last) = block.last_mut() {
             last.eol = None;
         }
-        cur.splice(at..at + old.len(), repl);
+        cur.splice(at..at + n, block);
+        // An empty last line without a newline is no line at all.
+        if cur
+            .last()
+            .is_some_and(|l| l.text.is_empty() && l.eol.is_none())
+        {
+            cur.pop();
+        }
     }
+    no_cr_lf(&mut cur);
     Some(render(bom, &cur))
 }
 
 proptest! {
     #![proptest_config(ProptestConfig {
+        cases: 2048,
+        max_global_rejects: 1 << 20,
         failure_persistence: None,
         ..ProptestConfig::default()
     })]
@@ -171,32 +341,49 @@ proptest! {
         raw in raw_edits(),
     ) {
         let n = spec.len();
-        let read: Vec<Line> = spec
+        let mut read: Vec<Line> = spec
             .iter()
             .enumerate()
-            .map(|(i, (atoms, e))| {
+            .map(|(i, (indent, atoms, e, empty))| {
                 let eol = match style {
                     0 => "\n",
                     1 => "\r\n",
                     2 => "\r",
-                    _ => ["\n", "\r\n", "\r"][*e],
+                    _ => ENDINGS[*e],
+                };
+                let text = if *empty {
+                    String::new()
+                } else {
+                    let rest: String = atoms.iter().map(|&a| ATOMS[a]).collect();
+                    format!("{}L{i}{rest}", INDENTS[*indent])
                 };
                 Line {
-                    text: format!("L{i}{}", atoms.iter().map(|&a| ATOMS[a]).collect::<String>()),
+                    text,
                     eol: (i + 1 < n || final_nl).then_some(eol),
                 }
             })
             .collect();
+        // An empty last line without a newline is no line at all.
+        if read.last().is_some_and(|l| l.text.is_empty() && l.eol.is_none()) {
+            read.pop();
+        }
+        prop_assume!(!read.is_empty());
+        // The file as it reads: a CR then an empty LF line is one CRLF.
+        no_cr_lf(&mut read);
         let text = render(bom, &read);
         let edits = build(&read, &raw);
-        let sent: Vec<Edit> = edits.iter().map(|(e, _, _)| e.clone()).collect();
+        prop_assume!(!edits.is_empty());
+        let sent: Vec<Edit> = edits.iter().map(|e| e.edit.clone()).collect();
         let want = expected(bom, &read, &edits);
         match (apply(&text, &sent, &[]), want) {
             (Ok(got), Some(want)) => {
                 prop_assert_eq!(&got.text, &want, "file {:?}, edits {:?}", text, sent);
                 for (i, o) in got.outcomes.iter().enumerate() {
-                    let dup = edits[..i].iter().any(|(_, o2, n2)| *o2 == edits[i].1 && *n2 == edits[i].2);
+                    let dup = edits[..i].iter().any(|d| d.old == edits[i].old && d.new == edits[i].new);
                     prop_assert_eq!(dup, matches!(o, Outcome::Duplicate { .. }), "{:?}", got.outcomes);
+                }
+                if let Err(why) = crate::props::check_diff(&text, &got.text, &got.diff) {
+                    prop_assert!(false, "{}\n{}", why, got.diff.unified("f.txt"));
                 }
             }
             (Err(_), None) => {}

@@ -110,17 +110,21 @@ pub fn elision(old: &str, new: &str) -> Option<String> {
     None
 }
 
-/// New content for an existing file, keeping its BOM and its CRLF line
-/// endings when the reply came as plain LF text.
+/// New content for an existing file, keeping its BOM, and when the reply
+/// came as plain LF text its line endings as an edit keeps them: a line
+/// the reply keeps keeps its own, a changed or added one takes the file's
+/// usual ending (a CRLF file stays CRLF, an old Mac file CR, a mixed file
+/// mixed). A reply with CRs in it is written as sent.
 pub fn keep_conventions(old: &str, new: &str) -> String {
-    let bom = old.starts_with('\u{feff}') && !new.starts_with('\u{feff}');
-    let crlf = old.matches("\r\n").count() * 2 > old.matches('\n').count() && !new.contains('\r');
-    let body = if crlf {
-        new.replace('\n', "\r\n")
-    } else {
-        new.to_string()
-    };
-    if bom { format!("\u{feff}{body}") } else { body }
+    if new.contains('\r') {
+        let bom = old.starts_with('\u{feff}') && !new.starts_with('\u{feff}');
+        return if bom {
+            format!("\u{feff}{new}")
+        } else {
+            new.to_string()
+        };
+    }
+    crate::edit::apply::replace_whole(old, new)
 }
 
 /// "...", "// ... existing code ...", "# rest of the file unchanged".
@@ -174,6 +178,34 @@ mod tests {
         assert!(parse("no files here").is_err());
         let e = parse("a.txt\n```\nx\n").unwrap_err();
         assert_eq!(e.line, Some(2));
+    }
+
+    #[test]
+    fn a_replaced_file_keeps_its_line_endings_as_an_edit_does() {
+        // Kept lines keep their own ending, changed and added ones take the
+        // usual.
+        assert_eq!(
+            keep_conventions("a\r\nb\rc\nd\ne\n", "A\nb\nX\nc\nd\ne\n"),
+            "A\nb\rX\nc\nd\ne\n"
+        );
+        // An old Mac file stays one.
+        assert_eq!(
+            keep_conventions("a\rb\rc\r", "a\nB\nc\nd\n"),
+            "a\rB\rc\rd\r"
+        );
+        // An empty line after a lone CR ends in CR: a LF would join them.
+        assert_eq!(
+            keep_conventions("a\rb\nc\nd\n", "a\n\nb\nc\nd\n"),
+            "a\r\rb\nc\nd\n"
+        );
+        // The BOM stays, and is not doubled when the reply has it too.
+        assert_eq!(
+            keep_conventions("\u{feff}a\r\nb\r\n", "\u{feff}a\nB\n"),
+            "\u{feff}a\r\nB\r\n"
+        );
+        // A reply with its own CRs is written as sent.
+        assert_eq!(keep_conventions("a\nb\n", "x\r\ny\r"), "x\r\ny\r");
+        assert_eq!(keep_conventions("", "x\ny\n"), "x\ny\n");
     }
 
     #[test]
