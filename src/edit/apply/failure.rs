@@ -73,10 +73,21 @@ impl Step<'_> {
                 .max(from)
                 .min(cur.len().saturating_sub(1)),
         );
-        let now = if lines.count() == 0 {
-            "(the file is now empty)".to_string()
+        let count = now_last - now_first + 1;
+        // Lines numbered as fs-read shows them, unless old came with copied
+        // numbers: numbered lines would invite the same mistake again.
+        let (now, shown) = if lines.count() == 0 {
+            ("(the file is now empty)".to_string(), "")
+        } else if hints::carries_numbers(self.old) {
+            (
+                hints::plain(&cur, &lines, now_first, count),
+                " (as they are, without numbers)",
+            )
         } else {
-            hints::numbered(&cur, &lines, now_first, now_last - now_first + 1)
+            (
+                hints::numbered(&cur, &lines, now_first, count),
+                " (number, tab, line; the numbers are not part of the file)",
+            )
         };
         Some(
             EditError::new(
@@ -93,11 +104,10 @@ impl Step<'_> {
             .with_hint(Some(format!(
                 "edits apply in order, each to the text the one before left; merge edits {by} \
                  and {} into one edit, or give edit {}'s old as the text is after edit {by}. \
-                 That text is now at {} (number, tab, line; the numbers are not part of the \
-                 file):\n{now}",
+                 That text is now at {}{shown}:\n{now}",
                 self.n,
                 self.n,
-                hints::span(now_first, now_last - now_first + 1),
+                hints::span(now_first, count),
             ))),
         )
     }

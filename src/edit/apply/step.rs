@@ -1,6 +1,6 @@
 //! One edit in its place in the call: the region a hint allows, an
-//! insertion, the exact matches, then the tolerant levels and fs-read line
-//! numbers stripped from old; and the one exception to "exact means as
+//! insertion, the exact matches, then the tolerant levels and line numbers
+//! copied into old stripped; and the one exception to "exact means as
 //! sent" (a whole line sent without its indentation).
 
 use std::borrow::Cow;
@@ -8,7 +8,7 @@ use std::borrow::Cow;
 use super::call::Call;
 use super::{Near, Outcome};
 use crate::edit::error::{EditError, ErrorKind};
-use crate::edit::hints;
+use crate::edit::hints::{self, NewReading};
 use crate::edit::pieces::Pieces;
 use crate::edit::text::LineIndex;
 use crate::edit::tolerant::{self, Level, Probe};
@@ -71,22 +71,76 @@ impl Step<'_> {
         {
             return Ok(outcome);
         }
-        // old copied from fs-read output with its line numbers.
-        if let Some((old, new)) = hints::strip_read_prefixes(self.old, self.new)
-            && let Some(outcome) = self.try_match(call, &region, &old, &new, None, &mut view)?
-        {
-            call.notes.push(format!(
-                "edit {}: every line of old started with a line number as fs-read shows it; \
-                 matched without the numbers (they are not part of the file); check the diff",
-                self.n
-            ));
-            return Ok(outcome);
+        // old copied from a tool's output with its line numbers.
+        if let Some((old, reading)) = hints::strip_numbers(self.old, self.new) {
+            let new = match reading {
+                NewReading::AsSent => {
+                    Some((Cow::Borrowed(self.new), "new had none and is as sent"))
+                }
+                NewReading::Stripped(new) => Some((Cow::Owned(new), "new's were taken off too")),
+                // Refused only where old without numbers would apply.
+                NewReading::Unclear(line) if self.matches_somewhere(call, &old, &mut view) => {
+                    return Err(self.unclear_numbers(&line));
+                }
+                NewReading::Unclear(_) => None,
+            };
+            if let Some((new, how)) = new {
+                if old == new.as_ref() && self.matches_somewhere(call, &old, &mut view) {
+                    return Err(EditError::new(
+                        ErrorKind::NoChange,
+                        format!(
+                            "edit {} changes nothing once the line numbers copied into old and \
+                             new are taken off: they are not part of the file",
+                            self.n
+                        ),
+                    )
+                    .at(self.n, self.total));
+                }
+                if let Some(outcome) = self.try_match(call, &region, &old, &new, None, &mut view)? {
+                    call.notes.push(format!(
+                        "edit {}: the lines of old started with line numbers copied from a \
+                         tool's output; matched them without the numbers (they are not part of \
+                         the file), and {how}; check the diff",
+                        self.n
+                    ));
+                    return Ok(outcome);
+                }
+            }
         }
         if let Some(stale) = self.stale(call) {
             return Err(stale);
         }
         let view = view.get_or_insert_with(|| see(call));
         Err(self.not_found(view))
+    }
+
+    /// Whether `old` matches the current text, exactly or at a level.
+    fn matches_somewhere<'s>(
+        &self,
+        call: &Call<'s>,
+        old: &str,
+        view: &mut Option<View<'s>>,
+    ) -> bool {
+        let view = view.get_or_insert_with(|| see(call));
+        memchr::memmem::find(view.cur.as_bytes(), old.as_bytes()).is_some()
+            || tolerant::find(&view.cur, &view.lines, &Probe::new(old, old)).is_some()
+    }
+
+    /// old was numbered and stripping the numbers matches, but a line of
+    /// new may carry a copied number or may be text.
+    fn unclear_numbers(&self, line: &str) -> EditError {
+        EditError::new(
+            ErrorKind::Ambiguous,
+            format!(
+                "the lines of old start with line numbers copied from a tool's output, and \
+                 new's line `{line}` starts with what may be such a number or may be the \
+                 line's own text"
+            ),
+        )
+        .at(self.n, self.total)
+        .with_hint(Some(
+            "send old and new without line numbers, exactly as the lines are in the file".into(),
+        ))
     }
 
     /// Exact, then the tolerant levels. None when old matches nowhere in

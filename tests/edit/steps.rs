@@ -1,0 +1,112 @@
+//! How a call steps through its edits and matches each one: an edit an
+//! earlier one made stale is refused before any tolerant level could find a
+//! loose twin elsewhere; an edit that repeats an earlier one sent a little
+//! differently is applied once; the file's byte order mark is the file's;
+//! new follows the file's typography where old matched only by folding it;
+//! line numbers copied into old are taken off only where that is certain.
+//! Each case is a probe's reproducer, with the exact bytes or refusal.
+
+use nib::edit::{Applied, Edit, EditError, ErrorKind, apply};
+
+fn ok(text: &str, edits: &[Edit]) -> Applied {
+    apply(text, edits, &[]).unwrap_or_else(|e| panic!("apply failed: {e}"))
+}
+
+fn err(text: &str, edits: &[Edit]) -> EditError {
+    match apply(text, edits, &[]) {
+        Ok(a) => panic!("apply succeeded but should fail: {:?}", a.text),
+        Err(e) => e,
+    }
+}
+
+// ---------------------------------------------------------------- line numbers
+
+#[test]
+fn numbered_old_with_new_that_only_looks_numbered() {
+    // A dict's keys.
+    let out = ok(
+        "d = {\n    1: 'one',\n}\n",
+        &[Edit::new(
+            "1:d = {\n2:    1: 'one',\n3:}\n",
+            "d = {\n    1: 'one',\n    2: 'two',\n}\n",
+        )],
+    );
+    assert_eq!(out.text, "d = {\n    1: 'one',\n    2: 'two',\n}\n");
+    assert!(
+        out.notes[0].contains("line numbers copied"),
+        "{:?}",
+        out.notes
+    );
+    // A TSV's first column.
+    let out = ok(
+        "a\tb\n1\tx\n2\ty\n",
+        &[Edit::new(
+            "     2\t1\tx\n     3\t2\ty\n",
+            "1\tx\n2\ty\n3\tz\n",
+        )],
+    );
+    assert_eq!(out.text, "a\tb\n1\tx\n2\ty\n3\tz\n");
+    // A time.
+    let out = ok(
+        "times:\n  - 10:30\n  - 11:00\n",
+        &[Edit::new(
+            "1:times:\n2:  - 10:30\n",
+            "times:\n12:00\n  - 10:30\n",
+        )],
+    );
+    assert_eq!(out.text, "times:\n12:00\n  - 10:30\n  - 11:00\n");
+}
+
+#[test]
+fn every_copied_number_form_is_taken_off() {
+    let text: String = (1..20).map(|k| format!("line {k}\n")).collect();
+    let want = text.replace("line 6\n", "line 66\n");
+    for (old, new) in [
+        (
+            "     5→line 5\n     6→line 6\n",
+            "     5→line 5\n     6→line 66\n",
+        ),
+        ("5|line 5\n6|line 6\n", "5|line 5\n6|line 66\n"),
+        ("  5 | line 5\n  6 | line 6\n", "line 5\nline 66\n"),
+        ("5:line 5\n6:line 6\n", "5:line 5\n6:line 66\n"),
+        (
+            "line 5\n     6\tline 6\n     7\tline 7\n",
+            "line 5\n     6\tline 66\n     7\tline 7\n",
+        ),
+    ] {
+        let out = ok(&text, &[Edit::new(old, new)]);
+        assert_eq!(out.text, want, "{old:?}");
+    }
+}
+
+#[test]
+fn numbered_old_that_matches_nowhere_is_shown_the_lines_without_numbers() {
+    let text: String = (1..20).map(|k| format!("line {k}\n")).collect();
+    for old in [
+        "     5\tline 5\n     7\tline 7\n",
+        "line 5\n     6\tline 6x\n     7\tline 7\n",
+        "     5→line 5\n     6→line 6x\n",
+    ] {
+        let msg = err(&text, &[Edit::new(old, "x\n")]).to_string();
+        let hint = msg.split_once('\n').map_or("", |(_, h)| h);
+        assert!(
+            hint.lines()
+                .all(|l| !l.trim_start().starts_with(|c: char| c.is_ascii_digit())),
+            "{msg}"
+        );
+        assert!(hint.contains("without numbers"), "{msg}");
+    }
+    let msg = err(
+        &text,
+        &[Edit::new("     5\tline 5\n     7\tline 7\n", "x\n")],
+    )
+    .to_string();
+    assert!(msg.contains("skip from 5 to 7"), "{msg}");
+}
+
+#[test]
+fn a_new_line_that_may_or_may_not_carry_a_number_refuses() {
+    let e = err("a\nb\nc\n", &[Edit::new("5:a\n6:b\n", "a\n6:x\n")]);
+    assert_eq!(e.kind, ErrorKind::Ambiguous);
+    assert!(e.to_string().contains("`6:x`"), "{e}");
+}
