@@ -11,7 +11,8 @@
 //!
 //! An edit identical to an earlier one of the same call is applied once;
 //! the copy is reported as a duplicate. An edit whose old text an earlier
-//! edit of the call changed is refused naming that edit.
+//! edit of the call changed is refused naming that edit, before any
+//! tolerant level could find a loose twin of it elsewhere.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -245,6 +246,7 @@ fn run(
         cursor: 0,
         orig_lines: Default::default(),
         file_unit: Default::default(),
+        lost: Vec::new(),
     };
     let mut outcomes = Vec::with_capacity(total);
     for (i, (old, new)) in wanted.iter().enumerate() {

@@ -19,6 +19,104 @@ fn err(text: &str, edits: &[Edit]) -> EditError {
     }
 }
 
+// ---------------------------------------------------------------- stale
+
+#[test]
+fn a_stale_edit_is_not_applied_to_a_twin_at_another_indentation() {
+    let text = "def f():\n    x = 1\n\nx = 1\n";
+    let e = err(
+        text,
+        &[
+            Edit::new("    x = 1\n", "    x = 2\n"),
+            Edit::new("    x = 1\n", "    x = 3\n"),
+        ],
+    );
+    assert_eq!((e.kind, e.edit), (ErrorKind::NotFound, Some((2, 2))));
+    let msg = e.to_string();
+    assert!(
+        msg.contains(
+            "edit 2's old text was changed by edit 1: it was at line 2 of the file as read"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("     2\t    x = 2"), "{msg}");
+}
+
+#[test]
+fn a_stale_edit_is_not_applied_to_a_trailing_whitespace_twin() {
+    let text = "a = 1\nb = 2\n\na = 1  \n";
+    let first = Edit::new("a = 1\nb = 2\n", "a = 9\nb = 2\n");
+    for second in [
+        Edit::new("a = 1\n", "a = 5\n"),
+        Edit::new("a = 1\nb", "a = 5\nb"),
+    ] {
+        let e = err(text, &[first.clone(), second]);
+        assert!(
+            e.to_string()
+                .contains("edit 2's old text was changed by edit 1"),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn a_stale_tolerant_edit_is_not_applied_to_the_place_left() {
+    // old matched both functions' lines ignoring indentation in the file as
+    // read; edit 1 changed one of them, which leaves one place now, but
+    // which one old meant was never clear.
+    let text = "def f():\n    x = 1\n    y = 2\n\ndef g():\n        x = 1\n        y = 2\n";
+    let e = err(
+        text,
+        &[
+            Edit::new("def f():\n    x = 1\n", "def f():\n    x = 5\n"),
+            Edit::new("x = 1\ny = 2\n", "x = 1\ny = 3\n"),
+        ],
+    );
+    assert!(
+        e.to_string()
+            .contains("edit 2's old text was changed by edit 1"),
+        "{e}"
+    );
+}
+
+#[test]
+fn old_text_an_earlier_edit_wrote_and_a_later_one_changed_is_stale() {
+    // Edit 1 writes p() q(); edit 2 changes p(); edit 3's old is what edit
+    // 1 wrote. Its loose twin in the if block must not be edited.
+    let text = "start\n\nif x:\n    p()\n    q()\n";
+    let e = err(
+        text,
+        &[
+            Edit::new("start\n", "start\np()\nq()\n"),
+            Edit::new("start\np()\n", "start\nP()\n"),
+            Edit::new("p()\nq()\n", "p()\nq()\nr()\n"),
+        ],
+    );
+    let msg = e.to_string();
+    assert!(
+        msg.contains(
+            "edit 3's old text was changed by edit 2: it was in text an earlier edit wrote"
+        ),
+        "{msg}"
+    );
+    assert!(msg.contains("\tP()"), "{msg}");
+}
+
+#[test]
+fn a_later_edit_still_applies_where_old_is_now() {
+    // The documented order: each edit on the text the previous left.
+    let text = "a\nb\nc\n";
+    let out = ok(
+        text,
+        &[
+            Edit::new("a\n", "a\nx\n"),
+            Edit::new("x\nb\n", "x\nB\n"),
+            Edit::new("c\n", "C\n"),
+        ],
+    );
+    assert_eq!(out.text, "a\nx\nB\nC\n");
+}
+
 // ---------------------------------------------------------------- line numbers
 
 #[test]

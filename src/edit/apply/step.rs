@@ -1,7 +1,8 @@
 //! One edit in its place in the call: the region a hint allows, an
-//! insertion, the exact matches, then the tolerant levels and line numbers
-//! copied into old stripped; and the one exception to "exact means as
-//! sent" (a whole line sent without its indentation).
+//! insertion, the exact matches, then (unless an earlier edit of the call
+//! changed old's place) the tolerant levels, and
+//! line numbers copied into old stripped; and the one exception to "exact
+//! means as sent" (a whole line sent without its indentation).
 
 use std::borrow::Cow;
 
@@ -107,9 +108,6 @@ impl Step<'_> {
                 }
             }
         }
-        if let Some(stale) = self.stale(call) {
-            return Err(stale);
-        }
         let view = view.get_or_insert_with(|| see(call));
         Err(self.not_found(view))
     }
@@ -213,6 +211,14 @@ impl Step<'_> {
         } else {
             tolerant::find(cur, lines, &probe)
         };
+        // An earlier edit of the call changed the place old had in the file
+        // as read: decided before any tolerant match is taken, which would
+        // be a loose twin somewhere else.
+        if let Some((place, by)) =
+            self.stale_place(call, old, new, pid, found.as_ref().map(|f| f.level))
+        {
+            return Err(self.stale(call, place, by));
+        }
         let Some(tolerant::Found {
             level,
             matches: mut found,
