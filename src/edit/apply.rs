@@ -10,9 +10,11 @@
 //! exactly pays for a full look at the text (tolerant levels, then hints).
 //!
 //! An edit identical to an earlier one of the same call is applied once;
-//! the copy is reported as a duplicate. An edit whose old text an earlier
-//! edit of the call changed is refused naming that edit, before any
-//! tolerant level could find a loose twin of it elsewhere.
+//! the copy is reported as a duplicate, and so is one that makes the same
+//! change sent a little differently, where the first one wrote (one alike
+//! but not certainly the same change refuses there). An edit whose old text
+//! an earlier edit of the call changed is refused naming that edit, before
+//! any tolerant level could find a loose twin of it elsewhere.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -25,11 +27,13 @@ use super::search::locate;
 use super::text::{Source, lf};
 use super::tolerant::Level;
 use call::{Call, LONG};
+use repeat::{Twin, twin_groups};
 use step::Step;
 pub use step::indent_left_out;
 
 mod call;
 mod failure;
+mod repeat;
 mod step;
 
 /// What happened to one edit of a call that succeeded.
@@ -246,9 +250,20 @@ fn run(
         cursor: 0,
         orig_lines: Default::default(),
         file_unit: Default::default(),
+        tracked: vec![false; total],
+        written: Vec::new(),
         lost: Vec::new(),
     };
-    let mut outcomes = Vec::with_capacity(total);
+    // Edits a later one may repeat sent differently: where they write is
+    // kept, to tell a repeat from a further change.
+    let skip: Vec<bool> = (0..total)
+        .map(|i| dup_of[i].is_some() || wanted[i].0.is_empty())
+        .collect();
+    let (twin_group, twin_members) = twin_groups(&wanted, nears, &skip);
+    for (i, g) in twin_group.iter().enumerate() {
+        call.tracked[i] = g.is_some();
+    }
+    let mut outcomes: Vec<Outcome> = Vec::with_capacity(total);
     for (i, (old, new)) in wanted.iter().enumerate() {
         if let Some(j) = dup_of[i] {
             call.notes.push(format!(
@@ -268,13 +283,31 @@ fn run(
             replace_all: edits[i].replace_all,
             was_applied: previous.iter().any(|(po, pn)| po == old && pn == new),
             near: nears.get(i).unwrap_or(&Near::None),
+            twins: twin_group[i]
+                .map_or(&[][..], |g| &twin_members[g])
+                .iter()
+                .take_while(|&&j| j < i)
+                .filter(|&&j| matches!(outcomes[j], Outcome::Applied { .. }))
+                .map(|&j| Twin {
+                    n: j + 1,
+                    old: &wanted[j].0,
+                    new: &wanted[j].1,
+                    replace_all: edits[j].replace_all,
+                })
+                .collect(),
         };
         let outcome = step.run(&mut call)?;
-        if outcome == Outcome::AlreadyApplied {
-            call.notes.push(format!(
+        match outcome {
+            Outcome::AlreadyApplied => call.notes.push(format!(
                 "edit {} was already applied by the previous call; skipped it",
                 i + 1
-            ));
+            )),
+            Outcome::Duplicate { of } => call.notes.push(format!(
+                "edit {} makes the same change as edit {of}, sent differently; applied it once \
+                 and skipped the copy",
+                i + 1
+            )),
+            Outcome::Applied { .. } => {}
         }
         outcomes.push(outcome);
     }

@@ -6,7 +6,7 @@
 //! line numbers copied into old are taken off only where that is certain.
 //! Each case is a probe's reproducer, with the exact bytes or refusal.
 
-use nib::edit::{Applied, Edit, EditError, ErrorKind, apply};
+use nib::edit::{Applied, Edit, EditError, ErrorKind, Outcome, apply};
 
 fn ok(text: &str, edits: &[Edit]) -> Applied {
     apply(text, edits, &[]).unwrap_or_else(|e| panic!("apply failed: {e}"))
@@ -115,6 +115,91 @@ fn a_later_edit_still_applies_where_old_is_now() {
         ],
     );
     assert_eq!(out.text, "a\nx\nB\nC\n");
+}
+
+// ---------------------------------------------------------------- repeats
+
+fn all(old: &str, new: &str) -> Edit {
+    Edit {
+        old: old.into(),
+        new: new.into(),
+        replace_all: true,
+    }
+}
+
+#[test]
+fn an_insertion_sent_again_without_its_final_newline_is_applied_once() {
+    let out = ok(
+        "a\nb\nc\n",
+        &[Edit::new("b\n", "b\nX\n"), Edit::new("b", "b\nX")],
+    );
+    assert_eq!(out.text, "a\nb\nX\nc\n");
+    assert_eq!(out.outcomes[1], Outcome::Duplicate { of: 1 });
+    assert!(
+        out.notes
+            .iter()
+            .any(|n| n.contains("edit 2 makes the same change as edit 1")
+                && n.contains("skipped the copy")),
+        "{:?}",
+        out.notes
+    );
+}
+
+#[test]
+fn a_repeat_with_other_whitespace_or_replace_all_is_applied_once() {
+    let out = ok(
+        "a\nb\nc\n",
+        &[Edit::new("b\n", "b\nX\n"), Edit::new("b \n", "b \nX\n")],
+    );
+    assert_eq!(out.text, "a\nb\nX\nc\n");
+    let out = ok(
+        "def f():\n    a = 1\n    b = 2\n",
+        &[
+            Edit::new("    a = 1\n", "    a = 1\n    x = 0\n"),
+            Edit::new("a = 1\n", "a = 1\nx = 0\n"),
+        ],
+    );
+    assert_eq!(out.text, "def f():\n    a = 1\n    x = 0\n    b = 2\n");
+    let out = ok(
+        "x = foo\ny = 1\n",
+        &[Edit::new("foo", "foo_bar"), all("foo", "foo_bar")],
+    );
+    assert_eq!(out.text, "x = foo_bar\ny = 1\n");
+    assert_eq!(out.outcomes[1], Outcome::Duplicate { of: 1 });
+    // A replacement whose old is gone: the copy's old stood where the
+    // first one changed.
+    let out = ok(
+        "foo()\nend\n",
+        &[Edit::new("foo()\n", "bar()\n"), Edit::new("foo()", "bar()")],
+    );
+    assert_eq!(out.text, "bar()\nend\n");
+    assert_eq!(out.outcomes[1], Outcome::Duplicate { of: 1 });
+}
+
+#[test]
+fn a_repeat_that_is_not_certainly_the_same_change_refuses() {
+    // The copy puts z at another depth: applying it would insert z twice.
+    let e = err(
+        "if x:\n    y\n",
+        &[
+            Edit::new("if x:\n    y\n", "if x:\n    y\n    z\n"),
+            Edit::new("if x:\n  y\n", "if x:\n  y\nz\n"),
+        ],
+    );
+    assert_eq!((e.kind, e.edit), (ErrorKind::Ambiguous, Some((2, 2))));
+    assert!(
+        e.to_string().contains("not certainly the same change"),
+        "{e}"
+    );
+}
+
+#[test]
+fn an_alike_edit_somewhere_else_is_a_further_change() {
+    let out = ok(
+        "b\nq\nb \n",
+        &[Edit::new("b\n", "b\nX\n"), Edit::new("b \n", "b \nX\n")],
+    );
+    assert_eq!(out.text, "b\nX\nq\nb \nX\n");
 }
 
 // ---------------------------------------------------------------- line numbers

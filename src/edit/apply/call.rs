@@ -45,10 +45,17 @@ pub(super) struct Call<'s> {
     pub(super) orig_lines: OnceCell<LineIndex>,
     /// The file's indent unit as read, once a tolerant level needs it.
     pub(super) file_unit: OnceCell<FileUnit>,
+    /// Per edit (0-based): whether a later edit may repeat it, so where it
+    /// wrote is kept in `written`.
+    pub(super) tracked: Vec<bool>,
     /// Matches (pattern, the edit that changed them, where that edit's text
     /// now stands) that a later edit's old had in text an earlier edit
     /// wrote, until this edit changed them: that later edit is stale.
     pub(super) lost: Vec<(usize, usize, Range<usize>)>,
+    /// Where tracked edits (1-based) wrote their new text, in the current
+    /// text; later splices move them, and one that changes such text
+    /// widens its range to cover what it wrote there.
+    pub(super) written: Vec<(usize, Range<usize>)>,
 }
 
 impl Call<'_> {
@@ -89,17 +96,26 @@ impl Call<'_> {
     /// move the cursor past them.
     pub(super) fn splice(&mut self, n: usize, reps: Vec<Replacement>) {
         self.cursor = end_after(&reps);
+        let wrote = if self.tracked.get(n - 1) == Some(&true) {
+            written_ranges(&reps)
+        } else {
+            Vec::new()
+        };
         let reps = self.pieces.refine(reps);
         let replaced: Vec<(Range<usize>, isize)> = reps
             .iter()
             .map(|(r, t)| (r.clone(), t.len() as isize - r.len() as isize))
             .collect();
+        for (_, range) in &mut self.written {
+            *range = moved(range, &replaced);
+        }
         // Only edits still to run can be stale.
         let last_use = &self.last_use;
         self.lost.retain(|(pid, ..)| last_use[*pid] >= n);
         for (_, _, range) in &mut self.lost {
             *range = moved(range, &replaced);
         }
+        self.written.extend(wrote.into_iter().map(|r| (n, r)));
         if reps.is_empty() {
             return;
         }
@@ -161,6 +177,20 @@ impl Call<'_> {
         let lines = self.line_index();
         at.iter().map(|&h| lines.line_of(h)).collect()
     }
+}
+
+/// Where each of `replacements` (ascending) stands once they are spliced
+/// in: its whole new text, even where splicing keeps some of it as it was.
+fn written_ranges(replacements: &[Replacement]) -> Vec<Range<usize>> {
+    let mut delta: isize = 0;
+    replacements
+        .iter()
+        .map(|(range, text)| {
+            let start = (range.start as isize + delta) as usize;
+            delta += text.len() as isize - range.len() as isize;
+            start..start + text.len()
+        })
+        .collect()
 }
 
 /// `range` of the text before `replaced` (ascending ranges, each with how

@@ -1,12 +1,14 @@
 //! One edit in its place in the call: the region a hint allows, an
 //! insertion, the exact matches, then (unless an earlier edit of the call
-//! changed old's place) the tolerant levels, and
+//! changed old's place, or this edit repeats one) the tolerant levels, and
 //! line numbers copied into old stripped; and the one exception to "exact
 //! means as sent" (a whole line sent without its indentation).
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use super::call::Call;
+use super::repeat::Twin;
 use super::{Near, Outcome};
 use crate::edit::error::{EditError, ErrorKind};
 use crate::edit::hints::{self, NewReading};
@@ -45,6 +47,8 @@ pub(super) struct Step<'a> {
     /// The previous call applied exactly this edit.
     pub(super) was_applied: bool,
     pub(super) near: &'a Near,
+    /// Earlier edits of the call this one may repeat (see `repeat`).
+    pub(super) twins: Vec<Twin<'a>>,
 }
 
 /// Where a hinted edit may match: starting at or after `from`, and ending
@@ -179,6 +183,10 @@ impl Step<'_> {
                 .collect();
         }
         if !hits.is_empty() {
+            let places: Vec<Range<usize>> = hits.iter().map(|&h| h..h + old.len()).collect();
+            if let Some(repeat) = self.repeats(call, old, new, &places) {
+                return repeat.map(Some);
+            }
             return self.replace_exact(call, &hits, old, new).map(Some);
         }
         let view = view.get_or_insert_with(|| see(call));
@@ -217,6 +225,9 @@ impl Step<'_> {
         if let Some((place, by)) =
             self.stale_place(call, old, new, pid, found.as_ref().map(|f| f.level))
         {
+            if let Some(repeat) = self.repeat_of_twin(by, old, new) {
+                return repeat.map(Some);
+            }
             return Err(self.stale(call, place, by));
         }
         let Some(tolerant::Found {
@@ -251,6 +262,10 @@ impl Step<'_> {
         found.retain(|m| tolerant::verified(cur, lines, &probe, level, m));
         if found.is_empty() {
             return Ok(None);
+        }
+        let places: Vec<Range<usize>> = found.iter().map(|m| m.range.clone()).collect();
+        if let Some(repeat) = self.repeats(call, old, new, &places) {
+            return repeat.map(Some);
         }
         let mut end = 0;
         let mut replacements = Vec::new();
