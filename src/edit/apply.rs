@@ -14,7 +14,9 @@
 //! change sent a little differently, where the first one wrote (one alike
 //! but not certainly the same change refuses there). An edit whose old text
 //! an earlier edit of the call changed is refused naming that edit, before
-//! any tolerant level could find a loose twin of it elsewhere.
+//! any tolerant level could find a loose twin of it elsewhere. A byte
+//! order mark at the start of old or new stands for the file's own, which
+//! stays as it is.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -189,6 +191,30 @@ fn duplicates(
         .collect()
 }
 
+/// old and new without a byte order mark at their start where it stands for
+/// the file's: the file has one (it stays, so new's would be a second), or
+/// old has one the file lacks (old matches without it, and new's mirrors
+/// old's). A BOM that new alone brings to a file without one is as sent.
+/// The flag: whether a mark was taken off.
+fn without_bom<'a>(
+    old: Cow<'a, str>,
+    new: Cow<'a, str>,
+    file_bom: bool,
+) -> (Cow<'a, str>, Cow<'a, str>, bool) {
+    const BOM: char = '\u{feff}';
+    if !(old.starts_with(BOM) || (file_bom && new.starts_with(BOM))) {
+        return (old, new, false);
+    }
+    let strip = |text: Cow<'a, str>| match text {
+        Cow::Borrowed(t) => Cow::Borrowed(t.strip_prefix(BOM).unwrap_or(t)),
+        Cow::Owned(t) => match t.strip_prefix(BOM) {
+            Some(rest) => Cow::Owned(rest.to_string()),
+            None => Cow::Owned(t),
+        },
+    };
+    (strip(old), strip(new), true)
+}
+
 /// The call after validation. `nears` is empty (no hints) or one per edit.
 fn run(
     text: &str,
@@ -199,13 +225,34 @@ fn run(
     let total = edits.len();
     let src = Source::parse(text);
     let cr = src.has_cr();
-    let wanted: Vec<(Cow<str>, Cow<str>)> = edits
-        .iter()
-        .map(|e| (lf(&e.old, cr), lf(&e.new, cr)))
-        .collect();
+    fn as_compared(e: &Edit, cr: bool, bom: bool) -> (Cow<'_, str>, Cow<'_, str>, bool) {
+        without_bom(lf(&e.old, cr), lf(&e.new, cr), bom)
+    }
+    let mut wanted: Vec<(Cow<str>, Cow<str>)> = Vec::with_capacity(total);
+    for (i, e) in edits.iter().enumerate() {
+        let (old, new, stripped) = as_compared(e, cr, src.bom);
+        // Validation saw old and new with the mark: without it, an edit
+        // may be left with nothing to find or nothing to change.
+        if stripped && (old == new || (old.is_empty() && !e.old.is_empty())) {
+            return Err(EditError::new(
+                ErrorKind::NoChange,
+                format!(
+                    "edit {} changes nothing but a byte order mark; a file's byte order mark \
+                     is kept as it is (fs-edit and fs-write keep it), so leave it out of old \
+                     and new",
+                    i + 1
+                ),
+            )
+            .at(i + 1, total));
+        }
+        wanted.push((old, new));
+    }
     let previous: Vec<(Cow<str>, Cow<str>)> = previous
         .iter()
-        .map(|e| (lf(&e.old, cr), lf(&e.new, cr)))
+        .map(|e| {
+            let (old, new, _) = as_compared(e, cr, src.bom);
+            (old, new)
+        })
         .collect();
     let dup_of = duplicates(&wanted, edits, nears);
     // One pattern per distinct old text (an empty one, an insertion, has

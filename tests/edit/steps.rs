@@ -202,6 +202,30 @@ fn an_alike_edit_somewhere_else_is_a_further_change() {
     assert_eq!(out.text, "b\nX\nq\nb \nX\n");
 }
 
+// ---------------------------------------------------------------- BOM
+
+#[test]
+fn a_byte_order_mark_in_old_or_new_is_the_files_own() {
+    let text = "\u{feff}first\nsecond\n";
+    for (old, new) in [
+        ("\u{feff}first\n", "\u{feff}FIRST\n"),
+        ("first\n", "\u{feff}FIRST\n"),
+        ("\u{feff}first\n", "FIRST\n"),
+    ] {
+        let out = ok(text, &[Edit::new(old, new)]);
+        assert_eq!(out.text, "\u{feff}FIRST\nsecond\n", "{old:?} -> {new:?}");
+    }
+    // A file without one: old's mark matches nothing, new's mirrors it.
+    let out = ok(
+        "first\n",
+        &[Edit::new("\u{feff}first\n", "\u{feff}FIRST\n")],
+    );
+    assert_eq!(out.text, "FIRST\n");
+    let e = err(text, &[Edit::new("\u{feff}first", "first")]);
+    assert_eq!(e.kind, ErrorKind::NoChange);
+    assert!(e.to_string().contains("byte order mark"), "{e}");
+}
+
 // ---------------------------------------------------------------- line numbers
 
 #[test]
