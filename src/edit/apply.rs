@@ -37,6 +37,7 @@ mod call;
 mod failure;
 mod repeat;
 mod step;
+mod typography;
 
 /// What happened to one edit of a call that succeeded.
 #[derive(Debug, Clone, PartialEq, Eq)]

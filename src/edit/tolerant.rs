@@ -92,6 +92,13 @@ pub(crate) struct Match {
     partial: bool,
 }
 
+impl Match {
+    /// Whether old matched inside one line rather than whole lines.
+    pub fn partial(&self) -> bool {
+        self.partial
+    }
+}
+
 /// The indent unit a file uses, learnt once and given to every probe of a
 /// call (learning it reads every line).
 #[derive(Debug, Clone, Copy)]

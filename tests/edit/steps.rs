@@ -226,6 +226,46 @@ fn a_byte_order_mark_in_old_or_new_is_the_files_own() {
     assert!(e.to_string().contains("byte order mark"), "{e}");
 }
 
+// ---------------------------------------------------------------- typography
+
+#[test]
+fn new_takes_the_files_quotes_where_old_matched_by_folding_them() {
+    let out = ok(
+        "say(\"hi\")\nx = 1\n",
+        &[Edit::new(
+            "say(\u{201c}hi\u{201d})\n",
+            "say(\u{201c}bye\u{201d})\n",
+        )],
+    );
+    assert_eq!(out.text, "say(\"bye\")\nx = 1\n");
+    assert!(
+        out.notes[0].contains("typographic characters were written as the file writes them"),
+        "{:?}",
+        out.notes
+    );
+    // The reverse: the file's curly quotes, the model's straight ones.
+    let out = ok(
+        "msg = \u{201c}hello\u{201d}\n",
+        &[Edit::new("msg = \"hello\"\n", "msg = \"goodbye\"\n")],
+    );
+    assert_eq!(out.text, "msg = \u{201c}goodbye\u{201d}\n");
+    // An en dash for a minus, inside a line.
+    let out = ok("y = a - b\n", &[Edit::new("a \u{2013} b", "a \u{2013} c")]);
+    assert_eq!(out.text, "y = a - c\n");
+}
+
+#[test]
+fn a_typographic_character_new_brings_in_that_cannot_be_placed_refuses() {
+    // old's hyphen stood for the file's em dash; new's second hyphen may
+    // mean either.
+    let e = err(
+        "break\u{2014}here\n",
+        &[Edit::new("break-here\n", "break--here\n")],
+    );
+    assert_eq!(e.kind, ErrorKind::Ambiguous);
+    assert!(e.to_string().contains("cannot be told"), "{e}");
+}
+
 // ---------------------------------------------------------------- line numbers
 
 #[test]

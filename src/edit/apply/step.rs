@@ -9,6 +9,7 @@ use std::ops::Range;
 
 use super::call::Call;
 use super::repeat::Twin;
+use super::typography::{Undecided, in_file_typography};
 use super::{Near, Outcome};
 use crate::edit::error::{EditError, ErrorKind};
 use crate::edit::hints::{self, NewReading};
@@ -270,22 +271,36 @@ impl Step<'_> {
         let mut end = 0;
         let mut replacements = Vec::new();
         let mut spans = Vec::new();
+        let mut retyped = false;
         for m in found.iter().filter(|m| {
             let keep = m.range.start >= end;
             end = end.max(m.range.end);
             keep
         }) {
             let span = hints::span(m.first_line, m.line_count);
+            // Typography read loosely in old is the same mistake in new.
+            let typed = if level >= Level::Typography {
+                in_file_typography(&cur[m.range.clone()], old, new, m.partial())
+                    .map_err(|u| self.undecided_typography(&span, u))?
+            } else {
+                Cow::Borrowed(new)
+            };
+            retyped |= typed != new;
             if !spans.contains(&span) {
                 spans.push(span);
             }
             replacements.push((
                 m.range.clone(),
-                tolerant::replacement(cur, lines, m, old, new),
+                tolerant::replacement(cur, lines, m, old, &typed),
             ));
         }
+        let retyped = if retyped {
+            "; new's typographic characters were written as the file writes them there"
+        } else {
+            ""
+        };
         call.notes.push(format!(
-            "edit {}: old matched {} {}; check the diff",
+            "edit {}: old matched {} {}{retyped}; check the diff",
             self.n,
             spans.join(", "),
             level.ignoring()
@@ -293,6 +308,27 @@ impl Step<'_> {
         let count = replacements.len();
         call.splice(self.n, replacements);
         Ok(Some(Outcome::Applied { level, count }))
+    }
+
+    /// new brings in a character whose form in the file cannot be told.
+    fn undecided_typography(&self, span: &str, u: Undecided) -> EditError {
+        let shown: Vec<String> = u.file.iter().map(|c| format!("`{c}`")).collect();
+        EditError::new(
+            ErrorKind::Ambiguous,
+            format!(
+                "old matched {span} only by reading its typographic characters (quotes, \
+                 dashes, spaces) as the file's, and new brings in `{}` (U+{:04X}), where old \
+                 had that character or its plain form for the file's {}: which one new means \
+                 cannot be told",
+                u.model,
+                u.model as u32,
+                shown.join(" and ")
+            ),
+        )
+        .at(self.n, self.total)
+        .with_hint(Some(
+            "send old and new with the file's own characters, as fs-read shows them".into(),
+        ))
     }
 
     /// Among several matches, the one nearest the hinted line; all the
