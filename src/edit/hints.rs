@@ -36,6 +36,7 @@ pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
     // lines shown without any: numbered lines would invite the same
     // mistake again.
     let copied = numbers::numbered(&sent_lines);
+    let show_plain = copied.is_some() || numbers::looks_numbered(&sent_lines);
     let old_lines = copied.as_ref().map_or(sent_lines, |c| c.lines.clone());
     let mut parts = Vec::new();
     if let Some(miscount) = miscounted_run(text, lines, &old_lines) {
@@ -56,7 +57,7 @@ pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
             if let Some(inv) = invisible_difference(text, lines, &old_lines, first) {
                 parts.push(inv);
             }
-            if copied.is_some() {
+            if show_plain {
                 parts.push(format!(
                     "the lines of old start with line numbers copied from a tool's output; the \
                      numbers are not part of the file. The nearest lines in the file are {}; \
@@ -102,7 +103,8 @@ pub(crate) fn strip_numbers(old: &str, new: &str) -> Option<(String, NewReading)
 /// Whether old's lines carry numbers copied from a tool's output (then
 /// lines shown to the model go without numbers).
 pub(crate) fn carries_numbers(old: &str) -> bool {
-    numbers::numbered(&split_lines(old).0).is_some()
+    let (lines, _) = split_lines(old);
+    numbers::numbered(&lines).is_some() || numbers::looks_numbered(&lines)
 }
 
 /// Lines as they are, without numbers.

@@ -333,6 +333,8 @@ fn numbered_old_that_matches_nowhere_is_shown_the_lines_without_numbers() {
         "     5\tline 5\n     7\tline 7\n",
         "line 5\n     6\tline 6x\n     7\tline 7\n",
         "     5→line 5\n     6→line 6x\n",
+        // A line in the middle lost its number: still shown without any.
+        "     5\tline 5\nline 6x\n     7\tline 7\n",
     ] {
         let msg = err(&text, &[Edit::new(old, "x\n")]).to_string();
         let hint = msg.split_once('\n').map_or("", |(_, h)| h);

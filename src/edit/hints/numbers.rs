@@ -250,6 +250,20 @@ fn numbered_with<'a>(
     })
 }
 
+/// Whether most of old's lines (two or more) start with a number in one
+/// form: too few to strip with confidence, enough that lines shown to the
+/// model had better go without numbers.
+pub(crate) fn looks_numbered(old_lines: &[&str]) -> bool {
+    let filled = old_lines.iter().filter(|l| !l.trim().is_empty()).count();
+    SEPARATORS.into_iter().any(|sep| {
+        let carry = old_lines
+            .iter()
+            .filter(|l| parse(l, sep, None).is_some())
+            .count();
+        carry >= 2 && carry * 2 > filled
+    })
+}
+
 /// How to read new beside an old that was numbered.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum NewReading {
@@ -369,6 +383,12 @@ mod tests {
         assert!(numbered(&lines("foo\n5:bar\n")).is_none());
         // Numbers going down are not a copy.
         assert!(numbered(&lines("7:a\n5:b\n")).is_none());
+        // A line in the middle without its number: not to strip, but
+        // numbered enough that lines are shown without numbers.
+        let partly = lines("5\tline 5\nline 6\n7\tline 7\n");
+        assert!(numbered(&partly).is_none());
+        assert!(looks_numbered(&partly));
+        assert!(!looks_numbered(&lines("a\n5:b\nc\n")));
     }
 
     #[test]
