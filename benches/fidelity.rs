@@ -465,6 +465,9 @@ const KINDS: &[&str] = &[
     "2 spaces per tab",
     "line numbers copied",
     "invisible characters",
+    "typography on changed line",
+    "edit re-sent differently",
+    "line numbers, other forms",
     "typo",
     "invented line",
     "stale old text",
@@ -475,9 +478,10 @@ const KINDS: &[&str] = &[
     "already applied",
     "noop",
     "stale by an earlier edit",
+    "stale, loose twin elsewhere",
 ];
 
-const FIRST_REFUSE: usize = 18;
+const FIRST_REFUSE: usize = 21;
 
 /// Lines joined, each with its own ending.
 fn with_endings(lines: &[String], eols: &[&str]) -> String {
@@ -887,6 +891,85 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
                 join(&exp.expected(&f)),
             ))
         }
+        "typography on changed line" => {
+            // The changed line itself has quotes: new carries the model's
+            // quote style where old's was read as the file's.
+            let pick = |w: &[String], rng: &mut Rng| {
+                let quoted: Vec<usize> = (0..w.len()).filter(|&i| has_quote(&w[i])).collect();
+                (!quoted.is_empty()).then(|| quoted[rng.below(quoted.len())])
+            };
+            let s = site(file, rng, 1, 6, &pick)?;
+            if rng.chance() {
+                // Straight quotes in the file, curly ones from the model.
+                let (o, n) = (map(&s.old, curly), map(&s.new, curly));
+                Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
+            } else {
+                // Curly quotes in the file, straight from the model.
+                let mut f = lines.clone();
+                for l in &mut f[s.start..s.start + s.len] {
+                    *l = curly(l);
+                }
+                let mut exp = s.clone();
+                exp.new = map(&s.new, curly);
+                Some(ok(
+                    join(&f),
+                    vec![edit(&s.old, &s.new)],
+                    join(&exp.expected(&f)),
+                ))
+            }
+        }
+        "edit re-sent differently" => {
+            // The same edit twice in one call, the copy sent another way:
+            // without the final newline, with trailing spaces, dedented,
+            // or with replace_all. Applied once.
+            let s = site(file, rng, 1, 6, &any_line)?;
+            let first = edit(&s.old, &s.new);
+            let copy = match rng.below(4) {
+                0 => Edit::new(first.old.strip_suffix('\n')?, first.new.strip_suffix('\n')?),
+                1 => {
+                    let spaced = |l: &str| format!("{l}  ");
+                    edit(&map(&s.old, spaced), &map(&s.new, spaced))
+                }
+                2 => {
+                    let ci = common_indent(&s.old);
+                    let strip = |l: &str| l.strip_prefix(ci.as_str()).unwrap_or(l).to_string();
+                    if ci.is_empty() {
+                        return None;
+                    }
+                    edit(&map(&s.old, strip), &map(&s.new, strip))
+                }
+                _ => Edit {
+                    replace_all: true,
+                    ..first.clone()
+                },
+            };
+            Some(ok(text, vec![first, copy], join(&s.expected(lines))))
+        }
+        "line numbers, other forms" => {
+            // Numbers as other tools print them: grep's `N:`, `N→`, `N|`.
+            let s = site(file, rng, 1, 6, &any_line)?;
+            let form = rng.below(3);
+            let number = |v: &[String]| -> Vec<String> {
+                v.iter()
+                    .enumerate()
+                    .map(|(i, l)| {
+                        let n = s.start + i + 1;
+                        match form {
+                            0 => format!("{n}:{l}"),
+                            1 => format!("{n:>6}→{l}"),
+                            _ => format!("{n:>4} | {l}"),
+                        }
+                    })
+                    .collect()
+            };
+            let o = number(&s.old);
+            let n = if rng.chance() {
+                number(&s.new)
+            } else {
+                s.new.clone()
+            };
+            Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
+        }
         "stale by an earlier edit" => {
             // Edit 1 changes a line of edit 2's window; edit 2's old is the
             // window as read.
@@ -901,6 +984,28 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
                 format!("{line} {} first\n", file.lang.comment()),
             );
             Some(refuse(text, vec![e1, edit(&s.old, &s.new)]))
+        }
+        "stale, loose twin elsewhere" => {
+            // As "stale by an earlier edit", and the window's lines also
+            // stand, dedented, at the end of the file: a tolerant level
+            // would find them there.
+            let s = site(file, rng, 2, 6, &any_line)?;
+            let ci = common_indent(&s.old);
+            let m = (0..s.len).find(|&i| i != s.at && s.old[i].trim().len() >= 3)?;
+            let line = &s.old[m];
+            if ci.is_empty() || count(&text, &format!("{line}\n")) != 1 {
+                return None;
+            }
+            let mut f = lines.clone();
+            f.push(String::new());
+            f.extend(map(&s.old, |l| {
+                l.strip_prefix(ci.as_str()).unwrap_or(l).to_string()
+            }));
+            let e1 = Edit::new(
+                format!("{line}\n"),
+                format!("{line} {} first\n", file.lang.comment()),
+            );
+            Some(refuse(join(&f), vec![e1, edit(&s.old, &s.new)]))
         }
         "typo" => {
             let s = site(file, rng, 1, 6, &any_line)?;

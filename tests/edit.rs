@@ -16,6 +16,9 @@
 //!   line-by-line model of the result: exact bytes or a refusal.
 //! - `round_two`: duplicate edits, stale edits, kept lines' endings, lone-CR
 //!   files, fs-read line numbers, invisible characters, indent units.
+//! - `steps`: stepping through a call's edits: stale edits refused before
+//!   any tolerant level, repeats sent differently applied once, the file's
+//!   byte order mark, new in the file's typography, copied line numbers.
 //! - `props`: properties over generated texts and edits: an edit and its
 //!   inverse restore the text, `apply` never panics and agrees with
 //!   `replacen` where it should, CRLF files get no bare LF, the final
@@ -35,3 +38,5 @@ mod multi;
 mod props;
 #[path = "edit/round_two.rs"]
 mod round_two;
+#[path = "edit/steps.rs"]
+mod steps;

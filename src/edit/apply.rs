@@ -10,8 +10,13 @@
 //! exactly pays for a full look at the text (tolerant levels, then hints).
 //!
 //! An edit identical to an earlier one of the same call is applied once;
-//! the copy is reported as a duplicate. An edit whose old text an earlier
-//! edit of the call changed is refused naming that edit.
+//! the copy is reported as a duplicate, and so is one that makes the same
+//! change sent a little differently, where the first one wrote (one alike
+//! but not certainly the same change refuses there). An edit whose old text
+//! an earlier edit of the call changed is refused naming that edit, before
+//! any tolerant level could find a loose twin of it elsewhere. A byte
+//! order mark at the start of old or new stands for the file's own, which
+//! stays as it is.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,12 +29,15 @@ use super::search::locate;
 use super::text::{Source, lf};
 use super::tolerant::Level;
 use call::{Call, LONG};
+use repeat::{Twin, twin_groups};
 use step::Step;
 pub use step::indent_left_out;
 
 mod call;
 mod failure;
+mod repeat;
 mod step;
+mod typography;
 
 /// What happened to one edit of a call that succeeded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,6 +192,30 @@ fn duplicates(
         .collect()
 }
 
+/// old and new without a byte order mark at their start where it stands for
+/// the file's: the file has one (it stays, so new's would be a second), or
+/// old has one the file lacks (old matches without it, and new's mirrors
+/// old's). A BOM that new alone brings to a file without one is as sent.
+/// The flag: whether a mark was taken off.
+fn without_bom<'a>(
+    old: Cow<'a, str>,
+    new: Cow<'a, str>,
+    file_bom: bool,
+) -> (Cow<'a, str>, Cow<'a, str>, bool) {
+    const BOM: char = '\u{feff}';
+    if !(old.starts_with(BOM) || (file_bom && new.starts_with(BOM))) {
+        return (old, new, false);
+    }
+    let strip = |text: Cow<'a, str>| match text {
+        Cow::Borrowed(t) => Cow::Borrowed(t.strip_prefix(BOM).unwrap_or(t)),
+        Cow::Owned(t) => match t.strip_prefix(BOM) {
+            Some(rest) => Cow::Owned(rest.to_string()),
+            None => Cow::Owned(t),
+        },
+    };
+    (strip(old), strip(new), true)
+}
+
 /// The call after validation. `nears` is empty (no hints) or one per edit.
 fn run(
     text: &str,
@@ -193,10 +225,35 @@ fn run(
 ) -> Result<Applied, EditError> {
     let total = edits.len();
     let src = Source::parse(text);
-    let wanted: Vec<(Cow<str>, Cow<str>)> =
-        edits.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
-    let previous: Vec<(Cow<str>, Cow<str>)> =
-        previous.iter().map(|e| (lf(&e.old), lf(&e.new))).collect();
+    fn as_compared(e: &Edit, bom: bool) -> (Cow<'_, str>, Cow<'_, str>, bool) {
+        without_bom(lf(&e.old), lf(&e.new), bom)
+    }
+    let mut wanted: Vec<(Cow<str>, Cow<str>)> = Vec::with_capacity(total);
+    for (i, e) in edits.iter().enumerate() {
+        let (old, new, stripped) = as_compared(e, src.bom);
+        // Validation saw old and new with the mark: without it, an edit
+        // may be left with nothing to find or nothing to change.
+        if stripped && (old == new || (old.is_empty() && !e.old.is_empty())) {
+            return Err(EditError::new(
+                ErrorKind::NoChange,
+                format!(
+                    "edit {} changes nothing but a byte order mark; a file's byte order mark \
+                     is kept as it is (fs-edit and fs-write keep it), so leave it out of old \
+                     and new",
+                    i + 1
+                ),
+            )
+            .at(i + 1, total));
+        }
+        wanted.push((old, new));
+    }
+    let previous: Vec<(Cow<str>, Cow<str>)> = previous
+        .iter()
+        .map(|e| {
+            let (old, new, _) = as_compared(e, src.bom);
+            (old, new)
+        })
+        .collect();
     let dup_of = duplicates(&wanted, edits, nears);
     // One pattern per distinct old text (an empty one, an insertion, has
     // none); `pid[i]` is edit i's.
@@ -240,8 +297,20 @@ fn run(
         cursor: 0,
         orig_lines: Default::default(),
         file_unit: Default::default(),
+        tracked: vec![false; total],
+        written: Vec::new(),
+        lost: Vec::new(),
     };
-    let mut outcomes = Vec::with_capacity(total);
+    // Edits a later one may repeat sent differently: where they write is
+    // kept, to tell a repeat from a further change.
+    let skip: Vec<bool> = (0..total)
+        .map(|i| dup_of[i].is_some() || wanted[i].0.is_empty())
+        .collect();
+    let (twin_group, twin_members) = twin_groups(&wanted, nears, &skip);
+    for (i, g) in twin_group.iter().enumerate() {
+        call.tracked[i] = g.is_some();
+    }
+    let mut outcomes: Vec<Outcome> = Vec::with_capacity(total);
     for (i, (old, new)) in wanted.iter().enumerate() {
         if let Some(j) = dup_of[i] {
             call.notes.push(format!(
@@ -261,13 +330,31 @@ fn run(
             replace_all: edits[i].replace_all,
             was_applied: previous.iter().any(|(po, pn)| po == old && pn == new),
             near: nears.get(i).unwrap_or(&Near::None),
+            twins: twin_group[i]
+                .map_or(&[][..], |g| &twin_members[g])
+                .iter()
+                .take_while(|&&j| j < i)
+                .filter(|&&j| matches!(outcomes[j], Outcome::Applied { .. }))
+                .map(|&j| Twin {
+                    n: j + 1,
+                    old: &wanted[j].0,
+                    new: &wanted[j].1,
+                    replace_all: edits[j].replace_all,
+                })
+                .collect(),
         };
         let outcome = step.run(&mut call)?;
-        if outcome == Outcome::AlreadyApplied {
-            call.notes.push(format!(
+        match outcome {
+            Outcome::AlreadyApplied => call.notes.push(format!(
                 "edit {} was already applied by the previous call; skipped it",
                 i + 1
-            ));
+            )),
+            Outcome::Duplicate { of } => call.notes.push(format!(
+                "edit {} makes the same change as edit {of}, sent differently; applied it once \
+                 and skipped the copy",
+                i + 1
+            )),
+            Outcome::Applied { .. } => {}
         }
         outcomes.push(outcome);
     }

@@ -3,9 +3,10 @@
 //! Most specific first: a repeated character miscounted, lines that differ
 //! from old only in whitespace (shown visibly), invisible characters named,
 //! then the nearest real lines of the file, numbered like fs-read (and said
-//! to be numbered, so the numbers are not copied into old; when old already
-//! carries such numbers the lines are shown without them). Similarity is
-//! used here only to explain, never to apply.
+//! to be numbered, so the numbers are not copied into old). When old
+//! carries numbers copied from a tool's output, in any form `numbers`
+//! knows, it is compared without them and the lines are shown without any.
+//! Similarity is used here only to explain, never to apply.
 //!
 //! Everything stays linear in the file: candidate windows come from lines
 //! old shares with the file (or, failing that, from a cheap bigram filter
@@ -17,6 +18,9 @@ use std::fmt::Write as _;
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 use super::text::{LineIndex, split_lines};
+pub(crate) use numbers::NewReading;
+
+mod numbers;
 
 /// A window must be at least this similar to old to be shown.
 const MIN_SIMILARITY: f32 = 0.6;
@@ -27,11 +31,22 @@ const SHOW_LINES: usize = 40;
 
 /// The hint for an old text found nowhere at any level.
 pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
-    let (old_lines, _) = split_lines(old);
+    let (sent_lines, _) = split_lines(old);
+    // Numbered lines are compared without their numbers, and the file's
+    // lines shown without any: numbered lines would invite the same
+    // mistake again.
+    let copied = numbers::numbered(&sent_lines);
+    let show_plain = copied.is_some() || numbers::looks_numbered(&sent_lines);
+    let old_lines = copied.as_ref().map_or(sent_lines, |c| c.lines.clone());
     let mut parts = Vec::new();
-    let prefixed = read_prefix_format(&old_lines).is_some();
     if let Some(miscount) = miscounted_run(text, lines, &old_lines) {
         parts.push(miscount);
+    }
+    if let Some((before, after)) = copied.as_ref().and_then(|c| c.gap()) {
+        parts.push(format!(
+            "old's line numbers skip from {before} to {after}: old must be whole consecutive \
+             lines of the file, none left out"
+        ));
     }
     match nearest(text, lines, &old_lines) {
         Some(first) => {
@@ -42,10 +57,9 @@ pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
             if let Some(inv) = invisible_difference(text, lines, &old_lines, first) {
                 parts.push(inv);
             }
-            if prefixed {
-                // Numbered lines would invite the same mistake again.
+            if show_plain {
                 parts.push(format!(
-                    "every line of old starts with a line number, as fs-read shows them; the \
+                    "the lines of old start with line numbers copied from a tool's output; the \
                      numbers are not part of the file. The nearest lines in the file are {}; \
                      old must be exactly these lines, without numbers:\n{}",
                     span(first, count),
@@ -69,77 +83,32 @@ pub(crate) fn not_found(text: &str, lines: &LineIndex, old: &str) -> String {
     parts.join("\n")
 }
 
-/// How fs-read-style line numbers were put in front of lines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Prefix {
-    /// `    12\tline` (fs-read's own form).
-    Tab,
-    /// `12:line` (grep -n).
-    Colon,
-}
-
-/// The number and the rest of a line carrying a prefix of this form.
-fn split_prefix(line: &str, form: Prefix) -> Option<(usize, &str)> {
-    let body = line.trim_start_matches(' ');
-    let digits = body.len() - body.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    if digits == 0 || digits > 9 {
-        return None;
-    }
-    let number = body[..digits].parse().ok()?;
-    let rest = &body[digits..];
-    match form {
-        Prefix::Tab => match rest.strip_prefix('\t') {
-            Some(rest) => Some((number, rest)),
-            // A blank line's number with the tab trimmed away.
-            None if rest.is_empty() => Some((number, "")),
-            None => None,
-        },
-        // As grep -n prints it: a space after the colon is the line's own.
-        Prefix::Colon => rest.strip_prefix(':').map(|r| (number, r)),
-    }
-}
-
-/// The prefix form every line of old carries, with consecutive numbers.
-fn read_prefix_format(old_lines: &[&str]) -> Option<Prefix> {
-    if old_lines.is_empty() {
-        return None;
-    }
-    [Prefix::Tab, Prefix::Colon].into_iter().find(|&form| {
-        let mut expect = None;
-        old_lines.iter().all(|l| match split_prefix(l, form) {
-            Some((n, _)) if expect.is_none_or(|e| e == n) => {
-                expect = Some(n + 1);
-                true
-            }
-            _ => false,
-        })
-    })
-}
-
-/// old and new without fs-read line-number prefixes, when every line of
-/// old carries one (same form, consecutive numbers). new's lines lose the
-/// prefix where they have one of the same form.
-pub(crate) fn strip_read_prefixes(old: &str, new: &str) -> Option<(String, String)> {
+/// old without the line numbers copied with it (each line numbered alike,
+/// consecutively), and how new reads beside it; None when old is not so
+/// numbered or is nothing without its numbers.
+pub(crate) fn strip_numbers(old: &str, new: &str) -> Option<(String, NewReading)> {
     let (old_lines, old_nl) = split_lines(old);
-    let form = read_prefix_format(&old_lines)?;
-    let strip = |lines: &[&str], nl: bool| {
-        let mut out: Vec<&str> = lines
-            .iter()
-            .map(|l| split_prefix(l, form).map_or(*l, |(_, rest)| rest))
-            .collect();
-        if nl {
-            out.push("");
-        }
-        out.join("\n")
-    };
-    let (new_lines, new_nl) = split_lines(new);
-    let old = strip(&old_lines, old_nl);
-    let new = strip(&new_lines, new_nl);
-    (!old.trim().is_empty() && old != new).then_some((old, new))
+    let copied = numbers::numbered(&old_lines).filter(|c| c.consecutive())?;
+    let mut stripped = copied.lines.join("\n");
+    if old_nl {
+        stripped.push('\n');
+    }
+    if stripped.trim().is_empty() {
+        return None;
+    }
+    let reading = numbers::read_new(&copied, new);
+    Some((stripped, reading))
 }
 
-/// Lines without numbers, indented by two spaces so they stand apart.
-fn plain(text: &str, lines: &LineIndex, first: usize, count: usize) -> String {
+/// Whether old's lines carry numbers copied from a tool's output (then
+/// lines shown to the model go without numbers).
+pub(crate) fn carries_numbers(old: &str) -> bool {
+    let (lines, _) = split_lines(old);
+    numbers::numbered(&lines).is_some() || numbers::looks_numbered(&lines)
+}
+
+/// Lines as they are, without numbers.
+pub(crate) fn plain(text: &str, lines: &LineIndex, first: usize, count: usize) -> String {
     let end = (first + count).min(lines.count());
     let mut out = String::new();
     for i in first..end.min(first + SHOW_LINES) {

@@ -74,6 +74,12 @@ impl Level {
     }
 }
 
+/// A line as the loosest level compares it: two lines equal under this
+/// key may match at some tolerant level, and lines that differ never do.
+pub(crate) fn loosest_key(line: &str) -> std::borrow::Cow<'_, str> {
+    key(Level::InnerWhitespace, line)
+}
+
 /// Where old matched, at a tolerant level.
 #[derive(Debug, Clone)]
 pub(crate) struct Match {
@@ -84,6 +90,13 @@ pub(crate) struct Match {
     shift: Shift,
     /// A match inside one line; the replacement is new as sent.
     partial: bool,
+}
+
+impl Match {
+    /// Whether old matched inside one line rather than whole lines.
+    pub fn partial(&self) -> bool {
+        self.partial
+    }
 }
 
 /// The indent unit a file uses, learnt once and given to every probe of a

@@ -109,7 +109,7 @@ fn read_format_line_numbers_are_stripped_when_that_matches_once() {
     let out = ok(text, &[Edit::new(old, new)]);
     assert_eq!(out.text, "fn a() {\n    let x = 2;\n    x\n}\n");
     assert!(
-        out.notes[0].contains("line number as fs-read shows"),
+        out.notes[0].contains("line numbers copied from a tool's output"),
         "{:?}",
         out.notes
     );

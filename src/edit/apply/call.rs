@@ -45,6 +45,17 @@ pub(super) struct Call<'s> {
     pub(super) orig_lines: OnceCell<LineIndex>,
     /// The file's indent unit as read, once a tolerant level needs it.
     pub(super) file_unit: OnceCell<FileUnit>,
+    /// Per edit (0-based): whether a later edit may repeat it, so where it
+    /// wrote is kept in `written`.
+    pub(super) tracked: Vec<bool>,
+    /// Matches (pattern, the edit that changed them, where that edit's text
+    /// now stands) that a later edit's old had in text an earlier edit
+    /// wrote, until this edit changed them: that later edit is stale.
+    pub(super) lost: Vec<(usize, usize, Range<usize>)>,
+    /// Where tracked edits (1-based) wrote their new text, in the current
+    /// text; later splices move them, and one that changes such text
+    /// widens its range to cover what it wrote there.
+    pub(super) written: Vec<(usize, Range<usize>)>,
 }
 
 impl Call<'_> {
@@ -85,20 +96,37 @@ impl Call<'_> {
     /// move the cursor past them.
     pub(super) fn splice(&mut self, n: usize, reps: Vec<Replacement>) {
         self.cursor = end_after(&reps);
+        let wrote = if self.tracked.get(n - 1) == Some(&true) {
+            written_ranges(&reps)
+        } else {
+            Vec::new()
+        };
         let reps = self.pieces.refine(reps);
-        if reps.is_empty() {
-            return;
-        }
         let replaced: Vec<(Range<usize>, isize)> = reps
             .iter()
             .map(|(r, t)| (r.clone(), t.len() as isize - r.len() as isize))
             .collect();
+        for (_, range) in &mut self.written {
+            *range = moved(range, &replaced);
+        }
+        // Only edits still to run can be stale.
+        let last_use = &self.last_use;
+        self.lost.retain(|(pid, ..)| last_use[*pid] >= n);
+        for (_, _, range) in &mut self.lost {
+            *range = moved(range, &replaced);
+        }
+        self.written.extend(wrote.into_iter().map(|r| (n, r)));
+        if reps.is_empty() {
+            return;
+        }
         let done = self.pieces.splice(reps);
         self.cuts.extend(done.cut.into_iter().map(|r| (n, r)));
         let pat_len = &self.pat_len;
+        let lost = &mut self.lost;
         self.pending.retain_mut(|(pid, start)| {
             let end = *start + pat_len[*pid];
             if replaced.iter().any(|(r, _)| overlaps(*start, end, r)) {
+                lost.push((*pid, n, moved(&(*start..end), &replaced)));
                 return false;
             }
             let before = replaced.partition_point(|(r, _)| r.end <= *start);
@@ -125,9 +153,14 @@ impl Call<'_> {
         }
     }
 
+    /// The original's line index, made once.
+    pub(super) fn orig_line_index(&self) -> &LineIndex {
+        self.orig_lines.get_or_init(|| LineIndex::new(self.orig))
+    }
+
     /// The current text's line index, from the original's.
     pub(super) fn line_index(&self) -> LineIndex {
-        let orig = self.orig_lines.get_or_init(|| LineIndex::new(self.orig));
+        let orig = self.orig_line_index();
         if self.pieces.untouched() {
             return orig.clone();
         }
@@ -144,6 +177,44 @@ impl Call<'_> {
         let lines = self.line_index();
         at.iter().map(|&h| lines.line_of(h)).collect()
     }
+}
+
+/// Where each of `replacements` (ascending) stands once they are spliced
+/// in: its whole new text, even where splicing keeps some of it as it was.
+fn written_ranges(replacements: &[Replacement]) -> Vec<Range<usize>> {
+    let mut delta: isize = 0;
+    replacements
+        .iter()
+        .map(|(range, text)| {
+            let start = (range.start as isize + delta) as usize;
+            delta += text.len() as isize - range.len() as isize;
+            start..start + text.len()
+        })
+        .collect()
+}
+
+/// `range` of the text before `replaced` (ascending ranges, each with how
+/// much it grew) were spliced in, in the text after: text inserted at its
+/// start goes before it, a replacement overlapping it widens it to cover
+/// the new text.
+fn moved(range: &Range<usize>, replaced: &[(Range<usize>, isize)]) -> Range<usize> {
+    let (mut start, mut end) = (range.start as isize, range.end as isize);
+    let mut shift: isize = 0;
+    for (r, grew) in replaced {
+        let (rs, re) = (r.start as isize, r.end as isize);
+        if re <= range.start as isize {
+            start += grew;
+            end += grew;
+        } else if rs < range.end as isize {
+            // Overlaps (or is an insertion strictly inside).
+            start = start.min(rs + shift);
+            end = end.max(re + shift) + grew;
+        } else {
+            break;
+        }
+        shift += grew;
+    }
+    start.max(0) as usize..end.max(start).max(0) as usize
 }
 
 /// Where the cursor goes after `replacements` (ascending) are spliced in:

@@ -9,9 +9,18 @@ use super::call::Call;
 use super::step::{Step, View};
 use crate::edit::error::{EditError, ErrorKind};
 use crate::edit::hints;
-use crate::edit::search::{find_overlapping, overlaps};
-use crate::edit::text::LineIndex;
-use crate::edit::tolerant::{self, Probe};
+use crate::edit::search::{find_overlapping, overlaps, overlaps_any};
+use crate::edit::text::{LineIndex, split_lines};
+use crate::edit::tolerant::{self, Level, Probe};
+
+/// Where a stale edit's old text was.
+pub(super) enum Was {
+    /// In the file as read (original offsets).
+    AsRead(Range<usize>),
+    /// In text an earlier edit wrote; now the text the changing edit left
+    /// there (current offsets).
+    Written(Range<usize>),
+}
 
 impl Step<'_> {
     /// The line where new already stands, exactly or at a tolerant level (a
@@ -31,75 +40,143 @@ impl Step<'_> {
         found.matches.first().map(|m| m.first_line)
     }
 
-    /// old was in the file as read, but an earlier edit of this call changed
-    /// it: say which, and show the text as that edit left it.
-    pub(super) fn stale(&self, call: &Call) -> Option<EditError> {
+    /// Where `old` stood in the file as read at a place an earlier edit of
+    /// this call changed, and which edit that was: such an edit is stale,
+    /// and a match anywhere else would be a guess. Exactly, or else at the
+    /// first tolerant level that finds it among the places an earlier edit
+    /// changed; a tolerant place counts only at a level no looser than
+    /// `now`, where old matches in the current text (None: nowhere), since
+    /// a stricter match elsewhere is what old meant.
+    pub(super) fn stale_place(
+        &self,
+        call: &Call,
+        old: &str,
+        new: &str,
+        pid: Option<usize>,
+        now: Option<Level>,
+    ) -> Option<(Was, usize)> {
         if call.cuts.is_empty() {
             return None;
         }
-        let len = self.old.len();
-        let mut places: Vec<Range<usize>> = match self.pid {
-            Some(pid) => call.orig_hits[pid].iter().map(|&h| h..h + len).collect(),
-            None => find_overlapping(call.orig.as_bytes(), self.old.as_bytes())
-                .into_iter()
-                .map(|h| h..h + len)
-                .collect(),
-        };
-        if places.is_empty() {
-            let lines = LineIndex::new(call.orig);
-            if let Some(found) = tolerant::find(call.orig, &lines, &Probe::new(self.old, self.new))
-            {
-                places = found.matches.into_iter().map(|m| m.range).collect();
-            }
-        }
-        let (place, by) = places.iter().find_map(|p| {
+        let cut_by = |p: &Range<usize>| {
             call.cuts
                 .iter()
                 .find(|(_, cut)| overlaps(p.start, p.end, cut))
-                .map(|(m, _)| (p.clone(), *m))
-        })?;
-        let orig_lines = LineIndex::new(call.orig);
-        let first = orig_lines.line_of(place.start);
-        let last = orig_lines.line_of(place.end.saturating_sub(1).max(place.start));
+                .map(|(by, _)| *by)
+        };
+        let exact = match pid {
+            Some(pid) => call.orig_hits[pid].clone(),
+            None => find_overlapping(call.orig.as_bytes(), old.as_bytes()),
+        };
+        if let Some(stale) = exact
+            .iter()
+            .map(|&h| h..h + old.len())
+            .find_map(|p| cut_by(&p).map(|by| (Was::AsRead(p), by)))
+        {
+            return Some(stale);
+        }
+        // In text an earlier edit wrote, until a later one changed it.
+        if let Some((_, by, range)) = pid.and_then(|pid| call.lost.iter().find(|l| l.0 == pid)) {
+            return Some((Was::Written(range.clone()), *by));
+        }
+        if !exact.is_empty() {
+            return None;
+        }
+        // Only places whose lines take in a cut can be stale: the loose
+        // search for old's first line, then the levels, at those alone.
+        let orig_lines = call.orig_line_index();
+        let probe = Probe::new(old, new).file_unit(call.file_unit());
+        let mut cuts: Vec<Range<usize>> = call.cuts.iter().map(|(_, c)| c.clone()).collect();
+        cuts.sort_by_key(|c| (c.start, c.end));
+        let m = split_lines(old).0.len();
+        let end_of = |j: usize| {
+            if j + m < orig_lines.count() {
+                orig_lines.start(j + m)
+            } else {
+                call.orig.len()
+            }
+        };
+        let first: Vec<usize> = tolerant::first_lines(call.orig, orig_lines, &[&probe])
+            .pop()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|&j| overlaps_any(orig_lines.start(j), end_of(j), &cuts))
+            .collect();
+        let found = tolerant::find_from(call.orig, orig_lines, &probe, &first)?;
+        if now.is_some_and(|level| found.level > level) {
+            return None;
+        }
+        found
+            .matches
+            .into_iter()
+            .find_map(|m| cut_by(&m.range).map(|by| (Was::AsRead(m.range), by)))
+    }
+
+    /// The error for a stale edit: which edit changed its old text, and the
+    /// lines as that edit left them.
+    pub(super) fn stale(&self, call: &Call, was: Was, by: usize) -> EditError {
+        let (at, (from, to)) = match was {
+            Was::AsRead(place) => {
+                let orig_lines = call.orig_line_index();
+                let first = orig_lines.line_of(place.start);
+                let last = orig_lines.line_of(place.end.saturating_sub(1).max(place.start));
+                (
+                    format!(
+                        "at {} of the file as read",
+                        hints::span(first, last - first + 1)
+                    ),
+                    (
+                        call.pieces.orig_to_current(place.start),
+                        call.pieces.orig_to_current(place.end),
+                    ),
+                )
+            }
+            Was::Written(now) => (
+                "in text an earlier edit wrote".to_string(),
+                (now.start, now.end),
+            ),
+        };
         let cur = call.pieces.materialize();
         let lines = LineIndex::new(&cur);
-        let (from, to) = (
-            call.pieces.orig_to_current(place.start),
-            call.pieces.orig_to_current(place.end),
-        );
         let now_first = lines.line_of(from.min(cur.len().saturating_sub(1)));
         let now_last = lines.line_of(
             to.saturating_sub(1)
                 .max(from)
                 .min(cur.len().saturating_sub(1)),
         );
-        let now = if lines.count() == 0 {
-            "(the file is now empty)".to_string()
-        } else {
-            hints::numbered(&cur, &lines, now_first, now_last - now_first + 1)
-        };
-        Some(
-            EditError::new(
-                ErrorKind::NotFound,
-                format!(
-                    "edit {}'s old text was changed by edit {by}: it was at {} of the file as \
-                     read, and edit {by} changed it before edit {} ran",
-                    self.n,
-                    hints::span(first, last - first + 1),
-                    self.n
-                ),
+        let count = now_last - now_first + 1;
+        // Lines numbered as fs-read shows them, unless old came with copied
+        // numbers: numbered lines would invite the same mistake again.
+        let (now, shown) = if lines.count() == 0 {
+            ("(the file is now empty)".to_string(), "")
+        } else if hints::carries_numbers(self.old) {
+            (
+                hints::plain(&cur, &lines, now_first, count),
+                " (as they are, without numbers)",
             )
-            .at(self.n, self.total)
-            .with_hint(Some(format!(
-                "edits apply in order, each to the text the one before left; merge edits {by} \
-                 and {} into one edit, or give edit {}'s old as the text is after edit {by}. \
-                 That text is now at {} (number, tab, line; the numbers are not part of the \
-                 file):\n{now}",
-                self.n,
-                self.n,
-                hints::span(now_first, now_last - now_first + 1),
-            ))),
+        } else {
+            (
+                hints::numbered(&cur, &lines, now_first, count),
+                " (number, tab, line; the numbers are not part of the file)",
+            )
+        };
+        EditError::new(
+            ErrorKind::NotFound,
+            format!(
+                "edit {}'s old text was changed by edit {by}: it was {at}, and edit {by} \
+                 changed it before edit {} ran",
+                self.n, self.n
+            ),
         )
+        .at(self.n, self.total)
+        .with_hint(Some(format!(
+            "edits apply in order, each to the text the one before left; merge edits {by} \
+             and {} into one edit, or give edit {}'s old as the text is after edit {by}. \
+             That text is now at {}{shown}:\n{now}",
+            self.n,
+            self.n,
+            hints::span(now_first, count),
+        )))
     }
 
     pub(super) fn ambiguous(&self, reason: String) -> EditError {

@@ -1,14 +1,18 @@
 //! One edit in its place in the call: the region a hint allows, an
-//! insertion, the exact matches, then the tolerant levels and fs-read line
-//! numbers stripped from old; and the one exception to "exact means as
-//! sent" (a whole line sent without its indentation).
+//! insertion, the exact matches, then (unless an earlier edit of the call
+//! changed old's place, or this edit repeats one) the tolerant levels, and
+//! line numbers copied into old stripped; and the one exception to "exact
+//! means as sent" (a whole line sent without its indentation).
 
 use std::borrow::Cow;
+use std::ops::Range;
 
 use super::call::Call;
+use super::repeat::Twin;
+use super::typography::{Undecided, in_file_typography};
 use super::{Near, Outcome};
 use crate::edit::error::{EditError, ErrorKind};
-use crate::edit::hints;
+use crate::edit::hints::{self, NewReading};
 use crate::edit::pieces::Pieces;
 use crate::edit::text::LineIndex;
 use crate::edit::tolerant::{self, Level, Probe};
@@ -44,6 +48,8 @@ pub(super) struct Step<'a> {
     /// The previous call applied exactly this edit.
     pub(super) was_applied: bool,
     pub(super) near: &'a Near,
+    /// Earlier edits of the call this one may repeat (see `repeat`).
+    pub(super) twins: Vec<Twin<'a>>,
 }
 
 /// Where a hinted edit may match: starting at or after `from`, and ending
@@ -71,22 +77,73 @@ impl Step<'_> {
         {
             return Ok(outcome);
         }
-        // old copied from fs-read output with its line numbers.
-        if let Some((old, new)) = hints::strip_read_prefixes(self.old, self.new)
-            && let Some(outcome) = self.try_match(call, &region, &old, &new, None, &mut view)?
-        {
-            call.notes.push(format!(
-                "edit {}: every line of old started with a line number as fs-read shows it; \
-                 matched without the numbers (they are not part of the file); check the diff",
-                self.n
-            ));
-            return Ok(outcome);
-        }
-        if let Some(stale) = self.stale(call) {
-            return Err(stale);
+        // old copied from a tool's output with its line numbers.
+        if let Some((old, reading)) = hints::strip_numbers(self.old, self.new) {
+            let new = match reading {
+                NewReading::AsSent => {
+                    Some((Cow::Borrowed(self.new), "new had none and is as sent"))
+                }
+                NewReading::Stripped(new) => Some((Cow::Owned(new), "new's were taken off too")),
+                // Refused only where old without numbers would apply.
+                NewReading::Unclear(line) if self.matches_somewhere(call, &old, &mut view) => {
+                    return Err(self.unclear_numbers(&line));
+                }
+                NewReading::Unclear(_) => None,
+            };
+            if let Some((new, how)) = new {
+                if old == new.as_ref() && self.matches_somewhere(call, &old, &mut view) {
+                    return Err(EditError::new(
+                        ErrorKind::NoChange,
+                        format!(
+                            "edit {} changes nothing once the line numbers copied into old and \
+                             new are taken off: they are not part of the file",
+                            self.n
+                        ),
+                    )
+                    .at(self.n, self.total));
+                }
+                if let Some(outcome) = self.try_match(call, &region, &old, &new, None, &mut view)? {
+                    call.notes.push(format!(
+                        "edit {}: the lines of old started with line numbers copied from a \
+                         tool's output; matched them without the numbers (they are not part of \
+                         the file), and {how}; check the diff",
+                        self.n
+                    ));
+                    return Ok(outcome);
+                }
+            }
         }
         let view = view.get_or_insert_with(|| see(call));
         Err(self.not_found(view))
+    }
+
+    /// Whether `old` matches the current text, exactly or at a level.
+    fn matches_somewhere<'s>(
+        &self,
+        call: &Call<'s>,
+        old: &str,
+        view: &mut Option<View<'s>>,
+    ) -> bool {
+        let view = view.get_or_insert_with(|| see(call));
+        memchr::memmem::find(view.cur.as_bytes(), old.as_bytes()).is_some()
+            || tolerant::find(&view.cur, &view.lines, &Probe::new(old, old)).is_some()
+    }
+
+    /// old was numbered and stripping the numbers matches, but a line of
+    /// new may carry a copied number or may be text.
+    fn unclear_numbers(&self, line: &str) -> EditError {
+        EditError::new(
+            ErrorKind::Ambiguous,
+            format!(
+                "the lines of old start with line numbers copied from a tool's output, and \
+                 new's line `{line}` starts with what may be such a number or may be the \
+                 line's own text"
+            ),
+        )
+        .at(self.n, self.total)
+        .with_hint(Some(
+            "send old and new without line numbers, exactly as the lines are in the file".into(),
+        ))
     }
 
     /// Exact, then the tolerant levels. None when old matches nowhere in
@@ -127,6 +184,10 @@ impl Step<'_> {
                 .collect();
         }
         if !hits.is_empty() {
+            let places: Vec<Range<usize>> = hits.iter().map(|&h| h..h + old.len()).collect();
+            if let Some(repeat) = self.repeats(call, old, new, &places) {
+                return repeat.map(Some);
+            }
             return self.replace_exact(call, &hits, old, new).map(Some);
         }
         let view = view.get_or_insert_with(|| see(call));
@@ -159,6 +220,17 @@ impl Step<'_> {
         } else {
             tolerant::find(cur, lines, &probe)
         };
+        // An earlier edit of the call changed the place old had in the file
+        // as read: decided before any tolerant match is taken, which would
+        // be a loose twin somewhere else.
+        if let Some((place, by)) =
+            self.stale_place(call, old, new, pid, found.as_ref().map(|f| f.level))
+        {
+            if let Some(repeat) = self.repeat_of_twin(by, old, new) {
+                return repeat.map(Some);
+            }
+            return Err(self.stale(call, place, by));
+        }
         let Some(tolerant::Found {
             level,
             matches: mut found,
@@ -192,25 +264,43 @@ impl Step<'_> {
         if found.is_empty() {
             return Ok(None);
         }
+        let places: Vec<Range<usize>> = found.iter().map(|m| m.range.clone()).collect();
+        if let Some(repeat) = self.repeats(call, old, new, &places) {
+            return repeat.map(Some);
+        }
         let mut end = 0;
         let mut replacements = Vec::new();
         let mut spans = Vec::new();
+        let mut retyped = false;
         for m in found.iter().filter(|m| {
             let keep = m.range.start >= end;
             end = end.max(m.range.end);
             keep
         }) {
             let span = hints::span(m.first_line, m.line_count);
+            // Typography read loosely in old is the same mistake in new.
+            let typed = if level >= Level::Typography {
+                in_file_typography(&cur[m.range.clone()], old, new, m.partial())
+                    .map_err(|u| self.undecided_typography(&span, u))?
+            } else {
+                Cow::Borrowed(new)
+            };
+            retyped |= typed != new;
             if !spans.contains(&span) {
                 spans.push(span);
             }
             replacements.push((
                 m.range.clone(),
-                tolerant::replacement(cur, lines, m, old, new),
+                tolerant::replacement(cur, lines, m, old, &typed),
             ));
         }
+        let retyped = if retyped {
+            "; new's typographic characters were written as the file writes them there"
+        } else {
+            ""
+        };
         call.notes.push(format!(
-            "edit {}: old matched {} {}; check the diff",
+            "edit {}: old matched {} {}{retyped}; check the diff",
             self.n,
             spans.join(", "),
             level.ignoring()
@@ -218,6 +308,27 @@ impl Step<'_> {
         let count = replacements.len();
         call.splice(self.n, replacements);
         Ok(Some(Outcome::Applied { level, count }))
+    }
+
+    /// new brings in a character whose form in the file cannot be told.
+    fn undecided_typography(&self, span: &str, u: Undecided) -> EditError {
+        let shown: Vec<String> = u.file.iter().map(|c| format!("`{c}`")).collect();
+        EditError::new(
+            ErrorKind::Ambiguous,
+            format!(
+                "old matched {span} only by reading its typographic characters (quotes, \
+                 dashes, spaces) as the file's, and new brings in `{}` (U+{:04X}), where old \
+                 had that character or its plain form for the file's {}: which one new means \
+                 cannot be told",
+                u.model,
+                u.model as u32,
+                shown.join(" and ")
+            ),
+        )
+        .at(self.n, self.total)
+        .with_hint(Some(
+            "send old and new with the file's own characters, as fs-read shows them".into(),
+        ))
     }
 
     /// Among several matches, the one nearest the hinted line; all the
