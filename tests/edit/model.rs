@@ -375,11 +375,36 @@ proptest! {
         prop_assume!(!edits.is_empty());
         let sent: Vec<Edit> = edits.iter().map(|e| e.edit.clone()).collect();
         let want = expected(bom, &read, &edits);
+        // An edit alike an earlier one but for indentation or its final
+        // break is the same change sent again: the engine applies it once
+        // (or refuses when it cannot be sure), so its result may also be
+        // the call without it.
+        let twin = |i: usize| {
+            let key = |t: &str| -> Vec<String> {
+                t.lines().map(|l| l.trim().to_string()).collect()
+            };
+            let (old, new) = (key(&edits[i].old), key(&edits[i].new));
+            edits[..i].iter().any(|d| key(&d.old) == old && key(&d.new) == new)
+        };
+        let twins: Vec<bool> = (0..sent.len()).map(twin).collect();
+        let without_twins: Vec<_> = edits
+            .iter()
+            .zip(&twins)
+            .filter(|(_, t)| !**t)
+            .map(|(e, _)| e.clone())
+            .collect();
+        let once = expected(bom, &read, &without_twins);
+        let any_twin = twins.iter().any(|&t| t);
         match (apply(&text, &sent, &[]), want) {
+            (Err(_), _) if any_twin => {}
+            (Ok(got), _) if any_twin && once.as_deref() == Some(got.text.as_str()) => {}
             (Ok(got), Some(want)) => {
                 prop_assert_eq!(&got.text, &want, "file {:?}, edits {:?}", text, sent);
                 for (i, o) in got.outcomes.iter().enumerate() {
                     let dup = edits[..i].iter().any(|d| d.old == edits[i].old && d.new == edits[i].new);
+                    if twins[i] && !dup {
+                        continue;
+                    }
                     prop_assert_eq!(dup, matches!(o, Outcome::Duplicate { .. }), "{:?}", got.outcomes);
                 }
                 if let Err(why) = crate::props::check_diff(&text, &got.text, &got.diff) {
