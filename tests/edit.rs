@@ -11,6 +11,10 @@
 //!   line-by-line model of the result: exact bytes or a refusal.
 //! - `round_two`: duplicate edits, stale edits, kept lines' endings, lone-CR
 //!   files, fs-read line numbers, invisible characters, indent units.
+//! - `indentation`: where new's lines go when old's indentation is not the
+//!   file's, or an exact old starts inside a line's indentation, or new is
+//!   indented in a style foreign to the file; and the property that a
+//!   re-indented edit is written exactly or refused.
 //! - `props`: properties over generated texts and edits: an edit and its
 //!   inverse restore the text, `apply` never panics and agrees with
 //!   `replacen` where it should, CRLF files get no bare LF, the final
@@ -20,6 +24,8 @@
 
 #[path = "edit/conformance.rs"]
 mod conformance;
+#[path = "edit/indentation.rs"]
+mod indentation;
 #[path = "edit/model.rs"]
 mod model;
 #[path = "edit/multi.rs"]
