@@ -21,6 +21,7 @@
 //!   strictly to one unit (tabs and spaces both, odd alignment) is left as
 //!   the model wrote it.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::ops::Range;
 
@@ -121,7 +122,15 @@ pub(crate) fn exact_indentation(
     if !left_out.is_empty() && trimmed && (with_text > 1 || other_unit) {
         readings = readings.or_first_line_only(&left_out);
     }
-    let mut text = rewrite(&file_lines, &old_lines, &new_lines, &readings)?.join("\n");
+    let mut lines = rewrite(&file_lines, &old_lines, &new_lines, &readings)?;
+    // A blank line says nothing of depth: as sent (a last line of spaces
+    // keeps a file without a final newline so).
+    for (line, sent) in lines.iter_mut().zip(&new_lines) {
+        if sent.trim().is_empty() {
+            *line = Cow::Borrowed(sent);
+        }
+    }
+    let mut text = lines.join("\n");
     if new_nl {
         text.push('\n');
     }
