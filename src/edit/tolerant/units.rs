@@ -138,17 +138,22 @@ fn detect<'a>(lines: impl Iterator<Item = &'a str>, start: Option<usize>) -> Ind
             }
         }
         let spaces_only = !indent.contains('\t');
+        let item = line.trim_end().ends_with(',');
         if spaces_only
             && let Some(p) = previous
             && width > p
             && width - p <= LONGEST_STEP
         {
-            match line.trim_end().ends_with(',') {
+            match item {
                 true => item_steps[width - p] += 1,
                 false => steps[width - p] += 1,
             }
         }
-        previous = spaces_only.then_some(width);
+        // A statement's step is from the statement before it, not from an
+        // item between them.
+        if !item || previous.is_none() {
+            previous = spaces_only.then_some(width);
+        }
     }
     if tab_lines > space_lines {
         return Indentation {
