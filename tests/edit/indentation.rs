@@ -124,7 +124,7 @@ fn the_models_unit_beats_a_uniform_prefix() {
     assert_eq!(out.text, "def a():\n    x()\n    if q:\n        y()\n");
     assert_eq!(level(&out), Level::Indentation);
     // Old at one depth and new with no step of its own: 6 spaces could be
-    // one 2-space level below a prefix of 2, or 3 levels of 2, or 6 of 1.
+    // one 2-space level below a prefix of 2, or 3 levels of 2.
     let e = err("def a():\n    x()\n", "  x()\n", "      y()\n");
     assert_eq!(e.kind, ErrorKind::Ambiguous);
     assert!(
@@ -132,10 +132,12 @@ fn the_models_unit_beats_a_uniform_prefix() {
             .contains("(`y()`) is indented 6 spaces, and old's lines do not show"),
         "{e}"
     );
-    assert!(
-        e.reason.contains("8 spaces or 12 spaces or 20 spaces"),
-        "{e}"
-    );
+    assert!(e.reason.contains("could be 8 spaces or 12 spaces"), "{e}");
+    // A deeper line is one level deeper: 4 spaces under old's line is one
+    // 4-space level (8 in the file), not two of 2 (12), which would open a
+    // block two levels deep at once.
+    let out = ok("def a():\n    x()\n", "  x()\n", "  x()\n      y()\n");
+    assert_eq!(out.text, "def a():\n    x()\n        y()\n");
     // A line shallower than the over-indentation old carries is not put
     // at column 0: it would stand left of it.
     let e = err(
@@ -253,20 +255,19 @@ fn added_lines_in_a_foreign_style_take_the_files() {
     let out = ok(text, "    b\n", "    b\n\td\n");
     assert_eq!(out.text, "a:\n    b\n\td\n\tc\n");
     assert!(out.notes.is_empty(), "{:?}", out.notes);
-    // Where no reading decides, refused: 6 spaces after a line at 8 could
-    // be one 2-space level out (4) or six 1-space levels (column 0).
+    // 6 spaces after a line at 8 in a 4-space file: only 2 a level writes
+    // it whole, one level out.
     let text = "def f():\n    if a:\n        b = 1\n";
-    let e = err(text, "        b = 1\n", "        b = 1\n      c = 2\n");
+    let out = ok(text, "        b = 1\n", "        b = 1\n      c = 2\n");
+    assert_eq!(out.text, "def f():\n    if a:\n        b = 1\n    c = 2\n");
+    // Where no reading decides, refused: 8 spaces in a tab file, with
+    // nothing around to show the model's unit.
+    let e = err("a:\n\tb\nc\n", "c\n", "        d\n");
     assert_eq!(e.kind, ErrorKind::Ambiguous);
-    assert!(e.reason.contains("no indentation or 4 spaces"), "{e}");
-    // A deeper line is one level deeper: 6 spaces under a line at column
-    // 0 is one level of the file's, whatever unit the model had.
-    let out = ok(
-        "def f():\n    a = 1\nb = 2\n",
-        "b = 2\n",
-        "b = 2\n      c\n",
+    assert!(
+        e.reason.contains("could be 1 tab or 2 tabs or 4 tabs"),
+        "{e}"
     );
-    assert_eq!(out.text, "def f():\n    a = 1\nb = 2\n    c\n");
     // A model that copies old's 4 spaces and adds a line with a tab: a
     // tab of 4 columns or of 8, so refused.
     let e = err(

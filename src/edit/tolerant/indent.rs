@@ -18,18 +18,23 @@ use std::borrow::Cow;
 use super::rewrite::Doubt;
 use super::units::{Indentation, Unit, continuations, indent_of, jumps};
 
-/// Units a model may have written in.
-const MODEL_UNITS: [Unit; 9] = [
-    Unit::Tab,
-    Unit::Spaces(4),
-    Unit::Spaces(2),
-    Unit::Spaces(8),
-    Unit::Spaces(3),
-    Unit::Spaces(1),
-    Unit::Spaces(5),
-    Unit::Spaces(6),
-    Unit::Spaces(7),
-];
+/// Units a model writes in. Odd ones (1, 3, 5-7 spaces) are not among
+/// them: read so, alignment spaces become levels (9 spaces, 2 a level and
+/// one of alignment, would be 3 levels of 3), and a model uses them only
+/// where the file does, which `model_units` adds.
+const MODEL_UNITS: [Unit; 4] = [Unit::Tab, Unit::Spaces(4), Unit::Spaces(2), Unit::Spaces(8)];
+
+/// The units a model may have written in at a place: the usual ones, and
+/// the file's own.
+fn model_units(place: &Place) -> Vec<Unit> {
+    let mut units = MODEL_UNITS.to_vec();
+    for &unit in &place.candidates {
+        if !units.contains(&unit) {
+            units.push(unit);
+        }
+    }
+    units
+}
 
 /// One way the model's indentation maps to the file's.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -238,9 +243,9 @@ fn levels_delta(pairs: &Pairs, model: Unit, file: Unit) -> Option<isize> {
 /// Every level reading that fits the pairs at a place.
 fn level_readings(pairs: &Pairs, place: &Place) -> Vec<Reading> {
     let units = place.units();
-    MODEL_UNITS
-        .iter()
-        .flat_map(|&model| {
+    model_units(place)
+        .into_iter()
+        .flat_map(|model| {
             units
                 .iter()
                 .map(move |&file| (model, file.unwrap_or(model)))
@@ -268,8 +273,9 @@ pub(super) fn fits(
         return false;
     }
     let place = Place::new(file_lines, file);
+    let models = model_units(&place);
     place.units().into_iter().any(|file| {
-        MODEL_UNITS
+        models
             .iter()
             .any(|&m| levels_delta(&pairs, m, file.unwrap_or(m)).is_some())
     })
