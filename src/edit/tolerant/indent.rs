@@ -16,7 +16,7 @@
 use std::borrow::Cow;
 
 use super::rewrite::Doubt;
-use super::units::{Indentation, Unit, continuations, indent_of, jumps};
+use super::units::{Indentation, LineKind, Unit, continuations, indent_of, jumps};
 
 /// Units a model writes in. Odd ones (1, 3, 5-7 spaces) are not among
 /// them: read so, alignment spaces become levels (9 spaces, 2 a level and
@@ -166,10 +166,10 @@ pub(crate) struct Readings {
 }
 
 /// Old's indentation and the file's, for each line of old with text, and
-/// whether old's line continues the one before it.
+/// what old's line is (a statement, a continuation, text in a string).
 struct Pairs<'a> {
     indents: Vec<(&'a str, &'a str)>,
-    continues: Vec<bool>,
+    kinds: Vec<LineKind>,
 }
 
 fn pairs<'a>(old_lines: &[&'a str], file_lines: &[&'a str]) -> Pairs<'a> {
@@ -181,7 +181,7 @@ fn pairs<'a>(old_lines: &[&'a str], file_lines: &[&'a str]) -> Pairs<'a> {
         .collect();
     Pairs {
         indents,
-        continues: continuations(old_lines.iter().copied()),
+        kinds: continuations(old_lines.iter().copied()),
     }
 }
 
@@ -204,21 +204,26 @@ fn gcd(a: usize, b: usize) -> usize {
     if b == 0 { a } else { gcd(b, a % b) }
 }
 
-/// A continuation line whose file line is aligned on the line before it
-/// exactly as old's is (the same spaces added to the same line's
-/// indentation): alignment under an open bracket, which no unit measures.
-fn aligned(pairs: &Pairs, i: usize) -> bool {
-    if !pairs.continues.get(i).copied().unwrap_or(false) {
+/// A continuation line that steps from the line before it as the file's
+/// does: the same levels (in the model's unit and in the file's) and then
+/// the same spaces of alignment. No unit measures alignment from the
+/// margin (`\t\t  ` under a tab is a level and 2 spaces; 6 spaces under
+/// 2, in a 2-space model, the same).
+fn aligned(pairs: &Pairs, i: usize, model: Unit, file: Unit) -> bool {
+    if pairs.kinds.get(i) != Some(&LineKind::Continuation) {
         return false;
     }
     let Some(&(po, pf)) = i.checked_sub(1).and_then(|p| pairs.indents.get(p)) else {
         return false;
     };
     let (o, f) = pairs.indents[i];
-    match (o.strip_prefix(po), f.strip_prefix(pf)) {
-        (Some(a), Some(b)) => !a.is_empty() && a == b && a.bytes().all(|c| c == b' '),
-        _ => false,
-    }
+    let (Some(step_o), Some(step_f)) = (o.strip_prefix(po), f.strip_prefix(pf)) else {
+        return false;
+    };
+    let Some((levels, spaces)) = file.measure(step_f) else {
+        return false;
+    };
+    !step_o.is_empty() && step_o == format!("{}{}", model.render(levels), " ".repeat(spaces))
 }
 
 /// The one level difference that maps old's indentation in `model` units
@@ -226,7 +231,8 @@ fn aligned(pairs: &Pairs, i: usize) -> bool {
 fn levels_delta(pairs: &Pairs, model: Unit, file: Unit) -> Option<isize> {
     let mut delta = None;
     for (i, (o, f)) in pairs.indents.iter().enumerate() {
-        if aligned(pairs, i) {
+        // Inside a string or a comment, indentation is text, not depth.
+        if pairs.kinds.get(i) == Some(&LineKind::Text) || aligned(pairs, i, model, file) {
             continue;
         }
         let (ol, orem) = model.measure(o)?;

@@ -111,7 +111,7 @@ fn detect<'a>(lines: impl Iterator<Item = &'a str>, start: Option<usize>) -> Ind
         if indent.len() == line.len() {
             continue;
         }
-        if continuation.continues(line, indent.len()) {
+        if continuation.continues(line, indent.len()) != LineKind::Statement {
             continue;
         }
         let width = indent.len();
@@ -206,9 +206,20 @@ fn detect<'a>(lines: impl Iterator<Item = &'a str>, start: Option<usize>) -> Ind
     }
 }
 
-/// For each line with text, whether it continues the one before it (an
-/// open bracket, a trailing operator, a block comment).
-pub(crate) fn continuations<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<bool> {
+/// What a line is to the indentation around it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LineKind {
+    /// It starts a statement: its depth is structure.
+    Statement,
+    /// It continues the line before it (an open bracket, a trailing
+    /// operator): its depth aligns with that line.
+    Continuation,
+    /// It is inside a string or a block comment: its indentation is text.
+    Text,
+}
+
+/// For each line with text, what it is (`LineKind`).
+pub(crate) fn continuations<'a>(lines: impl Iterator<Item = &'a str>) -> Vec<LineKind> {
     let mut continuation = Continuation::default();
     lines
         .filter(|l| !l.trim().is_empty())
@@ -227,7 +238,7 @@ pub(crate) fn jumps(lines: &[&str], checked: &[bool], unit: Unit) -> bool {
             continue;
         }
         let indent = indent_of(line);
-        let continues = continuation.continues(line, indent.len());
+        let continues = continuation.continues(line, indent.len()) != LineKind::Statement;
         let depth = unit.measure(indent).map(|(levels, _)| levels);
         if check
             && !continues
@@ -255,21 +266,25 @@ struct Continuation {
     opener_width: usize,
     trailing_operator: bool,
     in_comment: bool,
+    /// The quote of a string left open at the end of a line (a string
+    /// across lines, a docstring): the lines inside it are its text.
+    in_string: Option<u8>,
 }
 
 impl Continuation {
-    /// Whether this line continues an earlier one; then takes in what it
-    /// leaves open for the next.
-    fn continues(&mut self, line: &str, width: usize) -> bool {
+    /// What this line is (whether it continues an earlier one); then takes
+    /// in what it leaves open for the next.
+    fn continues(&mut self, line: &str, width: usize) -> LineKind {
         let body = line.trim();
-        let mut continues = self.in_comment
-            || self.trailing_operator
+        let text = self.in_comment || self.in_string.is_some();
+        let mut continues = self.trailing_operator
             || self.open > 0
             || body.starts_with('.') && !body.starts_with("..")
             || body.starts_with("&&")
             || body.starts_with("||");
         if self.open > 0
             && !self.in_comment
+            && self.in_string.is_none()
             && !self.trailing_operator
             && width <= self.opener_width
             && !body.starts_with([')', ']'])
@@ -282,14 +297,29 @@ impl Continuation {
         if !was_open && self.open > 0 {
             self.opener_width = width;
         }
-        self.trailing_operator = !self.in_comment && ends_in_operator(body);
-        continues
+        self.trailing_operator =
+            !self.in_comment && self.in_string.is_none() && ends_in_operator(body);
+        match (text, continues) {
+            (true, _) => LineKind::Text,
+            (false, true) => LineKind::Continuation,
+            (false, false) => LineKind::Statement,
+        }
     }
 
     fn scan(&mut self, body: &str) {
         let b = body.as_bytes();
         let mut i = 0;
         while i < b.len() {
+            if let Some(q) = self.in_string {
+                match closing_quote(&b[i..], q) {
+                    Some(len) => {
+                        self.in_string = None;
+                        i += len + 1;
+                        continue;
+                    }
+                    None => return,
+                }
+            }
             if self.in_comment {
                 if b[i..].starts_with(b"*/") {
                     self.in_comment = false;
@@ -307,7 +337,10 @@ impl Continuation {
                 }
                 q @ (b'"' | b'`') => match closing_quote(&b[i + 1..], q) {
                     Some(len) => i += len + 1,
-                    None => return,
+                    None => {
+                        self.in_string = Some(q);
+                        return;
+                    }
                 },
                 // A character literal ('x', '\n'); otherwise an apostrophe
                 // or a lifetime, read past.
@@ -389,6 +422,9 @@ mod tests {
         // Indented only by list items: the unit is a guess.
         let file = Indentation::of_file("a = [\n    1,\n]\nb\n    c,\n".lines());
         assert_eq!((file.unit, file.sure), (Some(Unit::Spaces(4)), false));
+        // Inside a string across lines, a docstring.
+        let text = "a = \"x\n      y\n  z\"\nif b:\n    c\n    \"\"\"doc\n  more\n    \"\"\"\n";
+        assert_eq!(file_unit(text), Some(Unit::Spaces(4)));
         // After a trailing operator, and inside a block comment.
         let text = "x = a +\n        b\nif y:\n    z\n/*\n  * note\n */\n";
         assert_eq!(file_unit(text), Some(Unit::Spaces(4)));
