@@ -468,6 +468,7 @@ const KINDS: &[&str] = &[
     "typography on changed line",
     "edit re-sent differently",
     "line numbers, other forms",
+    "another unit, nested line",
     "typo",
     "invented line",
     "stale old text",
@@ -481,7 +482,7 @@ const KINDS: &[&str] = &[
     "stale, loose twin elsewhere",
 ];
 
-const FIRST_REFUSE: usize = 21;
+const FIRST_REFUSE: usize = 22;
 
 /// Lines joined, each with its own ending.
 fn with_endings(lines: &[String], eols: &[&str]) -> String {
@@ -856,6 +857,38 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
                 return None;
             }
             Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
+        }
+        "another unit, nested line" => {
+            // The model writes the window in its own unit (2 spaces a level
+            // for a 4-space file, 4 for a tab), sometimes dedented too, and
+            // inserts a line one level deeper than the line before it.
+            let s = site(file, rng, 1, 6, &any_line)?;
+            if s.change != Change::Insert {
+                return None;
+            }
+            let (per, model) = match file.lang {
+                Lang::Go => ("\t", "    "),
+                _ => ("    ", "  "),
+            };
+            let mut want = s.clone();
+            want.new[s.at + 1] = format!("{}{per}{}", indent(&s.old[s.at]), file.lang.stmt());
+            let convert = |l: &str| {
+                let i = indent(l);
+                let rest = i.trim_start_matches(per);
+                let levels = (i.len() - rest.len()) / per.len();
+                format!("{}{rest}{}", model.repeat(levels), &l[i.len()..])
+            };
+            let (mut o, mut n) = (map(&s.old, convert), map(&want.new, convert));
+            if rng.chance() {
+                let ci = common_indent(&o);
+                let strip = |l: &str| l.strip_prefix(ci.as_str()).unwrap_or(l).to_string();
+                (o, n) = (map(&o, strip), map(&n, strip));
+            }
+            // An old that matches as it is belongs to the exact rules.
+            if count(&text, &join(&o)) != 0 {
+                return None;
+            }
+            Some(ok(text, vec![edit(&o, &n)], join(&want.expected(lines))))
         }
         "line numbers copied" => {
             let s = site(file, rng, 1, 6, &any_line)?;

@@ -19,6 +19,10 @@
 //! - `steps`: stepping through a call's edits: stale edits refused before
 //!   any tolerant level, repeats sent differently applied once, the file's
 //!   byte order mark, new in the file's typography, copied line numbers.
+//! - `indentation`: where new's lines go when old's indentation is not the
+//!   file's, or an exact old starts inside a line's indentation, or new is
+//!   indented in a style foreign to the file; and the property that a
+//!   re-indented edit is written exactly or refused.
 //! - `props`: properties over generated texts and edits: an edit and its
 //!   inverse restore the text, `apply` never panics and agrees with
 //!   `replacen` where it should, CRLF files get no bare LF, the final
@@ -30,6 +34,8 @@
 mod conformance;
 #[path = "edit/endings.rs"]
 mod endings;
+#[path = "edit/indentation.rs"]
+mod indentation;
 #[path = "edit/model.rs"]
 mod model;
 #[path = "edit/multi.rs"]

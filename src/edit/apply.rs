@@ -29,12 +29,13 @@ use super::search::locate;
 use super::text::{Source, lf};
 use super::tolerant::Level;
 use call::{Call, LONG};
+pub use indent::indent_left_out;
 use repeat::{Twin, twin_groups};
 use step::Step;
-pub use step::indent_left_out;
 
 mod call;
 mod failure;
+mod indent;
 mod repeat;
 mod step;
 mod typography;
@@ -527,16 +528,20 @@ mod tests {
             out.text,
             "    if x {\n        let a = 1;\n        let b = 2;\n    }\n"
         );
-        // new written at the file's depth is left as sent.
-        let out = apply(
+        // new's added line at the file's depth, 8 deeper than old's line:
+        // the file's depth as sent, or one level of an 8-space model below
+        // the line. Refused, naming both.
+        let err = apply(
             file,
             &[Edit::new("let a = 1;", "let a = 1;\n        let b = 2;")],
             &[],
         )
-        .unwrap();
-        assert_eq!(
-            out.text,
-            "    if x {\n        let a = 1;\n        let b = 2;\n    }\n"
+        .unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Ambiguous);
+        assert!(
+            err.reason.contains("8 spaces or 12 spaces"),
+            "{}",
+            err.reason
         );
         // Part of a line is not a whole line.
         let out = apply("    x = f(a)\n", &[Edit::new("f(a)", "f(a,\nb)")], &[]).unwrap();

@@ -18,7 +18,8 @@ pub enum ErrorKind {
     NoChange,
     /// old matched nowhere, at any level.
     NotFound,
-    /// old matched several places and replace_all was not set.
+    /// old matched several places and replace_all was not set, or new's
+    /// indentation can be read as more than one depth where old matched.
     Ambiguous,
     /// old is absent, new is present, and no record says this call made it.
     NewAlreadyPresent,

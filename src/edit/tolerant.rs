@@ -8,20 +8,25 @@
 //!
 //! Applying at a tolerant level changes as little as possible: lines that
 //! old and new agree on keep the file's bytes, and lines new brings in take
-//! the file's indentation (one indent level of the model's text becomes one
-//! indent unit of the file).
+//! the file's indentation through every reading of the model's indentation
+//! that fits the place (`indent`); readings that write different bytes
+//! refuse.
 
 use std::ops::Range;
 
 use super::search::find_overlapping;
 use super::text::{LineIndex, split_lines};
-pub(crate) use indent::replacement;
-use indent::{Shift, Unit, shift_for};
+pub(crate) use indent::{Readings, shown_unit};
 pub(crate) use keys::fold_char;
 use keys::{hash_bytes, key, loose_hash, loosely_equal};
+pub(crate) use rewrite::{Doubt, describe, replacement, rewrite};
+pub(crate) use units::indent_of;
+pub(crate) use units::{Indentation, Unit};
 
 mod indent;
 mod keys;
+mod rewrite;
+mod units;
 
 /// How strictly old matched the file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -87,7 +92,6 @@ pub(crate) struct Match {
     pub range: Range<usize>,
     pub first_line: usize,
     pub line_count: usize,
-    shift: Shift,
     /// A match inside one line; the replacement is new as sent.
     partial: bool,
 }
@@ -102,11 +106,11 @@ impl Match {
 /// The indent unit a file uses, learnt once and given to every probe of a
 /// call (learning it reads every line).
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct FileUnit(Option<Unit>);
+pub(crate) struct FileUnit(pub Indentation);
 
 impl FileUnit {
     pub fn of(text: &str) -> FileUnit {
-        FileUnit(Unit::detect(text.lines()))
+        FileUnit(Indentation::of_file(text.lines()))
     }
 }
 
@@ -116,7 +120,8 @@ pub(crate) struct Probe<'a> {
     /// The loosest key of old's first line: where a match can start.
     first_key: String,
     old_nl: bool,
-    old_unit: Option<Unit>,
+    /// The model's indent unit as its own text shows it.
+    shown: Option<Unit>,
     /// Only matches starting at or after this offset count.
     from: usize,
     /// Only matches that end the text count.
@@ -134,7 +139,7 @@ impl<'a> Probe<'a> {
         let (old_lines, old_nl) = split_lines(old);
         // Each text on its own: old's last line and new's first are not a
         // step.
-        let old_unit = Unit::detect(old.lines()).or_else(|| Unit::detect(new.lines()));
+        let shown = shown_unit(old, new);
         let first_key = old_lines
             .first()
             .map_or_else(String::new, |l| key(Level::InnerWhitespace, l).into_owned());
@@ -142,7 +147,7 @@ impl<'a> Probe<'a> {
             old_lines,
             first_key,
             old_nl,
-            old_unit,
+            shown,
             from: 0,
             eof: false,
             near_line: None,
@@ -291,9 +296,9 @@ pub(crate) fn find_from(
     .filter(|&j| probe.allows(lines, j, m, text.len()))
     .collect();
     let file_unit = match probe.file_unit {
-        _ if starts.is_empty() => None,
+        _ if starts.is_empty() => Indentation::default(),
         Some(FileUnit(unit)) => unit,
-        None => Unit::detect((0..n).map(|i| lines.line(text, i))),
+        None => Indentation::of_file((0..n).map(|i| lines.line(text, i))),
     };
     for level in Level::TOLERANT {
         let mut found = if starts.is_empty() {
@@ -384,7 +389,7 @@ fn find_at(
     lines: &LineIndex,
     probe: &Probe,
     level: Level,
-    file_unit: Option<Unit>,
+    file_unit: Indentation,
     starts: &[usize],
 ) -> Found {
     let m = probe.old_lines.len();
@@ -432,15 +437,18 @@ fn find_at(
             break;
         }
         let file_lines: Vec<&str> = (first..first + m).map(|i| lines.line(text, i)).collect();
-        let Some(shift) = shift_for(
-            level,
-            &probe.old_lines,
-            &file_lines,
-            probe.old_unit,
-            file_unit,
-        ) else {
+        // Trailing whitespace leaves indentation as it is; the indentation
+        // level needs one prefix; looser levels any reading.
+        if level != Level::TrailingWhitespace
+            && !indent::fits(
+                level == Level::Indentation,
+                &probe.old_lines,
+                &file_lines,
+                file_unit,
+            )
+        {
             continue;
-        };
+        }
         let last = first + m - 1;
         let mut end = lines.end(last);
         if probe.old_nl && lines.has_newline(last) {
@@ -450,7 +458,6 @@ fn find_at(
             range: lines.start(first)..end,
             first_line: first,
             line_count: m,
-            shift,
             partial: false,
         });
     }
@@ -487,7 +494,6 @@ fn find_in_lines(text: &str, lines: &LineIndex, old: &str) -> Vec<Match> {
             range: lines.start(line) + from..lines.start(line) + to,
             first_line: line,
             line_count: 1,
-            shift: Shift::Same,
             partial: true,
         })
     };
@@ -580,7 +586,7 @@ mod tests {
             ..
         } = find(text, &lines, &Probe::new(old, new))?;
         assert_eq!(found.len(), 1, "ambiguous at {level:?}");
-        let rep = replacement(text, &lines, &found[0], old, new);
+        let rep = replacement(text, &lines, &found[0], &Probe::new(old, new), new).unwrap();
         let mut out = text.to_string();
         out.replace_range(found[0].range.clone(), &rep);
         Some((level, out))
@@ -688,18 +694,6 @@ mod tests {
             (found.level, found.matches.len()),
             (Level::TrailingWhitespace, 2)
         );
-    }
-
-    #[test]
-    fn unit_detection() {
-        assert_eq!(Unit::detect("a\n\tb\n\t\tc".lines()), Some(Unit::Tab));
-        assert_eq!(
-            Unit::detect("a\n  b\n    c\n  d".lines()),
-            Some(Unit::Spaces(2))
-        );
-        assert_eq!(Unit::detect("a\nb".lines()), None);
-        // A snippet's first depth is not a step.
-        assert_eq!(Unit::detect("        a()\n    }".lines()), None);
     }
 
     #[test]

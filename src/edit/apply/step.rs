@@ -1,13 +1,14 @@
 //! One edit in its place in the call: the region a hint allows, an
 //! insertion, the exact matches, then (unless an earlier edit of the call
 //! changed old's place, or this edit repeats one) the tolerant levels, and
-//! line numbers copied into old stripped; and the one exception to "exact
-//! means as sent" (a whole line sent without its indentation).
+//! line numbers copied into old stripped. The one exception to "exact
+//! means as sent" (indentation) is `indent.rs`'s.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 use super::call::Call;
+use super::indent::{Why, exact_indentation};
 use super::repeat::Twin;
 use super::typography::{Undecided, in_file_typography};
 use super::{Near, Outcome};
@@ -15,7 +16,7 @@ use crate::edit::error::{EditError, ErrorKind};
 use crate::edit::hints::{self, NewReading};
 use crate::edit::pieces::Pieces;
 use crate::edit::text::LineIndex;
-use crate::edit::tolerant::{self, Level, Probe};
+use crate::edit::tolerant::{self, Doubt, Level, Probe, describe};
 
 /// The current text with its lines, made when an edit first needs them.
 pub(super) struct View<'s> {
@@ -289,10 +290,13 @@ impl Step<'_> {
             if !spans.contains(&span) {
                 spans.push(span);
             }
-            replacements.push((
-                m.range.clone(),
-                tolerant::replacement(cur, lines, m, old, &typed),
-            ));
+            let text = tolerant::replacement(cur, lines, m, &probe, &typed).map_err(|doubt| {
+                self.indent_doubt(
+                    doubt,
+                    hints::numbered(cur, lines, m.first_line, m.line_count),
+                )
+            })?;
+            replacements.push((m.range.clone(), text));
         }
         let retyped = if retyped {
             "; new's typographic characters were written as the file writes them there"
@@ -434,40 +438,79 @@ impl Step<'_> {
             )));
         }
         let mut end = 0;
-        let mut reindented = false;
-        let ranges: Vec<_> = hits
-            .iter()
-            .filter(|&&h| {
-                let keep = h >= end;
-                if keep {
-                    end = h + old.len();
+        let mut ranges = Vec::new();
+        let mut notes = Vec::new();
+        for &h in hits {
+            if h < end {
+                continue;
+            }
+            let exact = exact_indentation(&call.pieces, h, old, new, || call.file_unit());
+            match exact {
+                Ok(Some(r)) if r.range.start >= end => {
+                    notes.push(self.reindent_note(call, h, &r.why));
+                    ranges.push((r.range, r.text));
                 }
-                keep
-            })
-            .map(|&h| {
-                let text = match line_indent_left_out(&call.pieces, h, old, new) {
-                    Some(indented) => {
-                        reindented = true;
-                        indented
-                    }
-                    None => new.to_string(),
-                };
-                (h..h + old.len(), text)
-            })
-            .collect();
-        if reindented {
-            call.notes.push(format!(
-                "edit {}: old is a whole line sent without its indentation; new's added lines \
-                 were given that indentation; check the diff",
-                self.n
-            ));
+                Ok(_) => ranges.push((h..h + old.len(), new.to_string())),
+                Err(doubt) => {
+                    let view = see(call);
+                    let line = view.lines.line_of(h);
+                    let shown = hints::numbered(
+                        &view.cur,
+                        &view.lines,
+                        line,
+                        old.matches('\n').count().max(1),
+                    );
+                    return Err(self.indent_doubt(doubt, shown));
+                }
+            }
+            end = h + old.len();
         }
+        notes.dedup();
+        call.notes.extend(notes);
         let count = ranges.len();
         call.splice(self.n, ranges);
         Ok(Outcome::Applied {
             level: Level::Exact,
             count,
         })
+    }
+
+    /// The note an exact match written with other indentation than sent
+    /// carries.
+    fn reindent_note(&self, call: &Call, at: usize, why: &Why) -> String {
+        let line = call.lines_of(&[at]).first().map_or(0, |l| l + 1);
+        match why {
+            Why::InsideIndentation { left_out, indent } if indent.is_empty() => format!(
+                "edit {}: old's first line was sent without its indentation ({} at line \
+                 {line}); new's lines were indented to match; check the diff",
+                self.n,
+                describe(left_out),
+            ),
+            Why::InsideIndentation { left_out, indent } => format!(
+                "edit {}: old's first line was sent with only part of its indentation ({}, \
+                 where line {line} has {}); new's lines were indented to match; check the diff",
+                self.n,
+                describe(indent),
+                describe(&format!("{left_out}{indent}")),
+            ),
+            Why::Foreign { file } => format!(
+                "edit {}: new's lines at line {line} were indented unlike the file, which \
+                 indents with {}; they were written in the file's indentation; check the \
+                 diff",
+                self.n,
+                file.map_or_else(|| "its own unit".to_string(), |u| u.describe())
+            ),
+        }
+    }
+
+    /// new cannot be written where old matched without guessing its
+    /// indentation.
+    fn indent_doubt(&self, doubt: Doubt, place: String) -> EditError {
+        EditError::new(ErrorKind::Ambiguous, doubt.to_string())
+            .at(self.n, self.total)
+            .with_hint(Some(format!(
+                "the file's lines where old matched:\n{place}"
+            )))
     }
 
     /// Whether every match of old sits inside a copy of new: the edit was
@@ -479,66 +522,6 @@ impl Step<'_> {
                 .any(|&n| n <= h && h + self.old.len() <= n + self.new.len())
         })
     }
-}
-
-/// new with its added lines indented, when old is one whole line's text sent
-/// without the line's indentation and new adds lines with none at all: the
-/// model dropped the indentation from everything it wrote, and the added
-/// lines belong at the same depth. Any other exact match writes new as
-/// sent.
-pub(crate) fn line_indent_left_out(
-    pieces: &Pieces,
-    at: usize,
-    old: &str,
-    new: &str,
-) -> Option<String> {
-    let body = old.strip_suffix('\n').unwrap_or(old);
-    if body.contains('\n') || body.starts_with(char::is_whitespace) || body.is_empty() {
-        return None;
-    }
-    let (first, rest) = new.split_once('\n')?;
-    let added: Vec<&str> = rest
-        .strip_suffix('\n')
-        .unwrap_or(rest)
-        .split('\n')
-        .collect();
-    let unindented = |l: &&str| l.trim().is_empty() || !l.starts_with(char::is_whitespace);
-    if !added.iter().all(unindented) || added.iter().all(|l| l.trim().is_empty()) {
-        return None;
-    }
-    // old must run to the end of its line.
-    if !old.ends_with('\n') {
-        let after = pieces.slice_bytes(at + old.len()..at + old.len() + 1);
-        if !(after.is_empty() || after == b"\n") {
-            return None;
-        }
-    }
-    let from = at.saturating_sub(256);
-    let before = pieces.slice_bytes(from..at);
-    let line_start = match before.iter().rposition(|&b| b == b'\n') {
-        Some(i) => i + 1,
-        None if from == 0 => 0,
-        None => return None,
-    };
-    let indent = std::str::from_utf8(&before[line_start..]).ok()?;
-    if indent.is_empty() || !indent.chars().all(|c| c == ' ' || c == '\t') {
-        return None;
-    }
-    let mut out = first.to_string();
-    for line in rest.split('\n') {
-        out.push('\n');
-        if !line.trim().is_empty() {
-            out.push_str(indent);
-        }
-        out.push_str(line);
-    }
-    Some(out)
-}
-
-/// [`line_indent_left_out`] on plain LF text, for tests that must tell
-/// this rule's cases from plain exact ones.
-pub fn indent_left_out(text: &str, at: usize, old: &str, new: &str) -> Option<String> {
-    line_indent_left_out(&Pieces::new(text), at, old, new)
 }
 
 /// Where old minus its final '\n' ends a text that has no final newline.

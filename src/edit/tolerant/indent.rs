@@ -1,178 +1,242 @@
-//! Indentation at a tolerant match: the file's and the model's indent units,
-//! how old's indentation maps to the file's at a candidate place (a shift),
-//! and the replacement written with the file's bytes on lines old and new
-//! agree on and the file's indentation on the lines new brings in.
+//! Indentation where old matched: every reading of the model's indentation
+//! that maps old's lines onto the file's lines there.
+//!
+//! A reading is a prefix the file adds to (or takes from) old's
+//! indentation on every line, or a model unit and a level difference (two
+//! of the model's levels become two of the file's). Old's lines decide
+//! which readings fit, not the file alone: a model that sent 16 spaces for
+//! a line the file indents with one tab may mean 4 spaces a level or 8 or
+//! 16. When the model's own text shows its unit (a step between two of its
+//! lines), only that unit is read. Each reading writes a line in whole
+//! units of the file's unit, in its character, or not at all (half a unit,
+//! a depth left of column 0: not the model's reading). Where the file shows
+//! its unit only in items of lists, every unit that divides it is a
+//! reading too. `rewrite.rs` writes new through them.
 
 use std::borrow::Cow;
 
-use similar::{Algorithm, DiffOp, capture_diff_slices};
+use super::rewrite::Doubt;
+use super::units::{Indentation, LineKind, Unit, continuations, indent_of, jumps};
 
-use super::{Level, Match};
-use crate::edit::text::{LineIndex, split_lines};
+/// Units a model writes in. Odd ones (1, 3, 5-7 spaces) are not among
+/// them: read so, alignment spaces become levels (9 spaces, 2 a level and
+/// one of alignment, would be 3 levels of 3), and a model uses them only
+/// where the file does, which `model_units` adds.
+const MODEL_UNITS: [Unit; 4] = [Unit::Tab, Unit::Spaces(4), Unit::Spaces(2), Unit::Spaces(8)];
 
-/// One indent level of a text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Unit {
-    Tab,
-    Spaces(usize),
+/// The units a model may have written in at a place: the usual ones, and
+/// the file's own.
+fn model_units(place: &Place) -> Vec<Unit> {
+    let mut units = MODEL_UNITS.to_vec();
+    for &unit in &place.candidates {
+        if !units.contains(&unit) {
+            units.push(unit);
+        }
+    }
+    units
 }
 
-impl Unit {
-    /// The unit a text indents with: tabs when most indented lines start
-    /// with one, else the most common step between neighbouring lines.
-    pub fn detect<'a>(lines: impl Iterator<Item = &'a str>) -> Option<Unit> {
-        let (mut tabs, mut spaced) = (0usize, 0usize);
-        let mut steps = [0usize; 9];
-        // Steps between lines, not a first line's depth: a snippet that
-        // starts 8 spaces deep says nothing about its unit.
-        let mut prev: Option<usize> = None;
-        for line in lines {
-            if line.trim().is_empty() {
-                continue;
-            }
-            match line.as_bytes()[0] {
-                b'\t' => tabs += 1,
-                b' ' => spaced += 1,
-                _ => {}
-            }
-            let width = line.len() - line.trim_start_matches(' ').len();
-            // Steps of other sizes are alignment (a continuation line under
-            // an open parenthesis), not indentation.
-            if let Some(p) = prev
-                && width > p
-                && matches!(width - p, 2 | 3 | 4 | 8)
-            {
-                steps[width - p] += 1;
-            }
-            prev = Some(width);
-        }
-        if tabs > spaced {
-            return Some(Unit::Tab);
-        }
-        let (step, count) = steps.iter().enumerate().max_by_key(|&(s, c)| (*c, s))?;
-        (*count > 0).then_some(Unit::Spaces(step))
-    }
-
-    fn render(self, levels: usize) -> String {
-        match self {
-            Unit::Tab => "\t".repeat(levels),
-            Unit::Spaces(n) => " ".repeat(levels * n),
-        }
-    }
-
-    /// An indentation as (levels, extra spaces) in this unit.
-    fn measure(self, indent: &str) -> (usize, usize) {
-        let tabs = indent.chars().filter(|&c| c == '\t').count();
-        let spaces = indent.chars().filter(|&c| c != '\t').count();
-        let per = match self {
-            Unit::Tab => 4,
-            Unit::Spaces(n) => n,
-        };
-        (tabs + spaces / per, spaces % per)
-    }
-}
-
-/// How new's indentation maps to the file's at a match.
+/// One way the model's indentation maps to the file's.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Shift {
-    Same,
-    /// The file's lines carry this extra prefix.
+pub(crate) enum Reading {
+    /// The file's lines carry this prefix before old's indentation (empty:
+    /// old's indentation is the file's).
     Add(String),
     /// The file's lines lack this prefix that old's lines carry.
     Remove(String),
-    /// Levels in the model's unit become levels in the file's unit.
+    /// Levels in the model's unit become levels in the file's, `delta`
+    /// deeper.
     Levels {
-        delta: isize,
-        old: Unit,
+        model: Unit,
         file: Unit,
+        delta: isize,
     },
+    /// Only new's first line lacks this prefix, as old's first line did:
+    /// the rest stand as sent (a model or tool that trims its text trims
+    /// the first line's indentation only).
+    FirstLineOnly(String),
 }
 
-pub(super) fn indent_of(line: &str) -> &str {
-    &line[..line.len() - line.trim_start().len()]
+/// The file's unit where old matched, and how far it can be trusted.
+#[derive(Debug, Clone, Default)]
+struct Place {
+    /// The unit the file shows there, when it shows one.
+    unit: Option<Unit>,
+    /// The units the file may have: `unit` alone, or, when the file shows
+    /// it only in items of lists (which may stand two levels deep), every
+    /// unit that divides it.
+    candidates: Vec<Unit>,
+    /// The file indents every statement in `unit`'s character alone.
+    keeps_character: bool,
+    /// And in whole units of it.
+    keeps_unit: bool,
 }
 
-/// How the file's indentation relates to old's at a candidate, or None
-/// when it is not one uniform shift.
-pub(super) fn shift_for(
-    level: Level,
-    old_lines: &[&str],
-    file_lines: &[&str],
-    old_unit: Option<Unit>,
-    file_unit: Option<Unit>,
-) -> Option<Shift> {
-    if level == Level::TrailingWhitespace {
-        return Some(Shift::Same);
+impl Place {
+    /// Tabs where the file's lines here indent with them; else the file's
+    /// unit, unless the lines here step by a size it does not divide (a
+    /// 2-space region of a file read as 4-space).
+    fn new(file_lines: &[&str], file: Indentation) -> Place {
+        let indents = file_lines
+            .iter()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| indent_of(l));
+        let of_file = || {
+            let candidates = match file.unit {
+                Some(Unit::Spaces(n)) if !file.sure => [8, 4, 3, 2]
+                    .into_iter()
+                    .filter(|s| n % s == 0)
+                    .map(Unit::Spaces)
+                    .collect(),
+                unit => unit.into_iter().collect(),
+            };
+            Place {
+                unit: file.unit,
+                candidates,
+                keeps_character: file.keeps_character,
+                keeps_unit: file.keeps_unit,
+            }
+        };
+        if indents.clone().any(|i| i.starts_with('\t')) {
+            return match file.unit {
+                Some(Unit::Tab) => of_file(),
+                _ => Place::known(Unit::Tab),
+            };
+        }
+        if !indents.clone().any(|i| i.starts_with(' ')) {
+            return of_file();
+        }
+        let here = Indentation::of_snippet(file_lines.iter().copied()).unit;
+        match (file.unit, here) {
+            (Some(Unit::Spaces(n)), Some(Unit::Spaces(s))) if s % n != 0 => match gcd(n, s) {
+                g if g >= 2 => Place {
+                    keeps_character: file.keeps_character,
+                    ..Place::known(Unit::Spaces(g))
+                },
+                _ => Place::default(),
+            },
+            (Some(Unit::Spaces(_)), _) => of_file(),
+            (_, Some(here)) => Place::known(here),
+            (_, None) => Place::default(),
+        }
     }
-    let pairs: Vec<(&str, &str)> = old_lines
+
+    /// A unit seen here, with nothing known of the rest of the file.
+    fn known(unit: Unit) -> Place {
+        Place {
+            unit: Some(unit),
+            candidates: vec![unit],
+            keeps_character: false,
+            keeps_unit: false,
+        }
+    }
+
+    fn sure(&self) -> bool {
+        self.candidates.len() <= 1
+    }
+
+    /// The file units a reading may map to (the model's own where the file
+    /// shows none).
+    fn units(&self) -> Vec<Option<Unit>> {
+        match self.candidates.is_empty() {
+            true => vec![None],
+            false => self.candidates.iter().copied().map(Some).collect(),
+        }
+    }
+
+    /// Whether an indentation is whole units of the file's unit (of one it
+    /// may have); where it shows none, at least not tabs and spaces mixed.
+    fn whole(&self, indent: &str) -> bool {
+        match self.unit {
+            None => !(indent.contains(' ') && indent.contains('\t')),
+            Some(_) => self.candidates.iter().any(|u| u.whole(indent)),
+        }
+    }
+}
+
+/// Every reading that fits one place.
+#[derive(Debug, Clone)]
+pub(crate) struct Readings {
+    readings: Vec<Reading>,
+    place: Place,
+    /// old's indentation is the file's on every line.
+    literal: bool,
+    /// The model's unit as its own text shows it.
+    shown: Option<Unit>,
+}
+
+/// Old's indentation and the file's, for each line of old with text, and
+/// what old's line is (a statement, a continuation, text in a string).
+struct Pairs<'a> {
+    indents: Vec<(&'a str, &'a str)>,
+    kinds: Vec<LineKind>,
+}
+
+fn pairs<'a>(old_lines: &[&'a str], file_lines: &[&'a str]) -> Pairs<'a> {
+    let indents = old_lines
         .iter()
         .zip(file_lines)
         .filter(|(o, _)| !o.trim().is_empty())
         .map(|(o, f)| (indent_of(o), indent_of(f)))
         .collect();
-    if let Some(shift) = prefix_shift(&pairs) {
-        return Some(shift);
+    Pairs {
+        indents,
+        kinds: continuations(old_lines.iter().copied()),
     }
-    if level == Level::Indentation {
-        return None;
-    }
-    // The file's unit here: tabs when its lines here indent with them.
-    let file = if pairs.iter().any(|(_, f)| f.contains('\t')) {
-        Unit::Tab
-    } else {
-        file_unit
-            .filter(|u| *u != Unit::Tab)
-            .or_else(|| Unit::detect(file_lines.iter().copied()))
-            .unwrap_or(Unit::Spaces(4))
-    };
-    // The model's unit is the one that makes every line here match: learnt
-    // from old against these lines, not from the file alone.
-    let old_tabs = pairs.iter().any(|(o, _)| o.contains('\t'));
-    let old_spaces = pairs.iter().any(|(o, _)| o.contains(' '));
-    let fits: Vec<(Unit, isize)> = MODEL_UNITS
-        .iter()
-        .filter(|u| match u {
-            Unit::Tab => old_tabs,
-            Unit::Spaces(_) => old_spaces || !old_tabs,
-        })
-        .filter_map(|&u| levels_delta(&pairs, u, file).map(|d| (u, d)))
-        .collect();
-    let chosen = old_unit
-        .and_then(|u| fits.iter().find(|(f, _)| *f == u))
-        .or_else(|| {
-            // All lines at one depth fit several units; the model most
-            // likely kept the depth.
-            let same_depth: Vec<&(Unit, isize)> = fits.iter().filter(|(_, d)| *d == 0).collect();
-            (same_depth.len() == 1).then(|| same_depth[0])
-        })
-        .or_else(|| (fits.len() == 1).then(|| &fits[0]))?;
-    Some(Shift::Levels {
-        delta: chosen.1,
-        old: chosen.0,
-        file,
-    })
 }
 
-/// Units a model may have written in, most likely first.
-pub(super) const MODEL_UNITS: [Unit; 9] = [
-    Unit::Tab,
-    Unit::Spaces(4),
-    Unit::Spaces(2),
-    Unit::Spaces(8),
-    Unit::Spaces(3),
-    Unit::Spaces(1),
-    Unit::Spaces(5),
-    Unit::Spaces(6),
-    Unit::Spaces(7),
-];
+/// The same prefix added to, or taken from, every line's indentation.
+fn prefix_reading(pairs: &[(&str, &str)]) -> Option<Reading> {
+    let &(o, f) = pairs.first()?;
+    if let Some(extra) = f.strip_suffix(o)
+        && pairs.iter().all(|(o, f)| f.strip_suffix(o) == Some(extra))
+    {
+        return Some(Reading::Add(extra.to_string()));
+    }
+    let missing = o.strip_suffix(f)?;
+    pairs
+        .iter()
+        .all(|(o, f)| o.strip_suffix(f) == Some(missing))
+        .then(|| Reading::Remove(missing.to_string()))
+}
 
-/// The one level difference that maps old's indentation in `old` units to
-/// the file's in `file` units on every line, if there is one.
-pub(super) fn levels_delta(pairs: &[(&str, &str)], old: Unit, file: Unit) -> Option<isize> {
+fn gcd(a: usize, b: usize) -> usize {
+    if b == 0 { a } else { gcd(b, a % b) }
+}
+
+/// A continuation line that steps from the line before it as the file's
+/// does: the same levels (in the model's unit and in the file's) and then
+/// the same spaces of alignment. No unit measures alignment from the
+/// margin (`\t\t  ` under a tab is a level and 2 spaces; 6 spaces under
+/// 2, in a 2-space model, the same).
+fn aligned(pairs: &Pairs, i: usize, model: Unit, file: Unit) -> bool {
+    if pairs.kinds.get(i) != Some(&LineKind::Continuation) {
+        return false;
+    }
+    let Some(&(po, pf)) = i.checked_sub(1).and_then(|p| pairs.indents.get(p)) else {
+        return false;
+    };
+    let (o, f) = pairs.indents[i];
+    let (Some(step_o), Some(step_f)) = (o.strip_prefix(po), f.strip_prefix(pf)) else {
+        return false;
+    };
+    let Some((levels, spaces)) = file.measure(step_f) else {
+        return false;
+    };
+    !step_o.is_empty() && step_o == format!("{}{}", model.render(levels), " ".repeat(spaces))
+}
+
+/// The one level difference that maps old's indentation in `model` units
+/// to the file's in `file` units on every line, if there is one.
+fn levels_delta(pairs: &Pairs, model: Unit, file: Unit) -> Option<isize> {
     let mut delta = None;
-    for (o, f) in pairs {
-        let (ol, orem) = old.measure(o);
-        let (fl, frem) = file.measure(f);
+    for (i, (o, f)) in pairs.indents.iter().enumerate() {
+        // Inside a string or a comment, indentation is text, not depth.
+        if pairs.kinds.get(i) == Some(&LineKind::Text) || aligned(pairs, i, model, file) {
+            continue;
+        }
+        let (ol, orem) = model.measure(o)?;
+        let (fl, frem) = file.measure(f)?;
         let d = fl as isize - ol as isize;
         if orem != frem || delta.is_some_and(|x| x != d) {
             return None;
@@ -182,97 +246,293 @@ pub(super) fn levels_delta(pairs: &[(&str, &str)], old: Unit, file: Unit) -> Opt
     Some(delta.unwrap_or(0))
 }
 
-/// The same prefix added to, or taken from, every line's indentation.
-pub(super) fn prefix_shift(pairs: &[(&str, &str)]) -> Option<Shift> {
-    let &(o, f) = pairs.first()?;
-    if let Some(extra) = f.strip_suffix(o)
-        && pairs.iter().all(|(o, f)| f.strip_suffix(o) == Some(extra))
-    {
-        return Some(if extra.is_empty() {
-            Shift::Same
-        } else {
-            Shift::Add(extra.to_string())
-        });
-    }
-    let missing = o.strip_suffix(f)?;
-    pairs
-        .iter()
-        .all(|(o, f)| o.strip_suffix(f) == Some(missing))
-        .then(|| Shift::Remove(missing.to_string()))
+/// Every level reading that fits the pairs at a place.
+fn level_readings(pairs: &Pairs, place: &Place) -> Vec<Reading> {
+    let units = place.units();
+    model_units(place)
+        .into_iter()
+        .flat_map(|model| {
+            units
+                .iter()
+                .map(move |&file| (model, file.unwrap_or(model)))
+        })
+        .filter_map(|(model, file)| {
+            levels_delta(pairs, model, file).map(|delta| Reading::Levels { model, file, delta })
+        })
+        .collect()
 }
 
-/// The text that takes the place of a match: new, with the file's bytes on
-/// lines old and new agree on and the file's indentation on the rest.
-pub(crate) fn replacement(
-    text: &str,
-    lines: &LineIndex,
-    m: &Match,
-    old: &str,
-    new: &str,
-) -> String {
-    if m.partial {
-        return new.to_string();
+/// Whether old's lines can stand on these file lines: whatever the level,
+/// their indentation must map by one reading (a level that ignores only
+/// indentation needs a prefix).
+pub(super) fn fits(
+    prefix_only: bool,
+    old_lines: &[&str],
+    file_lines: &[&str],
+    file: Indentation,
+) -> bool {
+    let pairs = pairs(old_lines, file_lines);
+    if prefix_reading(&pairs.indents).is_some() {
+        return true;
     }
-    let (old_lines, _) = split_lines(old);
-    let (new_lines, new_nl) = split_lines(new);
-    let file_lines: Vec<&str> = (m.first_line..m.first_line + m.line_count)
-        .map(|i| lines.line(text, i))
-        .collect();
-    let mut out: Vec<Cow<str>> = Vec::with_capacity(new_lines.len());
-    for op in capture_diff_slices(Algorithm::Myers, &old_lines, &new_lines) {
-        match op {
-            DiffOp::Equal { old_index, len, .. } => {
-                out.extend(
-                    file_lines[old_index..old_index + len]
-                        .iter()
-                        .map(|l| Cow::Borrowed(*l)),
-                );
+    if prefix_only {
+        return false;
+    }
+    let place = Place::new(file_lines, file);
+    let models = model_units(&place);
+    place.units().into_iter().any(|file| {
+        models
+            .iter()
+            .any(|&m| levels_delta(&pairs, m, file.unwrap_or(m)).is_some())
+    })
+}
+
+/// The model's unit as its own text shows it: old's steps (old is what
+/// was matched against the file), else new's.
+pub(crate) fn shown_unit(old: &str, new: &str) -> Option<Unit> {
+    Indentation::of_snippet(old.lines())
+        .unit
+        .or_else(|| Indentation::of_snippet(new.lines()).unit)
+}
+
+impl Readings {
+    /// Every reading that maps old's lines onto these file lines.
+    pub fn at(
+        old_lines: &[&str],
+        file_lines: &[&str],
+        file: Indentation,
+        shown: Option<Unit>,
+    ) -> Readings {
+        let pairs = pairs(old_lines, file_lines);
+        let place = Place::new(file_lines, file);
+        let prefix = prefix_reading(&pairs.indents);
+        let literal = prefix == Some(Reading::Add(String::new()));
+        let mut levels = level_readings(&pairs, &place);
+        let shows =
+            |r: &Reading| matches!(r, Reading::Levels { model, .. } if Some(*model) == shown);
+        let shown_here = levels.iter().any(shows);
+        if shown_here {
+            levels.retain(shows);
+        }
+        // Where old's indentation is the file's, new's lines stand as sent
+        // when they can (`as_sent`), unless the file's unit is uncertain:
+        // then as sent is one reading among the others.
+        let readings = match prefix {
+            Some(prefix) if literal && !place.sure() => {
+                levels.into_iter().chain([prefix]).collect()
             }
-            DiffOp::Delete { .. } => {}
-            DiffOp::Insert {
-                new_index, new_len, ..
+            Some(prefix) if !literal && !shown_here => {
+                std::iter::once(prefix).chain(levels).collect()
             }
-            | DiffOp::Replace {
-                new_index, new_len, ..
-            } => {
-                out.extend(
-                    new_lines[new_index..new_index + new_len]
-                        .iter()
-                        .map(|l| reindent(l, &m.shift)),
-                );
-            }
+            _ => levels,
+        };
+        Readings {
+            readings,
+            place,
+            literal,
+            shown,
         }
     }
-    let mut joined = out.join("\n");
-    // A match that ends the file without a final newline keeps it missing.
-    let at_eof_without_nl = m.range.end == text.len() && !text.ends_with('\n');
-    if new_nl && !(at_eof_without_nl && old.ends_with('\n')) {
-        joined.push('\n');
+
+    /// old's indentation is the file's on every line.
+    pub(super) fn literal(&self) -> bool {
+        self.literal
     }
-    joined
+
+    /// Whether new may be read as trimmed like old (`or_first_line_only`).
+    pub(super) fn trims_first_line(&self) -> bool {
+        self.readings
+            .iter()
+            .any(|r| matches!(r, Reading::FirstLineOnly(_)))
+    }
+
+    /// Also read new as trimmed like old: old's first line lacked `prefix`
+    /// and its other lines matched as sent.
+    pub fn or_first_line_only(mut self, prefix: &str) -> Readings {
+        self.readings
+            .push(Reading::FirstLineOnly(prefix.to_string()));
+        self
+    }
+
+    /// The file's unit at the place, when known.
+    pub fn file_unit(&self) -> Option<Unit> {
+        self.place.unit
+    }
+
+    /// One line's indentation under one reading, in whole units of the
+    /// file's unit; None when the reading cannot write it so. `index`: the
+    /// line's place in new.
+    fn render(&self, reading: &Reading, index: usize, indent: &str) -> Option<String> {
+        let out = match reading {
+            // The rest as sent; the model's unit as its trimmed text shows
+            // it says nothing here.
+            Reading::FirstLineOnly(prefix) => {
+                let out = match index {
+                    0 => format!("{prefix}{indent}"),
+                    _ => indent.to_string(),
+                };
+                return self.fits_as_sent(&out, None).then_some(out);
+            }
+            Reading::Add(prefix) => format!("{prefix}{indent}"),
+            Reading::Remove(prefix) => indent.strip_prefix(prefix.as_str())?.to_string(),
+            Reading::Levels { model, file, delta } => {
+                let (levels, left) = model.measure(indent)?;
+                let depth = usize::try_from(levels as isize + delta).ok()?;
+                return (left == 0).then(|| file.render(depth));
+            }
+        };
+        self.place.whole(&out).then_some(out)
+    }
+
+    /// Whether, written under `reading` (`indents` for the open lines),
+    /// an open line would start a statement two levels below the line
+    /// before it.
+    fn jumps(
+        &self,
+        reading: &Reading,
+        out: &[Option<Cow<str>>],
+        indents: &[String],
+        open: &[usize],
+        new_lines: &[&str],
+    ) -> bool {
+        let unit = match reading {
+            Reading::Levels { file, .. } => Some(*file),
+            _ => self.place.unit,
+        };
+        let Some(unit) = unit else {
+            return false;
+        };
+        let mut next = open.iter().zip(indents);
+        let lines: Vec<Cow<str>> = out
+            .iter()
+            .map(|slot| match slot {
+                Some(line) => Cow::Borrowed(line.as_ref()),
+                None => next.next().map_or(Cow::Borrowed(""), |(&k, indent)| {
+                    let line = new_lines[k];
+                    Cow::Owned(format!("{indent}{}", &line[indent_of(line).len()..]))
+                }),
+            })
+            .collect();
+        let lines: Vec<&str> = lines.iter().map(|l| l.as_ref()).collect();
+        // An open line, and the line after one: the reading placed the
+        // step between them.
+        let mut after_open = false;
+        let checked: Vec<bool> = out
+            .iter()
+            .zip(&lines)
+            .map(|(slot, line)| {
+                let check = slot.is_none() || after_open;
+                if !line.trim().is_empty() {
+                    after_open = slot.is_none();
+                }
+                check
+            })
+            .collect();
+        jumps(&lines, &checked, unit)
+    }
+
+    /// Whether a line may stand as sent where old's indentation is the
+    /// file's: always, unless the file keeps strictly to its unit and the
+    /// line does not, or the model's text shows another unit (its 4-space
+    /// step in a 2-space file is one level, not two), or the file's unit is
+    /// uncertain.
+    fn as_sent(&self, indent: &str) -> bool {
+        self.place.sure() && self.fits_as_sent(indent, self.shown)
+    }
+
+    fn fits_as_sent(&self, indent: &str, shown: Option<Unit>) -> bool {
+        let place = &self.place;
+        let Some(unit) = place.unit else {
+            return true;
+        };
+        let other_character = match unit {
+            Unit::Tab => indent.contains(' '),
+            Unit::Spaces(_) => indent.contains('\t'),
+        };
+        if other_character {
+            return !place.keeps_character;
+        }
+        let other_unit =
+            matches!(shown, Some(Unit::Spaces(s)) if !place.candidates.contains(&Unit::Spaces(s)));
+        !place.keeps_unit || (place.whole(indent) && !other_unit)
+    }
 }
 
-pub(super) fn reindent<'a>(line: &'a str, shift: &Shift) -> Cow<'a, str> {
-    if line.trim().is_empty() {
-        return Cow::Borrowed(if *shift == Shift::Same { line } else { "" });
+/// The indentation of each open line (new's index, indentation), the same
+/// under every reading that can write them all. Readings that would open a
+/// block two levels deep at once give way to those that do not, where
+/// there are any. `out`: new's lines as written, None where open.
+pub(super) fn settle(
+    out: &[Option<Cow<str>>],
+    open: &[usize],
+    new_lines: &[&str],
+    readings: &Readings,
+) -> Result<Vec<(usize, String)>, Doubt> {
+    let indents: Vec<&str> = open.iter().map(|&k| indent_of(new_lines[k])).collect();
+    if readings.literal && indents.iter().all(|i| readings.as_sent(i)) {
+        return Ok(open
+            .iter()
+            .zip(&indents)
+            .map(|(&k, i)| (k, i.to_string()))
+            .collect());
     }
-    match shift {
-        Shift::Same => Cow::Borrowed(line),
-        Shift::Add(extra) => Cow::Owned(format!("{extra}{line}")),
-        Shift::Remove(missing) => Cow::Borrowed(
-            line.strip_prefix(missing.as_str())
-                .unwrap_or(line.trim_start()),
-        ),
-        Shift::Levels { delta, old, file } => {
-            let indent = indent_of(line);
-            let (levels, extra) = old.measure(indent);
-            let levels = (levels as isize + delta).max(0) as usize;
-            Cow::Owned(format!(
-                "{}{}{}",
-                file.render(levels),
-                " ".repeat(extra),
-                &line[indent.len()..]
-            ))
+    // Each different writing, and whether a reading writes it without a
+    // jump.
+    let mut written: Vec<(Vec<String>, bool)> = Vec::new();
+    for reading in &readings.readings {
+        let lines: Option<Vec<String>> = open
+            .iter()
+            .zip(&indents)
+            .map(|(&k, i)| readings.render(reading, k, i))
+            .collect();
+        let Some(lines) = lines else {
+            continue;
+        };
+        let steady = !readings.jumps(reading, out, &lines, open, new_lines);
+        match written.iter_mut().find(|(w, _)| *w == lines) {
+            Some((_, s)) => *s |= steady,
+            None => written.push((lines, steady)),
+        }
+    }
+    if written.iter().any(|(_, steady)| *steady) {
+        written.retain(|(_, steady)| *steady);
+    }
+    let mut written: Vec<Vec<String>> = written.into_iter().map(|(w, _)| w).collect();
+    let doubt_line = |j: usize| (open[j] + 1, new_lines[open[j]].trim().to_string());
+    match written.len() {
+        1 => Ok(open.iter().copied().zip(written.remove(0)).collect()),
+        0 => {
+            // The first line no reading writes whole.
+            let j = (0..open.len())
+                .find(|&j| {
+                    readings
+                        .readings
+                        .iter()
+                        .all(|r| readings.render(r, open[j], indents[j]).is_none())
+                })
+                .unwrap_or(0);
+            let (line, text) = doubt_line(j);
+            Err(Doubt::NoWholeUnits {
+                line,
+                text,
+                indent: indents[j].to_string(),
+                file: readings.place.unit,
+            })
+        }
+        _ => {
+            let j = (0..open.len())
+                .find(|&j| written.iter().any(|w| w[j] != written[0][j]))
+                .unwrap_or(0);
+            let mut options: Vec<String> = written.iter().map(|w| w[j].clone()).collect();
+            options.sort_by_key(|o| (o.len(), o.clone()));
+            options.dedup();
+            let (line, text) = doubt_line(j);
+            Err(Doubt::Depths {
+                line,
+                text,
+                indent: indents[j].to_string(),
+                options,
+            })
         }
     }
 }

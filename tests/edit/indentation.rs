@@ -1,0 +1,473 @@
+//! Indentation: where new's lines go when old's indentation is not the
+//! file's (dedented, over-indented, another unit, tabs for spaces), when an
+//! exact old starts inside a line's indentation, and when new's lines are
+//! indented in a style foreign to the file. The rule: the model's unit is
+//! read from old against the file's lines where it matched (and from its
+//! own text where that shows a step); every reading that fits writes the
+//! same bytes, or the edit is refused; nothing is written in part of a
+//! unit or in the other character (tabs vs spaces).
+
+use nib::edit::{Applied, Edit, EditError, ErrorKind, Level, Outcome, apply};
+use proptest::prelude::*;
+
+fn ok(text: &str, old: &str, new: &str) -> Applied {
+    apply(text, &[Edit::new(old, new)], &[]).unwrap_or_else(|e| panic!("apply failed: {e}"))
+}
+
+fn err(text: &str, old: &str, new: &str) -> EditError {
+    match apply(text, &[Edit::new(old, new)], &[]) {
+        Ok(a) => panic!("apply succeeded but should fail: {:?}", a.text),
+        Err(e) => e,
+    }
+}
+
+fn level(a: &Applied) -> Level {
+    match a.outcomes[0] {
+        Outcome::Applied { level, .. } => level,
+        ref other => panic!("not applied: {other:?}"),
+    }
+}
+
+/// D3: an exact old whose first line has only part of the line's
+/// indentation did not match "as sent": new's lines keep their depth
+/// relative to it.
+#[test]
+fn an_exact_old_starting_inside_the_indentation_reindents_new() {
+    let out = ok("def f():\n    x = 1\n", "  x = 1\n", "  x = 1\n  y = 2\n");
+    assert_eq!(out.text, "def f():\n    x = 1\n    y = 2\n");
+    assert_eq!(level(&out), Level::Exact);
+    assert!(
+        out.notes[0].contains("only part of its indentation (2 spaces, where line 2 has 4"),
+        "{:?}",
+        out.notes
+    );
+    // In a tab file, a deeper line one model level down.
+    let out = ok(
+        "func f() {\n\t\tif x {\n\t\t}\n}\n",
+        "\tif x {\n",
+        "\tif x {\n\t\ty()\n",
+    );
+    assert_eq!(out.text, "func f() {\n\t\tif x {\n\t\t\ty()\n\t\t}\n}\n");
+    // A one-line change stays a one-line change.
+    let out = ok("def f():\n    x = 1\n", "  x = 1\n", "  x = 2\n");
+    assert_eq!(out.text, "def f():\n    x = 2\n");
+}
+
+/// D4: a line sent without its indentation, with an added line indented
+/// relative to it: the added line keeps that depth below the file's line.
+#[test]
+fn a_line_sent_without_indentation_keeps_new_lines_relative_to_it() {
+    let text = "def f():\n    if x:\n        pass\n";
+    let out = ok(text, "if x:\n", "if x:\n    y()\n");
+    assert_eq!(out.text, "def f():\n    if x:\n        y()\n        pass\n");
+    assert!(
+        out.notes[0].contains("sent without its indentation (4 spaces at line 2)"),
+        "{:?}",
+        out.notes
+    );
+    // Unindented added lines go at the line's own depth, as before.
+    let out = ok(text, "if x:\n", "if x:\n    y()\nz()\n");
+    assert_eq!(
+        out.text,
+        "def f():\n    if x:\n        y()\n    z()\n        pass\n"
+    );
+    // Several lines of old, the first trimmed (a tool's strip): new may be
+    // trimmed the same way, its other lines as sent. A line of new at
+    // column 0 is then at column 0, or, read as old was, beside old's
+    // first line: refused.
+    let text = "class A:\n    def f(self):\n        return 1\n";
+    let e = err(
+        text,
+        "def f(self):\n        return 1\n",
+        "def f(self):\n        return 1\nx = 1\n",
+    );
+    assert_eq!(e.kind, ErrorKind::Ambiguous);
+    assert!(
+        e.reason
+            .contains("(`x = 1`) is not indented, and old's lines do not show"),
+        "{e}"
+    );
+    assert!(e.reason.contains("no indentation or 4 spaces"), "{e}");
+    assert!(e.to_string().contains("     2\t    def f(self):"), "{e}");
+    // Unless one reading opens a block two levels deep at once: `def g`
+    // at column 0 with its body 8 deep.
+    let out = ok(
+        text,
+        "def f(self):\n        return 1\n",
+        "def f(self):\n        return 1\ndef g(self):\n        return 2\n",
+    );
+    assert_eq!(
+        out.text,
+        "class A:\n    def f(self):\n        return 1\n    def g(self):\n        return 2\n"
+    );
+    // The same old, new's lines all below its first: as sent.
+    let out = ok(
+        text,
+        "def f(self):\n        return 1\n",
+        "def f(self):\n        x = 1\n        return x\n",
+    );
+    assert_eq!(
+        out.text,
+        "class A:\n    def f(self):\n        x = 1\n        return x\n"
+    );
+}
+
+/// D5: the model's unit, shown by its own text, maps depth level to level;
+/// a prefix that would give an off-grid depth does not win.
+#[test]
+fn the_models_unit_beats_a_uniform_prefix() {
+    let out = ok(
+        "def a():\n    x()\n    y()\n",
+        "  x()\n  y()\n",
+        "  x()\n  if q:\n    y()\n",
+    );
+    assert_eq!(out.text, "def a():\n    x()\n    if q:\n        y()\n");
+    assert_eq!(level(&out), Level::Indentation);
+    // Old at one depth and new with no step of its own: 6 spaces could be
+    // one 2-space level below a prefix of 2, or 3 levels of 2.
+    let e = err("def a():\n    x()\n", "  x()\n", "      y()\n");
+    assert_eq!(e.kind, ErrorKind::Ambiguous);
+    assert!(
+        e.reason
+            .contains("(`y()`) is indented 6 spaces, and old's lines do not show"),
+        "{e}"
+    );
+    assert!(e.reason.contains("could be 8 spaces or 12 spaces"), "{e}");
+    // A deeper line is one level deeper: 4 spaces under old's line is one
+    // 4-space level (8 in the file), not two of 2 (12), which would open a
+    // block two levels deep at once.
+    let out = ok("def a():\n    x()\n", "  x()\n", "  x()\n      y()\n");
+    assert_eq!(out.text, "def a():\n    x()\n        y()\n");
+    // A line shallower than the over-indentation old carries is not put
+    // at column 0: it would stand left of it.
+    let e = err(
+        "def f():\n    return 1\n\nx = 2\n",
+        "    def f():\n        return 1\n",
+        "    def f():\n        return 1\ng = f\n",
+    );
+    assert_eq!(e.kind, ErrorKind::Ambiguous);
+    assert!(e.reason.contains("(`g = f`) is not indented"), "{e}");
+}
+
+/// D6 and N1: continuation lines are not indent steps, so a 4-space file
+/// with 8-space hanging arguments is 4-space, and a 2-space file with a
+/// 4-space one is 2-space.
+#[test]
+fn continuation_lines_do_not_set_the_files_unit() {
+    let text = "def f():\n    call(a,\n            b)\n    other(c,\n            d)\n    \
+                if x:\n        y = 1\n        z = 2\n";
+    let out = ok(
+        text,
+        "\t\ty = 1\n\t\tz = 2\n",
+        "\t\ty = 1\n\t\tif z:\n\t\t\tz = 2\n",
+    );
+    assert_eq!(
+        out.text,
+        text.replace("        z = 2\n", "        if z:\n            z = 2\n")
+    );
+    let out = ok(text, "\tif x:\n\t\ty = 1\n", "\tif x:\n\t\ty = 2\n");
+    assert_eq!(out.text, text.replace("y = 1", "y = 2"));
+    let text = "def f():\n  x = 1\n  call(a,\n      b)\n  return x\n";
+    let out = ok(text, "\treturn x\n", "\treturn x + 1\n");
+    assert_eq!(out.text, text.replace("return x", "return x + 1"));
+    let text = "a:\n  b\n    c,\nd:\n  e\n    f,\n";
+    let out = ok(text, "d:\n\te\n", "d:\n\tE\n");
+    assert_eq!(out.text, text.replace("  e", "  E"));
+}
+
+/// D7: no partial unit is written, and no spaces into a tab region; of
+/// the readings, one that would need half a unit is not the model's.
+#[test]
+fn no_partial_units_and_no_spaces_in_a_tab_file() {
+    // 8 spaces for one tab: 4 a level (then "sibling" is at column 0) or 8
+    // a level (then it is half a tab in): only the first writes whole tabs.
+    let out = ok(
+        "top:\n\tinner:\nnext\n",
+        "        inner:\n",
+        "        inner:\n    sibling\n",
+    );
+    assert_eq!(out.text, "top:\n\tinner:\nsibling\nnext\n");
+    // One space under a tab: no reading writes it in whole tabs.
+    let e = err("top:\n\tinner:\n", "    inner:\n", "    inner:\n x\n");
+    assert_eq!(e.kind, ErrorKind::Ambiguous);
+    assert!(
+        e.reason
+            .contains("(`x`) is indented 1 space; mapped the way old's lines map"),
+        "{e}"
+    );
+    assert!(e.reason.contains("indent unit (a tab)"), "{e}");
+}
+
+/// N2: a one-line change refused although every reading writes the same.
+#[test]
+fn a_change_at_olds_own_depth_is_written_whatever_the_unit() {
+    let out = ok("a:\n\tb\n", "                b\n", "                B\n");
+    assert_eq!(out.text, "a:\n\tB\n");
+    // Emacs-style tab and spaces: a line at an old line's depth takes that
+    // line's bytes.
+    let text = "int f() {\n    if (a) {\n\tb();\n    }\n}\n";
+    let out = ok(
+        text,
+        "    if (a) {\n        b();\n    }\n",
+        "    if (a) {\n        b();\n        c();\n    }\n",
+    );
+    assert_eq!(
+        out.text,
+        "int f() {\n    if (a) {\n\tb();\n\tc();\n    }\n}\n"
+    );
+}
+
+/// The design point: where old matches exactly, new's added lines are
+/// written as sent unless the file keeps strictly to a unit they break
+/// (a tab, or 2 spaces, in a 4-space file; 4-space steps the model's text
+/// shows as one level in a 2-space file): then the file's conventions win.
+#[test]
+fn added_lines_in_a_foreign_style_take_the_files() {
+    // The model's tabs throughout: one tab a level.
+    let out = ok(
+        "def f():\n    a = 1\nb = 2\n",
+        "b = 2\n",
+        "b = 2\nif b:\n\tc = 3\n",
+    );
+    assert_eq!(out.text, "def f():\n    a = 1\nb = 2\nif b:\n    c = 3\n");
+    assert_eq!(level(&out), Level::Exact);
+    assert!(
+        out.notes[0].contains("indented unlike the file, which indents with 4 spaces"),
+        "{:?}",
+        out.notes
+    );
+    // The model's tabs throughout: one tab a level.
+    let out = ok(
+        "op_a\nop_b:\nop_c\n    op_d\n        op_e\n",
+        "op_b:\nop_c\n",
+        "op_b:\n\tdeep()\nop_c\n",
+    );
+    assert_eq!(
+        out.text,
+        "op_a\nop_b:\n    deep()\nop_c\n    op_d\n        op_e\n"
+    );
+    // 4-space steps in a strictly 2-space file are one level each.
+    let text = "a\nb\n  c:\n    d\n";
+    let out = ok(text, "b\n", "b\n    e()\n");
+    assert_eq!(out.text, "a\nb\n  e()\n  c:\n    d\n");
+    // A file that mixes tabs and spaces is left as the model wrote it.
+    let text = "a:\n    b\n\tc\n";
+    let out = ok(text, "    b\n", "    b\n\td\n");
+    assert_eq!(out.text, "a:\n    b\n\td\n\tc\n");
+    assert!(out.notes.is_empty(), "{:?}", out.notes);
+    // 6 spaces after a line at 8 in a 4-space file: only 2 a level writes
+    // it whole, one level out.
+    let text = "def f():\n    if a:\n        b = 1\n";
+    let out = ok(text, "        b = 1\n", "        b = 1\n      c = 2\n");
+    assert_eq!(out.text, "def f():\n    if a:\n        b = 1\n    c = 2\n");
+    // Where no reading decides, refused: 8 spaces in a tab file, with
+    // nothing around to show the model's unit.
+    let e = err("a:\n\tb\nc\n", "c\n", "        d\n");
+    assert_eq!(e.kind, ErrorKind::Ambiguous);
+    assert!(
+        e.reason.contains("could be 1 tab or 2 tabs or 4 tabs"),
+        "{e}"
+    );
+    // A model that copies old's 4 spaces and adds a line with a tab: a
+    // tab of 4 columns or of 8, so refused.
+    let e = err(
+        "def f():\n    a = 1\n",
+        "    a = 1\n",
+        "    a = 1\n\tc = 3\n",
+    );
+    assert!(e.reason.contains("(`c = 3`) is indented 1 tab"), "{e}");
+}
+
+// --- the property ---------------------------------------------------------
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Unit {
+    Tab,
+    Spaces(usize),
+}
+
+impl Unit {
+    fn render(self, depth: usize) -> String {
+        match self {
+            Unit::Tab => "\t".repeat(depth),
+            Unit::Spaces(n) => " ".repeat(n * depth),
+        }
+    }
+
+    /// Whether an indentation is whole units of this one, in its character.
+    fn whole(self, indent: &str) -> bool {
+        match self {
+            Unit::Tab => indent.bytes().all(|b| b == b'\t'),
+            Unit::Spaces(n) => indent.bytes().all(|b| b == b' ') && indent.len().is_multiple_of(n),
+        }
+    }
+}
+
+const FILE_UNITS: [Unit; 3] = [Unit::Tab, Unit::Spaces(2), Unit::Spaces(4)];
+const MODEL_UNITS: [Unit; 4] = [Unit::Tab, Unit::Spaces(2), Unit::Spaces(4), Unit::Spaces(8)];
+
+/// How the model re-indented its snippet.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Mode {
+    AsIs,
+    Dedented,
+    OverIndented,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Change {
+    Modify,
+    InsertSame,
+    InsertDeeper,
+    InsertShallower,
+    Delete,
+}
+
+/// A program: depths and texts, with a continuation line (two levels
+/// deeper, ending in a comma) here and there, and at least one statement
+/// indented (else nothing shows the file's unit: its only indented lines
+/// would be continuations).
+fn program() -> impl Strategy<Value = Vec<(usize, String)>> {
+    let steps = prop::collection::vec((0u8..5, any::<bool>(), 0u8..8), 6..14);
+    steps.prop_filter_map("no statement is indented", |steps| {
+        let mut depth = 0usize;
+        let mut out: Vec<(usize, String)> = Vec::new();
+        for (k, (step, colon, cont)) in steps.into_iter().enumerate() {
+            match step {
+                _ if k == 0 => depth = 0,
+                0 | 1 if depth < 4 => depth += 1,
+                2 if depth > 0 => depth -= 1,
+                _ => {}
+            }
+            if cont == 0 && k > 0 {
+                out.push((depth + 2, format!("cont_{k:02},")));
+            }
+            let colon = if colon { ":" } else { "" };
+            out.push((depth, format!("op_{k:02}(){colon}")));
+        }
+        out.iter()
+            .any(|(d, t)| *d > 0 && t.starts_with("op_"))
+            .then_some(out)
+    })
+}
+
+type Case = (String, String, String, String, Unit, Unit, Mode);
+
+/// A file, one edit (old, new) re-indented by the model, and the file the
+/// edit means; None where the generated change is not possible.
+fn case(
+    prog: &[(usize, String)],
+    file_unit: Unit,
+    model_unit: Unit,
+    mode: Mode,
+    change: Change,
+    (at, len, pick): (usize, usize, usize),
+) -> Option<Case> {
+    let n = prog.len();
+    let i = at % n;
+    let j = (i + 1 + len % 4).min(n);
+    let window = &prog[i..j];
+    let least = window.iter().map(|x| x.0).min()?;
+    let base: isize = match mode {
+        Mode::AsIs => 0,
+        Mode::Dedented => least as isize,
+        Mode::OverIndented => -1,
+    };
+    let p = pick % window.len();
+    let mut new_window: Vec<(usize, String)> = window.to_vec();
+    match change {
+        Change::Modify => new_window[p].1 = new_window[p].1.to_uppercase(),
+        Change::InsertSame => new_window.insert(p + 1, (window[p].0, format!("new_{p}()"))),
+        Change::InsertDeeper => new_window.insert(p + 1, (window[p].0 + 1, format!("deep_{p}()"))),
+        Change::InsertShallower => {
+            let d = window[p].0.checked_sub(1)?;
+            new_window.insert(p + 1, (d, format!("shallow_{p}()")));
+        }
+        Change::Delete if window.len() < 2 => return None,
+        Change::Delete => {
+            new_window.remove(p);
+        }
+    }
+    let model = |lines: &[(usize, String)]| -> Option<String> {
+        lines
+            .iter()
+            .map(|(d, t)| {
+                let depth = usize::try_from(*d as isize - base).ok()?;
+                Some(format!("{}{t}\n", model_unit.render(depth)))
+            })
+            .collect()
+    };
+    let (old, new) = (model(window)?, model(&new_window)?);
+    if old == new {
+        return None;
+    }
+    let render = |lines: &[(usize, String)]| -> String {
+        lines
+            .iter()
+            .map(|(d, t)| format!("{}{t}\n", file_unit.render(*d)))
+            .collect()
+    };
+    let file = render(prog);
+    let expected = render(&[&prog[..i], &new_window[..], &prog[j..]].concat());
+    Some((file, old, new, expected, file_unit, model_unit, mode))
+}
+
+fn cases() -> impl Strategy<Value = Option<Case>> {
+    (
+        program(),
+        prop::sample::select(FILE_UNITS.to_vec()),
+        prop::sample::select(MODEL_UNITS.to_vec()),
+        prop::sample::select(vec![Mode::AsIs, Mode::Dedented, Mode::OverIndented]),
+        prop::sample::select(vec![
+            Change::Modify,
+            Change::InsertSame,
+            Change::InsertDeeper,
+            Change::InsertShallower,
+            Change::Delete,
+        ]),
+        (any::<usize>(), any::<usize>(), any::<usize>()),
+    )
+        .prop_map(|(prog, fu, mu, mode, change, at)| case(&prog, fu, mu, mode, change, at))
+}
+
+fn config() -> ProptestConfig {
+    let default = ProptestConfig::default();
+    ProptestConfig {
+        // Some generated changes are impossible (a line shallower than
+        // column 0): rejected, not counted.
+        max_global_rejects: default.cases.saturating_mul(64).max(1 << 14),
+        // No regression files: a failure prints its minimal input.
+        failure_persistence: None,
+        ..default
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    /// A re-indented edit writes exactly the file it means or is refused;
+    /// whatever is written is indented in whole units of the file's unit.
+    /// Sent in the file's own unit (re-indented or not), it is applied.
+    #[test]
+    fn a_reindented_edit_is_exact_or_refused(case in cases()) {
+        prop_assume!(case.is_some());
+        let Some((file, old, new, expected, file_unit, model_unit, mode)) = case else {
+            unreachable!()
+        };
+        match apply(&file, &[Edit::new(old.as_str(), new.as_str())], &[]) {
+            Ok(a) => {
+                prop_assert_eq!(&a.text, &expected);
+                for line in a.text.lines() {
+                    let indent = &line[..line.len() - line.trim_start().len()];
+                    prop_assert!(file_unit.whole(indent), "{:?} in {:?}", line, a.text);
+                }
+            }
+            Err(e) => {
+                prop_assert!(
+                    model_unit != file_unit || mode != Mode::AsIs,
+                    "the file's own indentation refused: {}", e
+                );
+            }
+        }
+    }
+}
