@@ -20,8 +20,7 @@ pub(crate) use indent::{Readings, shown_unit};
 pub(crate) use keys::fold_char;
 use keys::{hash_bytes, key, loose_hash, loosely_equal};
 pub(crate) use rewrite::{Doubt, describe, replacement, rewrite};
-pub(crate) use units::indent_of;
-pub(crate) use units::{Indentation, Unit};
+pub(crate) use units::{Indentation, Unit, indent_of};
 
 mod indent;
 mod keys;

@@ -6,10 +6,11 @@
 //!   `    x = 1`). new's lines keep their depth relative to old's first
 //!   line: they go through the readings a tolerant match at that line would
 //!   have (`tolerant::Readings`), so `    y()` under `if x:` lands one level
-//!   under the file's `if x:`. When old has more lines, which matched as
-//!   sent, new may have been trimmed the same way (only its first line):
-//!   that reading counts too, and a line of new indented like old's first
-//!   line could mean either depth: refused.
+//!   under the file's `if x:`. Where old's first line was trimmed whole and
+//!   old has more lines (which matched as sent), or the model's text shows a
+//!   unit other than the file's, new may have been trimmed the same way
+//!   (its first line only, the rest as sent): one more reading, and where
+//!   the readings write different depths the edit is refused.
 //! - old is whole lines, and new brings lines indented in a way the file
 //!   never indents a statement (a tab in a file that keeps strictly to 4
 //!   spaces, 2 spaces in it, or 4-space steps where the model's own text
@@ -17,9 +18,13 @@
 //!   lines, written in its unit through the same readings, or refused when
 //!   the readings disagree. A model's tab in a 4-space file is a habit of
 //!   the model's text, not a choice about this file, and would leave the
-//!   file with the only tab-indented line it has. A file that does not keep
-//!   strictly to one unit (tabs and spaces both, odd alignment) is left as
-//!   the model wrote it.
+//!   file with the only tab-indented line it has (in a Makefile, 4 spaces
+//!   where a recipe needs its tab). A file that does not keep strictly to
+//!   one unit (tabs and spaces both, odd alignment) is left as the model
+//!   wrote it, and so is a file with no indented line at all: it has no
+//!   convention to keep, and refusing there would refuse the first nested
+//!   line of every flat file (a Markdown list's first sub-item, a script's
+//!   first function).
 
 use std::borrow::Cow;
 use std::collections::HashSet;

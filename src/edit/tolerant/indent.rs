@@ -5,9 +5,10 @@
 //! indentation on every line, or a model unit and a level difference (two
 //! of the model's levels become two of the file's). Old's lines decide
 //! which readings fit, not the file alone: a model that sent 16 spaces for
-//! a line the file indents with one tab may mean 4 spaces a level or 8 or
-//! 16. When the model's own text shows its unit (a step between two of its
-//! lines), only that unit is read. Each reading writes a line in whole
+//! a line the file indents with one tab wrote 4 spaces a level, or 8, or 2,
+//! and over-indented by 3, 1 or 7 levels. When the model's own text shows
+//! its unit (a step between two of its statements) and that unit fits,
+//! only it is read. Each reading writes a line in whole
 //! units of the file's unit, in its character, or not at all (half a unit,
 //! a depth left of column 0: not the model's reading). Where the file shows
 //! its unit only in items of lists, every unit that divides it is a

@@ -2,12 +2,15 @@
 //! spaces), learnt from the steps between lines that start statements.
 //!
 //! Continuation lines do not count: a line inside an open `(` or `[`, after
-//! a line that ends in an operator or a backslash, or inside a block
-//! comment aligns with something rather than indenting a block (a
-//! 4-space file's hanging argument 8 deeper is not an 8-space unit). Of the
-//! lines left, the largest unit that divides nearly every line's width and
-//! nearly every step between lines wins (a 2-space file whose few 4-space
-//! steps are all multiples of 2 stays 2-space).
+//! a line that ends in an operator or a backslash, inside a block comment
+//! or a string across lines aligns with something (or is text) rather than
+//! indenting a block (a 4-space file's hanging argument 8 deeper is not an
+//! 8-space unit). A step is measured from the statement before, not from a
+//! list item between them (a line ending in a comma), and a unit seen only
+//! in steps to items is a guess (`Indentation::sure`). Of the lines left,
+//! the largest unit that divides nearly every line's width and nearly every
+//! step wins (a 2-space file whose few 4-space steps are all multiples of 2
+//! stays 2-space).
 
 /// One indent level of a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
