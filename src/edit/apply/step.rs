@@ -207,20 +207,27 @@ impl Step<'_> {
             Near::Line(n) => Some(n.saturating_sub(1)),
             _ => None,
         };
-        let probe = Probe::new(old, new)
+        let mut probe = Probe::new(old, new)
             .within(region.from, region.eof)
             .near(near_line)
-            .all(self.replace_all)
-            .file_unit(call.file_unit());
+            .all(self.replace_all);
         // One pass over the lines finds where old and (for the failure
         // path's "new is already there") new could stand.
-        let found = if primary && view.new_first.is_none() {
+        let first = if primary && view.new_first.is_none() {
             let mut firsts = tolerant::first_lines(cur, lines, &[&probe, &new_probe]);
             view.new_first = firsts.pop();
-            tolerant::find_from(cur, lines, &probe, &firsts.pop().unwrap_or_default())
+            firsts.pop().unwrap_or_default()
         } else {
-            tolerant::find(cur, lines, &probe)
+            tolerant::first_lines(cur, lines, &[&probe])
+                .pop()
+                .unwrap_or_default()
         };
+        // The file's unit is learnt from every line of it (brackets and
+        // strings followed): only when old could stand somewhere.
+        if !first.is_empty() {
+            probe = probe.file_unit(call.file_unit());
+        }
+        let found = tolerant::find_from(cur, lines, &probe, &first);
         // An earlier edit of the call changed the place old had in the file
         // as read: decided before any tolerant match is taken, which would
         // be a loose twin somewhere else.
