@@ -553,6 +553,26 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
         previous: vec![],
         expect: Expect::Text(expected),
     };
+    // The typography kinds: straight quotes in the file and curly ones from
+    // the model, or curly in the file (prose, docs) and straight from the
+    // model; expected, the file's own.
+    let quotes_either_way = |s: &Site, straight_file: bool| {
+        if straight_file {
+            let (o, n) = (map(&s.old, curly), map(&s.new, curly));
+            return ok(text.clone(), vec![edit(&o, &n)], join(&s.expected(lines)));
+        }
+        let mut f = lines.clone();
+        for l in &mut f[s.start..s.start + s.len] {
+            *l = curly(l);
+        }
+        let mut exp = s.clone();
+        exp.new = map(&s.new, curly);
+        ok(
+            join(&f),
+            vec![edit(&s.old, &s.new)],
+            join(&exp.expected(&f)),
+        )
+    };
     let refuse = |t: String, edits: Vec<Edit>| Case {
         file: file.name.clone(),
         text: t,
@@ -676,24 +696,7 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
                 (!free.is_empty()).then(|| free[rng.below(free.len())])
             };
             let s = site(file, rng, 2, 6, &pick)?;
-            if rng.chance() {
-                // Straight quotes in the file, curly ones from the model.
-                let (o, n) = (map(&s.old, curly), map(&s.new, curly));
-                Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
-            } else {
-                // Curly quotes in the file (prose, docs), straight from the model.
-                let mut f = lines.clone();
-                for l in &mut f[s.start..s.start + s.len] {
-                    *l = curly(l);
-                }
-                let mut exp = s.clone();
-                exp.new = map(&s.new, curly);
-                Some(ok(
-                    join(&f),
-                    vec![edit(&s.old, &s.new)],
-                    join(&exp.expected(&f)),
-                ))
-            }
+            Some(quotes_either_way(&s, rng.chance()))
         }
         "re-spaced inner whitespace" => {
             let pick = |w: &[String], rng: &mut Rng| {
@@ -932,24 +935,7 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
                 (!quoted.is_empty()).then(|| quoted[rng.below(quoted.len())])
             };
             let s = site(file, rng, 1, 6, &pick)?;
-            if rng.chance() {
-                // Straight quotes in the file, curly ones from the model.
-                let (o, n) = (map(&s.old, curly), map(&s.new, curly));
-                Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
-            } else {
-                // Curly quotes in the file, straight from the model.
-                let mut f = lines.clone();
-                for l in &mut f[s.start..s.start + s.len] {
-                    *l = curly(l);
-                }
-                let mut exp = s.clone();
-                exp.new = map(&s.new, curly);
-                Some(ok(
-                    join(&f),
-                    vec![edit(&s.old, &s.new)],
-                    join(&exp.expected(&f)),
-                ))
-            }
+            Some(quotes_either_way(&s, rng.chance()))
         }
         "edit re-sent differently" => {
             // The same edit twice in one call, the copy sent another way:

@@ -30,6 +30,34 @@
 //!
 //! Run with `cargo test --test edit`.
 
+use nib::edit::{Applied, Edit, EditError, apply};
+use proptest::test_runner::Config as ProptestConfig;
+
+/// The call applied; panics with the engine's message when it is refused.
+fn ok(text: &str, edits: &[Edit]) -> Applied {
+    apply(text, edits, &[]).unwrap_or_else(|e| panic!("apply failed: {e}"))
+}
+
+/// The call's refusal; panics when it is applied.
+fn err(text: &str, edits: &[Edit]) -> EditError {
+    match apply(text, edits, &[]) {
+        Ok(a) => panic!("apply succeeded but should fail: {:?}", a.text),
+        Err(e) => e,
+    }
+}
+
+/// The property tests' settings: 256 cases unless PROPTEST_CASES says
+/// otherwise, generous room for rejected inputs, and no regression files
+/// (a failure prints its minimal input).
+fn proptest_config() -> ProptestConfig {
+    let default = ProptestConfig::default();
+    ProptestConfig {
+        max_global_rejects: default.cases.saturating_mul(64).max(1 << 14),
+        failure_persistence: None,
+        ..default
+    }
+}
+
 #[path = "edit/conformance.rs"]
 mod conformance;
 #[path = "edit/endings.rs"]

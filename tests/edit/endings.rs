@@ -9,11 +9,9 @@
 use nib::edit::formats::apply::{ChangeKind, from_blocks, from_udiff, from_v4a};
 use nib::edit::formats::search_replace::{self, Item, ParseOptions};
 use nib::edit::formats::{udiff, v4a, whole};
-use nib::edit::{Applied, Edit, Hinted, LineKind, apply, apply_hinted};
+use nib::edit::{Applied, Edit, Hinted, LineKind, apply_hinted};
 
-fn ok(text: &str, edits: &[Edit]) -> Applied {
-    apply(text, edits, &[]).unwrap_or_else(|e| panic!("apply failed: {e}"))
-}
+use crate::ok;
 
 /// The lines of a written text as a reader that ends lines at LF, CRLF
 /// and a lone CR sees them (the BOM left out).

@@ -11,14 +11,11 @@ use nib::edit::{Applied, Edit, EditError, ErrorKind, Level, Outcome, apply};
 use proptest::prelude::*;
 
 fn ok(text: &str, old: &str, new: &str) -> Applied {
-    apply(text, &[Edit::new(old, new)], &[]).unwrap_or_else(|e| panic!("apply failed: {e}"))
+    crate::ok(text, &[Edit::new(old, new)])
 }
 
 fn err(text: &str, old: &str, new: &str) -> EditError {
-    match apply(text, &[Edit::new(old, new)], &[]) {
-        Ok(a) => panic!("apply succeeded but should fail: {:?}", a.text),
-        Err(e) => e,
-    }
+    crate::err(text, &[Edit::new(old, new)])
 }
 
 fn level(a: &Applied) -> Level {
@@ -430,20 +427,10 @@ fn cases() -> impl Strategy<Value = Option<Case>> {
         .prop_map(|(prog, fu, mu, mode, change, at)| case(&prog, fu, mu, mode, change, at))
 }
 
-fn config() -> ProptestConfig {
-    let default = ProptestConfig::default();
-    ProptestConfig {
-        // Some generated changes are impossible (a line shallower than
-        // column 0): rejected, not counted.
-        max_global_rejects: default.cases.saturating_mul(64).max(1 << 14),
-        // No regression files: a failure prints its minimal input.
-        failure_persistence: None,
-        ..default
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    // Some generated changes are impossible (a line shallower than column
+    // 0): rejected, not counted.
+    #![proptest_config(crate::proptest_config())]
 
     /// A re-indented edit writes exactly the file it means or is refused;
     /// whatever is written is indented in whole units of the file's unit.

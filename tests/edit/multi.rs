@@ -1,17 +1,8 @@
 //! Calls with several edits, against DESIGN.md's fs-edit rules.
 
-use nib::edit::{Applied, Edit, EditError, ErrorKind, Level, Outcome, apply};
+use nib::edit::{Edit, ErrorKind, Level, Outcome, apply};
 
-fn ok(text: &str, edits: &[Edit]) -> Applied {
-    apply(text, edits, &[]).unwrap_or_else(|e| panic!("apply failed: {e}"))
-}
-
-fn err(text: &str, edits: &[Edit]) -> EditError {
-    match apply(text, edits, &[]) {
-        Ok(a) => panic!("apply succeeded but should fail: {:?}", a.text),
-        Err(e) => e,
-    }
-}
+use crate::{err, ok};
 
 fn all(old: &str, new: &str) -> Edit {
     Edit {

@@ -293,19 +293,8 @@ pub(crate) fn check_diff(old: &str, new: &str, diff: &Diff) -> Result<(), String
     Ok(())
 }
 
-fn config() -> ProptestConfig {
-    // 256 cases unless PROPTEST_CASES says otherwise.
-    let default = ProptestConfig::default();
-    ProptestConfig {
-        max_global_rejects: default.cases.saturating_mul(64).max(1 << 14),
-        // No regression files: a failure prints its minimal input.
-        failure_persistence: None,
-        ..default
-    }
-}
-
 proptest! {
-    #![proptest_config(config())]
+    #![proptest_config(crate::proptest_config())]
 
     /// (a) An exact unique edit followed by its inverse gives back the
     /// original bytes: BOM, every line ending, the final newline.

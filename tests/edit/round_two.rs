@@ -3,18 +3,9 @@
 //! mixed endings, with old-Mac files, with line numbers copied from fs-read,
 //! with invisible characters and with a different indent unit.
 
-use nib::edit::{Applied, Edit, EditError, ErrorKind, Level, Outcome, apply};
+use nib::edit::{Edit, ErrorKind, Level, Outcome, apply};
 
-fn ok(text: &str, edits: &[Edit]) -> Applied {
-    apply(text, edits, &[]).unwrap_or_else(|e| panic!("apply failed: {e}"))
-}
-
-fn err(text: &str, edits: &[Edit]) -> EditError {
-    match apply(text, edits, &[]) {
-        Ok(a) => panic!("apply succeeded but should fail: {:?}", a.text),
-        Err(e) => e,
-    }
-}
+use crate::{err, ok};
 
 #[test]
 fn context_lines_keep_their_own_ending() {

@@ -6,18 +6,9 @@
 //! line numbers copied into old are taken off only where that is certain.
 //! Each case is a probe's reproducer, with the exact bytes or refusal.
 
-use nib::edit::{Applied, Edit, EditError, ErrorKind, Outcome, apply};
+use nib::edit::{Edit, ErrorKind, Outcome};
 
-fn ok(text: &str, edits: &[Edit]) -> Applied {
-    apply(text, edits, &[]).unwrap_or_else(|e| panic!("apply failed: {e}"))
-}
-
-fn err(text: &str, edits: &[Edit]) -> EditError {
-    match apply(text, edits, &[]) {
-        Ok(a) => panic!("apply succeeded but should fail: {:?}", a.text),
-        Err(e) => e,
-    }
-}
+use crate::{err, ok};
 
 // ---------------------------------------------------------------- stale
 
