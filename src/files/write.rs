@@ -860,14 +860,17 @@ mod tests {
         let ws = Workspace::open(dir.path()).unwrap();
         let r = ws.resolve("a.txt").unwrap();
         fs::write(&r.real, "planned\n").unwrap();
+        // nib's write over what a read saw.
+        let mine = |read: &crate::files::TextFile| {
+            write_checked(
+                &r,
+                Expect::Read(read.text.as_bytes(), read.stamp),
+                b"mine\n",
+            )
+        };
         let read = read_text(&r).unwrap();
         // The stamp still holds: written without reading the file first.
-        write_checked(
-            &r,
-            Expect::Read(read.text.as_bytes(), read.stamp),
-            b"mine\n",
-        )
-        .unwrap();
+        mine(&read).unwrap();
         assert_eq!(fs::read(&r.real).unwrap(), b"mine\n");
 
         // A writer changed the file in place within the read's clock tick:
@@ -894,24 +897,14 @@ mod tests {
         let other = dir.path().join("other");
         fs::write(&other, "theirs\n").unwrap();
         fs::rename(&other, &r.real).unwrap();
-        let err = write_checked(
-            &r,
-            Expect::Read(read.text.as_bytes(), read.stamp),
-            b"mine\n",
-        )
-        .unwrap_err();
+        let err = mine(&read).unwrap_err();
         assert!(matches!(err, FileError::ChangedOnDisk { .. }), "{err:?}");
         assert_eq!(fs::read(&r.real).unwrap(), b"theirs\n");
         // The same bytes under a new inode are what was planned from.
         let read = read_text(&r).unwrap();
         fs::write(&other, "theirs\n").unwrap();
         fs::rename(&other, &r.real).unwrap();
-        write_checked(
-            &r,
-            Expect::Read(read.text.as_bytes(), read.stamp),
-            b"mine\n",
-        )
-        .unwrap();
+        mine(&read).unwrap();
         assert_eq!(fs::read(&r.real).unwrap(), b"mine\n");
     }
 
