@@ -27,7 +27,7 @@ use super::pieces::Pieces;
 use super::request::{Edit, check_edit};
 use super::search::locate;
 use super::text::{Source, lf};
-use super::tolerant::Level;
+use super::tolerant::{LazyUnit, Level};
 use call::{Call, LONG};
 pub use indent::indent_left_out;
 use repeat::{Twin, twin_groups};
@@ -297,7 +297,7 @@ fn run(
         notes: Vec::new(),
         cursor: 0,
         orig_lines: Default::default(),
-        file_unit: Default::default(),
+        file_unit: LazyUnit::new(&src.norm),
         tracked: vec![false; total],
         written: Vec::new(),
         lost: Vec::new(),

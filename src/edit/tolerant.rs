@@ -12,7 +12,9 @@
 //! that fits the place (`indent`); readings that write different bytes
 //! refuse.
 
+use std::cell::OnceCell;
 use std::ops::Range;
+use std::rc::Rc;
 
 use super::search::find_overlapping;
 use super::text::{LineIndex, split_lines};
@@ -113,6 +115,29 @@ impl FileUnit {
     }
 }
 
+/// A file's unit, learnt the first time a level needs it (learning it
+/// follows every line's brackets and strings: 7 ms on 100,000 lines), then
+/// shared by every probe of the call. Most probes never need it: a refused
+/// edit, or a probe whose old stands nowhere.
+#[derive(Debug, Clone)]
+pub(crate) struct LazyUnit<'a> {
+    text: &'a str,
+    learnt: Rc<OnceCell<FileUnit>>,
+}
+
+impl<'a> LazyUnit<'a> {
+    pub fn new(text: &'a str) -> LazyUnit<'a> {
+        LazyUnit {
+            text,
+            learnt: Rc::default(),
+        }
+    }
+
+    pub fn get(&self) -> FileUnit {
+        *self.learnt.get_or_init(|| FileUnit::of(self.text))
+    }
+}
+
 /// Everything the levels need to know about one edit.
 pub(crate) struct Probe<'a> {
     old_lines: Vec<&'a str>,
@@ -130,7 +155,7 @@ pub(crate) struct Probe<'a> {
     /// Every match is wanted (replace_all).
     all: bool,
     /// The file's indent unit, when known (else learnt from the text).
-    file_unit: Option<FileUnit>,
+    file_unit: Option<LazyUnit<'a>>,
 }
 
 impl<'a> Probe<'a> {
@@ -175,8 +200,8 @@ impl<'a> Probe<'a> {
         self
     }
 
-    /// The file's indent unit, learnt once for the call.
-    pub fn file_unit(mut self, unit: FileUnit) -> Probe<'a> {
+    /// The file's indent unit, learnt once for the call when needed.
+    pub fn file_unit(mut self, unit: LazyUnit<'a>) -> Probe<'a> {
         self.file_unit = Some(unit);
         self
     }
@@ -294,9 +319,9 @@ pub(crate) fn find_from(
     .into_iter()
     .filter(|&j| probe.allows(lines, j, m, text.len()))
     .collect();
-    let file_unit = match probe.file_unit {
+    let file_unit = match &probe.file_unit {
         _ if starts.is_empty() => Indentation::default(),
-        Some(FileUnit(unit)) => unit,
+        Some(unit) => unit.get().0,
         None => Indentation::of_file((0..n).map(|i| lines.line(text, i))),
     };
     for level in Level::TOLERANT {

@@ -458,3 +458,17 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn a_line_added_inside_a_string_is_not_placed_by_the_codes_depth() {
+    // The string's own lines start at column 2 whatever the code's depth:
+    // old sent in another unit cannot say where an added line of it goes
+    // (the statement at old's indentation of 2 would put it 8 deep).
+    let text = "fn t() {\n    let out = run();\n        assert_eq!(\n            out,\n            \"  11  def top(a, b=2):\n  17  class Base(object):\n  24    def method(self, x):\n\"\n        );\n}\n";
+    let e = err(
+        text,
+        "  assert_eq!(\n    out,\n    \"  11  def top(a, b=2):\n17  class Base(object):\n24    def method(self, x):\n",
+        "  assert_eq!(\n    out,\n    \"  11  def top(a, b=2):\n17  class Base(object):\n  probe(1);\n24    def method(self, x):\n",
+    );
+    assert!(e.to_string().contains("inside a string or comment"), "{e}");
+}

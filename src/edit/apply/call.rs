@@ -13,7 +13,7 @@ use std::ops::Range;
 use crate::edit::pieces::{Pieces, Replacement};
 use crate::edit::search::{Automaton, find_overlapping, overlaps, overlaps_any, windows};
 use crate::edit::text::LineIndex;
-use crate::edit::tolerant::FileUnit;
+use crate::edit::tolerant::{FileUnit, LazyUnit};
 
 /// Old texts longer than this are not looked for by the automaton around
 /// each edit's changes (its window would grow with them); they are looked
@@ -44,7 +44,7 @@ pub(super) struct Call<'s> {
     /// The original's lines, once an edit needs to look at lines.
     pub(super) orig_lines: OnceCell<LineIndex>,
     /// The file's indent unit as read, once a tolerant level needs it.
-    pub(super) file_unit: OnceCell<FileUnit>,
+    pub(super) file_unit: LazyUnit<'s>,
     /// Per edit (0-based): whether a later edit may repeat it, so where it
     /// wrote is kept in `written`.
     pub(super) tracked: Vec<bool>,
@@ -58,7 +58,7 @@ pub(super) struct Call<'s> {
     pub(super) written: Vec<(usize, Range<usize>)>,
 }
 
-impl Call<'_> {
+impl<'s> Call<'s> {
     /// Every start of old (pattern `pid`) in the current text, ascending.
     pub(super) fn exact_hits(&self, pid: Option<usize>, old: &str) -> Vec<usize> {
         let Some(pid) = pid else {
@@ -169,7 +169,12 @@ impl Call<'_> {
 
     /// The file's indent unit as read.
     pub(super) fn file_unit(&self) -> FileUnit {
-        *self.file_unit.get_or_init(|| FileUnit::of(self.orig))
+        self.file_unit.get()
+    }
+
+    /// The same, learnt only if a probe's level comes to need it.
+    pub(super) fn lazy_unit(&self) -> LazyUnit<'s> {
+        self.file_unit.clone()
     }
 
     /// Line numbers (0-based) of current offsets.

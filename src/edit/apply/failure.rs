@@ -85,7 +85,7 @@ impl Step<'_> {
         // Only places whose lines take in a cut can be stale: the loose
         // search for old's first line, then the levels, at those alone.
         let orig_lines = call.orig_line_index();
-        let mut probe = Probe::new(old, new);
+        let probe = Probe::new(old, new).file_unit(call.lazy_unit());
         let mut cuts: Vec<Range<usize>> = call.cuts.iter().map(|(_, c)| c.clone()).collect();
         cuts.sort_by_key(|c| (c.start, c.end));
         let m = split_lines(old).0.len();
@@ -102,10 +102,6 @@ impl Step<'_> {
             .into_iter()
             .filter(|&j| overlaps_any(orig_lines.start(j), end_of(j), &cuts))
             .collect();
-        // Learnt from every line: only when a place is left to look at.
-        if !first.is_empty() {
-            probe = probe.file_unit(call.file_unit());
-        }
         let found = tolerant::find_from(call.orig, orig_lines, &probe, &first)?;
         if now.is_some_and(|level| found.level > level) {
             return None;

@@ -127,7 +127,12 @@ impl Step<'_> {
     ) -> bool {
         let view = view.get_or_insert_with(|| see(call));
         memchr::memmem::find(view.cur.as_bytes(), old.as_bytes()).is_some()
-            || tolerant::find(&view.cur, &view.lines, &Probe::new(old, old)).is_some()
+            || tolerant::find(
+                &view.cur,
+                &view.lines,
+                &Probe::new(old, old).file_unit(call.lazy_unit()),
+            )
+            .is_some()
     }
 
     /// old was numbered and stripping the numbers matches, but a line of
@@ -193,7 +198,7 @@ impl Step<'_> {
         }
         let view = view.get_or_insert_with(|| see(call));
         let primary = old == self.old;
-        let new_probe = Probe::new(self.new, self.new);
+        let new_probe = Probe::new(self.new, self.new).file_unit(call.lazy_unit());
         // Before any tolerant level: a resent edit whose old still matches
         // loosely (an insertion leaves old's lines in place) is done.
         if primary
@@ -207,10 +212,11 @@ impl Step<'_> {
             Near::Line(n) => Some(n.saturating_sub(1)),
             _ => None,
         };
-        let mut probe = Probe::new(old, new)
+        let probe = Probe::new(old, new)
             .within(region.from, region.eof)
             .near(near_line)
-            .all(self.replace_all);
+            .all(self.replace_all)
+            .file_unit(call.lazy_unit());
         // One pass over the lines finds where old and (for the failure
         // path's "new is already there") new could stand.
         let first = if primary && view.new_first.is_none() {
@@ -222,11 +228,6 @@ impl Step<'_> {
                 .pop()
                 .unwrap_or_default()
         };
-        // The file's unit is learnt from every line of it (brackets and
-        // strings followed): only when old could stand somewhere.
-        if !first.is_empty() {
-            probe = probe.file_unit(call.file_unit());
-        }
         let found = tolerant::find_from(cur, lines, &probe, &first);
         // An earlier edit of the call changed the place old had in the file
         // as read: decided before any tolerant match is taken, which would

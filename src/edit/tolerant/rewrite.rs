@@ -21,8 +21,8 @@ use std::fmt;
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 use super::indent::{Readings, settle};
-use super::units::{Indentation, Unit, indent_of};
-use super::{FileUnit, Match, Probe};
+use super::units::{Indentation, LineKind, Unit, continuations, indent_of};
+use super::{Match, Probe};
 use crate::edit::text::{LineIndex, split_lines};
 
 /// Why new cannot be written at the place old matched.
@@ -35,6 +35,10 @@ pub(crate) enum Doubt {
         indent: String,
         options: Vec<String>,
     },
+    /// A line of new that no old line pins is inside a string or block
+    /// comment over several lines: its indentation is text, which no
+    /// reading of the code's depth can map.
+    InText { line: usize, text: String },
     /// No reading writes a line of new in whole units of the file's.
     NoWholeUnits {
         line: usize,
@@ -89,6 +93,13 @@ impl fmt::Display for Doubt {
                     options.join(" or ")
                 )
             }
+            Doubt::InText { line, text } => write!(
+                f,
+                "new's line {line} (`{text}`) is inside a string or comment that runs over \
+                 several lines, where indentation is text, not depth, and old's indentation \
+                 is not the file's: where it goes cannot be read from old; resend old and new \
+                 with each line indented exactly as the file has it"
+            ),
             Doubt::NoWholeUnits {
                 line,
                 text,
@@ -120,11 +131,20 @@ pub(crate) fn rewrite<'a>(
     new_lines: &[&'a str],
     readings: &Readings,
 ) -> Result<Vec<Cow<'a, str>>, Doubt> {
-    // Old's indentations and the lines (by index) that carry each.
-    let mut by_indent: HashMap<&str, Vec<usize>> = HashMap::new();
+    // Old's indentations and the lines (by index) that carry each, apart
+    // for lines inside a string or block comment (whose indentation is
+    // text): a line of new takes the file's indentation only from an old
+    // line of its own kind.
+    let old_kinds = continuations(old_lines.iter().copied());
+    let new_kinds = continuations(new_lines.iter().copied());
+    let is_text = |kinds: &[LineKind], i: usize| kinds.get(i) == Some(&LineKind::Text);
+    let mut by_indent: HashMap<(&str, bool), Vec<usize>> = HashMap::new();
     for (i, l) in old_lines.iter().enumerate() {
         if !l.trim().is_empty() {
-            by_indent.entry(indent_of(l)).or_default().push(i);
+            by_indent
+                .entry((indent_of(l), is_text(&old_kinds, i)))
+                .or_default()
+                .push(i);
         }
     }
     // Read as trimmed, a later line of new indented like old's first line
@@ -163,13 +183,20 @@ pub(crate) fn rewrite<'a>(
                     } else if new_index + k > 0 && trimmed_first == Some(indent) {
                         None
                     } else {
-                        by_indent.get(indent).map(|at| {
+                        let text = is_text(&new_kinds, new_index + k);
+                        by_indent.get(&(indent, text)).map(|at| {
                             let near = nearest(at, old_index + k);
                             let file_indent = indent_of(file_lines[near]);
                             Cow::Owned(format!("{file_indent}{}", &line[indent.len()..]))
                         })
                     };
                     if written.is_none() {
+                        if is_text(&new_kinds, new_index + k) {
+                            return Err(Doubt::InText {
+                                line: new_index + k + 1,
+                                text: line.trim().to_string(),
+                            });
+                        }
                         open.push(new_index + k);
                     }
                     out.push(written);
@@ -210,8 +237,8 @@ pub(crate) fn replacement(
     let file_lines: Vec<&str> = (m.first_line..m.first_line + m.line_count)
         .map(|i| lines.line(text, i))
         .collect();
-    let file = match probe.file_unit {
-        Some(FileUnit(file)) => file,
+    let file = match &probe.file_unit {
+        Some(unit) => unit.get().0,
         None => Indentation::of_file((0..lines.count()).map(|i| lines.line(text, i))),
     };
     let readings = Readings::at(&probe.old_lines, &file_lines, file, probe.shown);
