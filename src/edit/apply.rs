@@ -390,6 +390,10 @@ pub(crate) fn replace_whole(text: &str, new: &str) -> String {
         true => new.strip_prefix('\u{feff}').unwrap_or(&new),
         false => &new,
     };
+    if src.lf_only() {
+        // No line ending to keep: the splice would write new as it is.
+        return format!("{}{new}", src.prefix());
+    }
     let mut pieces = Pieces::new(&src.norm);
     let reps = pieces.refine(vec![(0..src.norm.len(), new.to_string())]);
     pieces.splice(reps);

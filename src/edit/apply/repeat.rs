@@ -55,6 +55,10 @@ pub(super) fn twin_groups(
     nears: &[Near],
     skip: &[bool],
 ) -> (Vec<Option<usize>>, Vec<Vec<usize>>) {
+    if skip.iter().filter(|&&s| !s).count() < 2 {
+        // One edit left to look at: it has no twin.
+        return (vec![None; wanted.len()], Vec::new());
+    }
     let mut ids: HashMap<(Vec<String>, Vec<String>), usize> = HashMap::new();
     let mut members: Vec<Vec<usize>> = Vec::new();
     let mut group: Vec<Option<usize>> = wanted

@@ -15,7 +15,7 @@ use super::{Near, Outcome};
 use crate::edit::error::{EditError, ErrorKind};
 use crate::edit::hints::{self, NewReading};
 use crate::edit::pieces::Pieces;
-use crate::edit::text::LineIndex;
+use crate::edit::text::{LineIndex, split_lines};
 use crate::edit::tolerant::{self, Doubt, Level, Probe, describe};
 
 /// The current text with its lines, made when an edit first needs them.
@@ -101,7 +101,12 @@ impl Step<'_> {
                             self.n
                         ),
                     )
-                    .at(self.n, self.total));
+                    .at(self.n, self.total)
+                    .with_hint(Some(
+                        "send old and new without line numbers, exactly as the lines are in \
+                         the file, with new holding the change"
+                            .into(),
+                    )));
                 }
                 if let Some(outcome) = self.try_match(call, &region, &old, &new, None, &mut view)? {
                     call.notes.push(format!(
@@ -299,10 +304,7 @@ impl Step<'_> {
                 spans.push(span);
             }
             let text = tolerant::replacement(cur, lines, m, &probe, &typed).map_err(|doubt| {
-                self.indent_doubt(
-                    doubt,
-                    hints::numbered(cur, lines, m.first_line, m.line_count),
-                )
+                self.indent_doubt(doubt, cur, lines, m.first_line, m.line_count)
             })?;
             replacements.push((m.range.clone(), text));
         }
@@ -447,7 +449,7 @@ impl Step<'_> {
         }
         let mut end = 0;
         let mut ranges = Vec::new();
-        let mut notes = Vec::new();
+        let mut reindented = Vec::new();
         for &h in hits {
             if h < end {
                 continue;
@@ -455,26 +457,25 @@ impl Step<'_> {
             let exact = exact_indentation(&call.pieces, h, old, new, || call.file_unit());
             match exact {
                 Ok(Some(r)) if r.range.start >= end => {
-                    notes.push(self.reindent_note(call, h, &r.why));
+                    reindented.push((h, r.why));
                     ranges.push((r.range, r.text));
                 }
                 Ok(_) => ranges.push((h..h + old.len(), new.to_string())),
                 Err(doubt) => {
                     let view = see(call);
                     let line = view.lines.line_of(h);
-                    let shown = hints::numbered(
-                        &view.cur,
-                        &view.lines,
-                        line,
-                        old.matches('\n').count().max(1),
-                    );
-                    return Err(self.indent_doubt(doubt, shown));
+                    let count = split_lines(old).0.len().max(1);
+                    return Err(self.indent_doubt(doubt, &view.cur, &view.lines, line, count));
                 }
             }
             end = h + old.len();
         }
-        notes.dedup();
-        call.notes.extend(notes);
+        // One line index for all the notes, not one per match.
+        let at: Vec<usize> = reindented.iter().map(|(h, _)| *h).collect();
+        let lines = call.lines_of(&at);
+        for ((_, why), line) in reindented.iter().zip(lines) {
+            call.notes.push(self.reindent_note(line + 1, why));
+        }
         let count = ranges.len();
         call.splice(self.n, ranges);
         Ok(Outcome::Applied {
@@ -485,8 +486,7 @@ impl Step<'_> {
 
     /// The note an exact match written with other indentation than sent
     /// carries.
-    fn reindent_note(&self, call: &Call, at: usize, why: &Why) -> String {
-        let line = call.lines_of(&[at]).first().map_or(0, |l| l + 1);
+    fn reindent_note(&self, line: usize, why: &Why) -> String {
         match why {
             Why::InsideIndentation { left_out, indent } if indent.is_empty() => format!(
                 "edit {}: old's first line was sent without its indentation ({} at line \
@@ -513,12 +513,31 @@ impl Step<'_> {
 
     /// new cannot be written where old matched without guessing its
     /// indentation.
-    fn indent_doubt(&self, doubt: Doubt, place: String) -> EditError {
+    fn indent_doubt(
+        &self,
+        doubt: Doubt,
+        text: &str,
+        lines: &LineIndex,
+        first: usize,
+        count: usize,
+    ) -> EditError {
+        // Shown without numbers when old carried copied ones: numbered
+        // lines would invite the same mistake again.
+        let place = if hints::carries_numbers(self.old) {
+            format!(
+                "the file's lines where old matched:\n{}",
+                hints::plain(text, lines, first, count)
+            )
+        } else {
+            format!(
+                "the file's lines where old matched (number, tab, line; the numbers are not \
+                 part of the file):\n{}",
+                hints::numbered(text, lines, first, count)
+            )
+        };
         EditError::new(ErrorKind::Ambiguous, doubt.to_string())
             .at(self.n, self.total)
-            .with_hint(Some(format!(
-                "the file's lines where old matched:\n{place}"
-            )))
+            .with_hint(Some(place))
     }
 
     /// Whether every match of old sits inside a copy of new: the edit was
