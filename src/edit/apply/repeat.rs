@@ -8,10 +8,9 @@
 //! and new line by line, the final newline dropped). A twin is the same
 //! change only when that is certain: each, applied to the other's old
 //! alone, writes the other's new (but for trailing whitespace). A twin
-//! that would apply where its first
-//! wrote is then skipped as a duplicate; one that is alike but not
-//! certainly the same change refuses there, since applying it could make
-//! the change twice.
+//! that would apply where the first of its group wrote is then skipped as
+//! a duplicate; one that is alike but not certainly the same change
+//! refuses there, since applying it could make the change twice.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -33,7 +32,7 @@ pub(super) struct Twin<'a> {
     pub replace_all: bool,
 }
 
-/// Edit i's old and new, keyed line by line as the loosest tolerant level
+/// An edit's old and new, keyed line by line as the loosest tolerant level
 /// compares lines, without the final newline.
 fn loose(old: &str, new: &str) -> (Vec<String>, Vec<String>) {
     let key = |text: &str| -> Vec<String> {

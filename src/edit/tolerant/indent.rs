@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 
 use super::rewrite::Doubt;
-use super::units::{Indentation, LineKind, Unit, continuations, indent_of, jumps};
+use super::units::{Indentation, LineKind, UNIT_SIZES, Unit, continuations, indent_of, jumps};
 
 /// Units a model writes in. Odd ones (1, 3, 5-7 spaces) are not among
 /// them: read so, alignment spaces become levels (9 spaces, 2 a level and
@@ -84,7 +84,7 @@ impl Place {
             .map(|l| indent_of(l));
         let of_file = || {
             let candidates = match file.unit {
-                Some(Unit::Spaces(n)) if !file.sure => [8, 4, 3, 2]
+                Some(Unit::Spaces(n)) if !file.sure => UNIT_SIZES
                     .into_iter()
                     .filter(|s| n % s == 0)
                     .map(Unit::Spaces)

@@ -77,7 +77,7 @@ pub(crate) struct Indentation {
 }
 
 /// Step sizes a unit may have, largest first.
-const UNIT_SIZES: [usize; 4] = [8, 4, 3, 2];
+pub(super) const UNIT_SIZES: [usize; 4] = [8, 4, 3, 2];
 /// Steps longer than this are not counted at all.
 const LONGEST_STEP: usize = 16;
 
