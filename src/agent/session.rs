@@ -174,7 +174,6 @@ impl SessionBuilder {
             log.subscribe(f);
         }
         let mut warnings = policy.paths.warnings().to_vec();
-        warnings.extend(crate::prim::tools::landlock::status(policy.file_sandbox).1);
         let host = match self.confirms {
             Confirms::Policy { approve_writes } => Host::unattended(self.ws, approve_writes),
             Confirms::Person(f) => Host::new(self.ws, f),
@@ -186,6 +185,7 @@ impl SessionBuilder {
         if let Some(asker) = self.asker {
             host = host.with_asker(asker);
         }
+        warnings.extend(host.sandbox_status().1);
         for message in warnings {
             let _ = log.emit(&Event::Warning(event::Warning { message }));
         }

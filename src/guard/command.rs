@@ -14,9 +14,13 @@ impl Guard {
     /// push the secrets in what would leave.
     pub(super) fn judge_command(&self, command: &str, ws: &Workspace) -> Vec<Reason> {
         let rules = &self.policy.paths;
-        let (written, tainted) = {
+        let (written, tainted, contained) = {
             let known = self.known();
-            (known.written.clone(), known.tainted.clone())
+            (
+                known.written.clone(),
+                known.tainted.clone(),
+                known.contained,
+            )
         };
         let disk = disk::WorkspaceDisk {
             ws,
@@ -24,14 +28,34 @@ impl Guard {
             written: &written,
             tainted: &tainted,
             resolved: Default::default(),
+            masked: contained.mounts,
         };
         let analysis = shell::analyze_with(command, &disk);
         self.track_writes(&disk, &analysis, &written);
         let mut out: Vec<Reason> = analysis
             .findings
             .iter()
+            .filter(|f| !kernel_contains(f.rule, contained))
             .map(|f| Reason::new(f.rule, "command", f.message.clone()))
             .collect();
+        // Once a secret reached the model in clear, anything that can carry
+        // data out needs a person, whatever encoding the data is in.
+        if self.known().seen_clear {
+            if !contained.network {
+                out.push(Reason::new(
+                    "session-taint",
+                    "command",
+                    "this session showed the model a secret in clear, and commands have network: this one could send it anywhere",
+                ));
+            }
+            if analysis.outgoing.is_some() {
+                out.push(Reason::new(
+                    "session-taint",
+                    "command",
+                    "this session showed the model a secret in clear: a commit or push could carry it out of the workspace",
+                ));
+            }
+        }
         if let Some(pathspecs) = &analysis.git_history
             && let Some(name) = git::history_protected(ws, rules, pathspecs)
         {
@@ -131,6 +155,26 @@ impl Guard {
                 known.tainted.insert(rel);
             }
         }
+    }
+}
+
+/// Whether the kernel already takes away what a word rule is about, so
+/// asking a person would only cost a yes: network use in a private
+/// network namespace; credentials read from an environment that no longer
+/// holds them (another process's environment is out of reach too: commands
+/// see only their own processes); writes outside the workspace where
+/// Landlock and the private temp directories refuse them; an archive of a
+/// workspace whose secrets read as empty.
+fn kernel_contains(rule: &str, contained: super::Containment) -> bool {
+    match rule {
+        "network" | "network-redirect" => contained.network,
+        "env-secret" | "env-dump" => contained.env && contained.mounts,
+        "outside-workspace" => contained.writes && contained.mounts,
+        "archive-workspace" => contained.mounts,
+        // git's settings are read-only to commands: a setting given for
+        // one command (`git -c`) runs what it names inside the sandbox.
+        "git-config" => contained.mounts,
+        _ => false,
     }
 }
 

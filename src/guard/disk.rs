@@ -23,6 +23,11 @@ pub(super) struct WorkspaceDisk<'a> {
     /// word several times (read, write, outside), and each resolution
     /// walks the path on disk.
     pub(super) resolved: std::cell::RefCell<std::collections::HashMap<String, Resolution>>,
+    /// Commands run in the mount sandbox: the secret stores (and what a
+    /// command wrote with a secret in it) read as empty there, and the
+    /// home directory shows only toolchains, so reading them is no
+    /// finding. Writing them still is where writing needs a person.
+    pub(super) masked: bool,
 }
 
 /// A word resolved in the workspace, or where it lands outside it.
@@ -61,9 +66,10 @@ impl shell::Disk for WorkspaceDisk<'_> {
     fn is_protected(&self, word: &str) -> bool {
         let word = word.trim_matches(|c| c == '"' || c == '\'');
         if word.starts_with('~') || word.starts_with("$HOME") {
-            return outside_protected(self.rules, word);
+            return !self.masked && outside_protected(self.rules, word);
         }
         match self.resolve(word) {
+            Resolution::Inside(r) if self.masked && self.masks(&r.rel) => false,
             Resolution::Inside(r) => {
                 self.rules.is_protected(&r.rel)
                     // a protected directory (`.git`, `.ssh`) as a whole
@@ -73,14 +79,19 @@ impl shell::Disk for WorkspaceDisk<'_> {
                     || self.tainted.contains(&r.rel)
             }
             Resolution::Outside(real) => {
-                outside_protected(self.rules, word)
-                    || outside_protected(self.rules, &real.to_string_lossy())
+                !(self.masked && home_masked(&real))
+                    && (outside_protected(self.rules, word)
+                        || outside_protected(self.rules, &real.to_string_lossy()))
             }
             Resolution::Invalid => self.rules.is_protected(word),
         }
     }
     fn reaches(&self, word: &str, reach: shell::Reach) -> Vec<String> {
-        protected_reached(self.ws, self.rules, word, reach)
+        let mut hits = protected_reached(self.ws, self.rules, word, reach);
+        if self.masked {
+            hits.retain(|rel| !self.masks(rel));
+        }
+        hits
     }
     fn script(&self, word: &str) -> Option<String> {
         session_script(self.ws, self.written, word)
@@ -133,6 +144,41 @@ impl shell::Disk for WorkspaceDisk<'_> {
             .filter_map(|rel| Some((rel.clone(), session_script(self.ws, self.written, rel)?)))
             .collect()
     }
+}
+
+impl WorkspaceDisk<'_> {
+    /// Whether the mount sandbox covers the workspace file `rel`: a
+    /// secret store, its hard-link twin, or a file a command wrote with a
+    /// secret (the same list `mounts::plan` masks). The rest of `.git/`
+    /// and the files that run code stay what the word rules judge.
+    fn masks(&self, rel: &str) -> bool {
+        let rel = rel.trim_start_matches("./");
+        !rel.is_empty()
+            && (self.rules.is_secret_store(rel)
+                || self.tainted.contains(rel)
+                || hard_link_alias(self.ws, self.rules, rel).is_some())
+    }
+}
+
+/// Whether `real` (outside the workspace) lies in the home directory the
+/// mount sandbox masks, outside what it shows through.
+fn home_masked(real: &std::path::Path) -> bool {
+    let Some(home) =
+        std::env::var_os("HOME").and_then(|h| std::path::PathBuf::from(h).canonicalize().ok())
+    else {
+        return false;
+    };
+    let Ok(rel) = real.strip_prefix(&home) else {
+        return false;
+    };
+    let rel = rel.to_string_lossy();
+    let shown = super::mounts::HOME_ALLOWED
+        .iter()
+        .any(|(name, _)| rel == *name || rel.starts_with(&format!("{name}/")));
+    let covered_again = super::mounts::HOME_CREDENTIALS
+        .iter()
+        .any(|name| rel == *name || rel.starts_with(&format!("{name}/")));
+    !shown || covered_again
 }
 
 /// Session files read back when a command runs code at most.

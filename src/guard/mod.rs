@@ -17,7 +17,9 @@
 //! `command`, the questions it asks of the workspace in `disk` and of the
 //! repository in `git`.
 
+pub mod environment;
 pub mod ledger;
+pub mod mounts;
 pub mod paths;
 pub mod redact;
 pub mod sandbox;
@@ -179,8 +181,15 @@ pub struct GuardPolicy {
     /// kernel has one.
     pub file_sandbox: bool,
     /// The file sandbox hides the workspace's secret files too, not only
-    /// the home directory's credential stores.
+    /// the home directory's credential stores (Landlock only: the mount
+    /// sandbox always masks them).
     pub file_sandbox_workspace: bool,
+    /// More of the home directory shown to commands (`[guard] home`,
+    /// the user's config only), relative to home.
+    pub home_allow: Vec<String>,
+    /// More environment variables commands get (`[guard] env`, the
+    /// user's config only; `NAME` or `PREFIX*`).
+    pub env_allow: Vec<String>,
 }
 
 impl Default for GuardPolicy {
@@ -191,6 +200,8 @@ impl Default for GuardPolicy {
             shell_network: false,
             file_sandbox: true,
             file_sandbox_workspace: false,
+            home_allow: Vec::new(),
+            env_allow: Vec::new(),
         }
     }
 }
@@ -210,6 +221,28 @@ struct Knowledge {
     /// Files a command wrote that hold a known secret: protected from
     /// then on.
     tainted: std::collections::HashSet<String>,
+    /// What the kernel takes away from commands in this session.
+    contained: Containment,
+    /// A secret reached the model in clear (a read a person approved, or
+    /// output with redaction off): from then on every call that could
+    /// carry data out needs a person (`sinks::session_taint`).
+    seen_clear: bool,
+}
+
+/// What the kernel already prevents for this session's commands, so the
+/// word rules do not ask a person about it (they only explain).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Containment {
+    /// Commands run without network (a private network namespace).
+    pub network: bool,
+    /// The workspace's secrets and the home directory are masked (a
+    /// private mount namespace).
+    pub mounts: bool,
+    /// Commands get an environment by allowlist, without credentials.
+    pub env: bool,
+    /// Writes outside the workspace and the session's temp directories
+    /// are refused (Landlock).
+    pub writes: bool,
 }
 
 /// The guard of one session: its policy and what it has seen.
@@ -399,6 +432,13 @@ impl Guard {
         // `prepare`, `test` from a runner): a new script is judged as the
         // command line it is.
         if name == "package.json" {
+            for hook in changed_lifecycle_scripts(old, new) {
+                out.push(Reason::new(
+                    "auto-run",
+                    "payload",
+                    format!("the write sets package.json's `{hook}` script, which npm runs on its own at the next install, outside nib's sandbox"),
+                ));
+            }
             let before = shell::package_scripts(old);
             for script in shell::package_scripts(new) {
                 if before.contains(&script) {
@@ -437,6 +477,9 @@ impl Guard {
             known.destinations.observe_untrusted(text);
         }
         if !self.policy.redact {
+            if !known.ledger.check(text).is_empty() {
+                known.seen_clear = true;
+            }
             return text.to_string();
         }
         let Knowledge {
@@ -465,10 +508,29 @@ impl Guard {
     }
     /// The file sandbox's plan for a command about to run in `ws`: the
     /// secret stores on disk now, and the files commands wrote with a
-    /// known secret in them, unreadable (`sandbox`).
-    pub fn file_plan(&self, ws: &Workspace) -> sandbox::FilePlan {
+    /// known secret in them, unreadable (`sandbox`). With a mount plan
+    /// (`mounts`), those are masked already: Landlock then only keeps
+    /// writes to the workspace, the session's own temp directories
+    /// (`private`) and the writable places of home the plan shows.
+    pub fn file_plan(
+        &self,
+        ws: &Workspace,
+        mounts: Option<&mounts::MountPlan>,
+        private: &[std::path::PathBuf],
+    ) -> sandbox::FilePlan {
         let tainted: Vec<String> = self.known().tainted.iter().cloned().collect();
         let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+        if let Some(plan) = mounts {
+            let mut writable = private.to_vec();
+            writable.extend(plan.steps.iter().filter_map(|s| match s {
+                mounts::MountStep::Keep {
+                    path,
+                    writable: true,
+                } => Some(path.clone()),
+                _ => None,
+            }));
+            return sandbox::plan(ws.root(), &self.policy.paths, None, None, &writable);
+        }
         let mut temp: Vec<std::path::PathBuf> = ["/tmp", "/var/tmp", "/dev/shm"]
             .iter()
             .map(std::path::PathBuf::from)
@@ -483,6 +545,61 @@ impl Guard {
             home.as_deref(),
             &temp,
         )
+    }
+    /// The mount sandbox's plan for a command about to run in `ws`, with
+    /// the session's own directories in `session_dir` (`mounts`).
+    pub fn mount_plan(&self, ws: &Workspace, session_dir: &std::path::Path) -> mounts::MountPlan {
+        let tainted: Vec<String> = self.known().tainted.iter().cloned().collect();
+        let home = std::env::var_os("HOME")
+            .map(std::path::PathBuf::from)
+            .and_then(|h| h.canonicalize().ok());
+        mounts::plan(&mounts::MountInputs {
+            root: ws.root(),
+            rules: &self.policy.paths,
+            tainted: &tainted,
+            home: home.as_deref(),
+            home_extra: &self.policy.home_allow,
+            session_dir,
+        })
+    }
+    /// Tells the guard what the kernel takes away from this session's
+    /// commands (the host knows what the system allows).
+    pub fn set_containment(&self, contained: Containment) {
+        self.known().contained = contained;
+    }
+    pub fn containment(&self) -> Containment {
+        self.known().contained
+    }
+    /// Learns the secrets the session starts with: the values in the
+    /// workspace's secret files (what a command could print, masked or
+    /// not) and the credentials left out of commands' environment. Any
+    /// tool output that carries one is redacted from then on.
+    pub fn learn_startup_secrets(&self, ws: &Workspace, env_secrets: &[(String, String)]) {
+        {
+            let mut known = self.known();
+            for (name, value) in env_secrets {
+                known
+                    .ledger
+                    .add(value, &format!("the environment variable {name}"));
+            }
+        }
+        let mut files = Vec::new();
+        sandbox::workspace_secrets(ws.root(), &self.policy.paths, &mut files);
+        for path in files.into_iter().take(MAX_STARTUP_FILES) {
+            let Ok(rel) = path.strip_prefix(ws.root()) else {
+                continue;
+            };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if !meta.is_file() || meta.len() > MAX_STARTUP_BYTES {
+                continue;
+            }
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                self.observe_protected(&rel, &text);
+            }
+        }
     }
     /// Note a workspace file this session wrote: a script it runs later is
     /// judged like a command typed in the call.
@@ -573,7 +690,7 @@ pub fn mask(secret: &str) -> String {
 }
 
 /// Environment variable names that hold credentials.
-fn looks_like_credential_name(name: &str) -> bool {
+pub(crate) fn looks_like_credential_name(name: &str) -> bool {
     let n = name.to_ascii_uppercase();
     [
         "KEY",
@@ -590,6 +707,54 @@ fn looks_like_credential_name(name: &str) -> bool {
         && !n.ends_with("_PATH")
         && !n.ends_with("_FILE")
 }
+
+/// The package.json scripts npm, yarn and pnpm run on their own
+/// (`npm install`, `npm publish`, `npm pack`, a git dependency's install)
+/// whose value `new` sets or changes from `old`.
+fn changed_lifecycle_scripts(old: &str, new: &str) -> Vec<String> {
+    const HOOKS: &[&str] = &[
+        "preinstall",
+        "install",
+        "postinstall",
+        "prepare",
+        "prepublish",
+        "prepublishOnly",
+        "prepack",
+        "postpack",
+        "preuninstall",
+        "uninstall",
+        "postuninstall",
+        "dependencies",
+    ];
+    let scripts = |text: &str| -> Option<serde_json::Map<String, serde_json::Value>> {
+        match serde_json::from_str::<serde_json::Value>(text).ok()? {
+            serde_json::Value::Object(mut o) => match o.remove("scripts")? {
+                serde_json::Value::Object(s) => Some(s),
+                _ => None,
+            },
+            _ => None,
+        }
+    };
+    let before = scripts(old).unwrap_or_default();
+    let Some(after) = scripts(new) else {
+        // Not JSON npm can read: npm would refuse it too; a text that
+        // names a hook is still a finding.
+        return HOOKS
+            .iter()
+            .filter(|h| new.contains(&format!("\"{h}\"")) && !old.contains(&format!("\"{h}\"")))
+            .map(|h| h.to_string())
+            .collect();
+    };
+    HOOKS
+        .iter()
+        .filter(|h| after.get(**h).is_some_and(|v| before.get(**h) != Some(v)))
+        .map(|h| h.to_string())
+        .collect()
+}
+
+/// Secret files read at session start, at most, and their size.
+const MAX_STARTUP_FILES: usize = 64;
+const MAX_STARTUP_BYTES: u64 = 256 * 1024;
 
 /// The default path rules' verdict, for commands that run without a
 /// session (`nib apply`).

@@ -71,16 +71,20 @@ pub const RUNS_ON_ITS_OWN: &[&str] = &[
     ".gitlab-ci.yml",
     ".gitlab/ci/",
     ".gitlab-ci/",
-    ".vscode/tasks.json",
-    ".vscode/settings.json",
-    ".vscode/launch.json",
-    ".devcontainer/",
+    ".vscode/",
+    "*.code-workspace",
+    ".devcontainer*",
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".yarnrc.yml",
+    ".yarnrc",
+    ".pnpmfile.cjs",
     ".husky/",
     ".pre-commit-config.yaml",
     ".pre-commit-hooks.yaml",
     ".githooks/",
-    "lefthook.yml",
-    ".lefthook.yml",
+    "lefthook*",
+    ".lefthook*",
     ".circleci/",
     ".buildkite/",
     ".travis.yml",
@@ -185,6 +189,11 @@ impl PathRules {
     }
 
     /// What was dropped from the workspace's patterns, and why.
+    /// Adds a warning about a setting the workspace may not make.
+    pub fn warn(&mut self, warning: String) {
+        self.warnings.push(warning);
+    }
+
     pub fn warnings(&self) -> &[String] {
         &self.warnings
     }

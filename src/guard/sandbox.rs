@@ -241,7 +241,7 @@ fn grant(
 /// (a hard link: Landlock grants by inode, so a readable second name
 /// would make the secret readable). True when the walk stopped at its
 /// bound.
-fn workspace_secrets(root: &Path, rules: &PathRules, out: &mut Vec<PathBuf>) -> bool {
+pub(super) fn workspace_secrets(root: &Path, rules: &PathRules, out: &mut Vec<PathBuf>) -> bool {
     use std::os::unix::fs::MetadataExt;
     let mut linked: Vec<((u64, u64), PathBuf)> = Vec::new();
     let truncated = walk_secrets(root, rules, out, &mut linked);

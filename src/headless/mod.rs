@@ -91,8 +91,7 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     let session = builder.subscribe(progress).build()?;
     eprintln!("nib exec: {}", network_note(&session));
     // Without the sandbox the session's warning event already said so.
-    let (files, warning) =
-        crate::prim::tools::landlock::status(session.host.guard().policy().file_sandbox);
+    let (files, warning) = session.host.sandbox_status();
     if warning.is_none() {
         eprintln!("nib exec: {files}");
     }

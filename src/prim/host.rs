@@ -223,6 +223,17 @@ pub struct Host {
     deadline_passed: Arc<AtomicBool>,
     /// Where `shell` commands run (this machine unless told otherwise).
     shell_place: tools::ShellPlace,
+    /// The session's sandbox, set up before the first call (`sandbox`).
+    sandbox: std::sync::OnceLock<Sandbox>,
+}
+
+/// What a session's commands run in, decided once: the environment they
+/// get and the directories that stand in for `/tmp` and the rest (none
+/// where the system has no mount namespaces or the user turned the
+/// sandbox off).
+struct Sandbox {
+    env: crate::guard::environment::ChildEnv,
+    dirs: Option<tools::mountns::SessionDirs>,
 }
 
 impl Host {
@@ -250,7 +261,52 @@ impl Host {
             asker: None,
             deadline_passed: Arc::default(),
             shell_place: tools::ShellPlace::Local,
+            sandbox: std::sync::OnceLock::new(),
         }
+    }
+
+    /// The session's sandbox, made at the first call: what the kernel
+    /// takes from commands is told to the guard (so its word rules do not
+    /// ask about it), and the secrets the session starts with (the
+    /// workspace's secret files, credentials left out of the environment)
+    /// join its ledger, so any output carrying one is redacted.
+    fn sandbox(&self) -> &Sandbox {
+        self.sandbox.get_or_init(|| {
+            let policy = self.guard.policy();
+            let env = crate::guard::environment::child_env(std::env::vars_os(), &policy.env_allow);
+            let local = matches!(self.shell_place, tools::ShellPlace::Local);
+            let dirs = (local && policy.file_sandbox && tools::mountns::available())
+                .then(tools::mountns::SessionDirs::create)
+                .and_then(Result::ok);
+            self.guard.set_containment(crate::guard::Containment {
+                network: local && !policy.shell_network && tools::netns::available(),
+                mounts: dirs.is_some(),
+                env: local,
+                writes: local && policy.file_sandbox && tools::landlock::available(),
+            });
+            self.guard.learn_startup_secrets(&self.ws, &env.secrets);
+            Sandbox { env, dirs }
+        })
+    }
+
+    /// One line on what commands run in, for a client to show before the
+    /// session starts, and a warning when the mount sandbox is missing.
+    pub fn sandbox_status(&self) -> (String, Option<String>) {
+        let sandbox = self.sandbox();
+        if !self.guard.policy().file_sandbox {
+            return tools::landlock::status(false);
+        }
+        if sandbox.dirs.is_some() {
+            return (
+                "commands run in a sandbox: secret files read as empty, home shows only toolchains and caches, private /tmp, git hooks and config read-only, no credentials in the environment".to_string(),
+                None,
+            );
+        }
+        let (line, _) = tools::landlock::status(true);
+        let warning = format!(
+            "this system does not allow a private mount namespace, so secret files are not masked from commands: {line}"
+        );
+        (warning.clone(), Some(warning))
     }
 
     /// This host with its `shell` commands run at `place` (a container the
@@ -378,6 +434,7 @@ impl Host {
 
     /// Run one call through the guard.
     pub fn run(&self, call: &Call) -> ToolResult {
+        self.sandbox();
         let decision = self.guard.judge(call, &self.ws);
         // Handles stand for secrets: the call runs with the real values,
         // which for a sink the guard has already flagged for a person's yes.
@@ -569,38 +626,78 @@ impl Host {
         (result, asked)
     }
 
-    /// The file sandbox's plan for the next command: none when the user
-    /// turned the sandbox off; an empty one where the kernel has none
-    /// (the shell tool says so), without searching the workspace.
-    fn file_plan(&self) -> Option<crate::guard::sandbox::FilePlan> {
+    /// The sandbox's plans for the next command: the mount plan (prepared
+    /// for the child) where the system has mount namespaces, and the
+    /// Landlock plan; none when the user turned the sandbox off, and an
+    /// empty Landlock plan where the kernel has none (the shell tool says
+    /// so), without searching the workspace.
+    fn command_plans(
+        &self,
+    ) -> Result<
+        (
+            Option<crate::guard::sandbox::FilePlan>,
+            Option<tools::mountns::Prepared>,
+        ),
+        ToolError,
+    > {
         if !self.guard.policy().file_sandbox {
-            return None;
+            return Ok((None, None));
         }
-        Some(if tools::landlock::available() {
-            self.guard.file_plan(&self.ws)
+        let sandbox = self.sandbox();
+        let mounts = sandbox
+            .dirs
+            .as_ref()
+            .map(|dirs| (self.guard.mount_plan(&self.ws, dirs.path()), dirs));
+        let private = sandbox
+            .dirs
+            .as_ref()
+            .map(|d| d.writable())
+            .unwrap_or_default();
+        let files = if tools::landlock::available() {
+            self.guard
+                .file_plan(&self.ws, mounts.as_ref().map(|(p, _)| p), &private)
         } else {
             crate::guard::sandbox::FilePlan::default()
-        })
+        };
+        let own_user = self.guard.policy().shell_network || !tools::netns::available();
+        let prepared = match mounts {
+            Some((plan, dirs)) => Some(
+                tools::mountns::prepare(&plan, dirs, own_user, Some(self.ws.root())).map_err(|source| {
+                    ToolError::CannotStart {
+                        what: "prepare the command's sandbox",
+                        source,
+                        next: "rename the file whose path holds a NUL byte, or turn the sandbox off in your config ([guard] file_sandbox = false)",
+                    }
+                })?,
+            ),
+            None => None,
+        };
+        Ok((Some(files), prepared))
     }
 
     fn carry_out(&self, call: &Call, plan: Plan) -> Result<ToolResult, ToolError> {
         match plan {
             Plan::Write(w) => fs::commit(self, *w),
-            Plan::Exec => tools::shell_in(
-                &self.shell_place,
-                &self.ws,
-                Shell::of(call).command,
-                Shell::of(call).timeout,
-                tools::Confinement {
-                    network: self.guard.policy().shell_network,
-                    files: self.file_plan().as_ref(),
-                },
-                Some(tools::Stop {
-                    cancel: &self.cancel,
-                    deadline: Some(&self.deadline_passed),
-                }),
-            )
-            .map(ToolResult::ok),
+            Plan::Exec => {
+                let (files, mounts) = self.command_plans()?;
+                tools::shell_in(
+                    &self.shell_place,
+                    &self.ws,
+                    Shell::of(call).command,
+                    Shell::of(call).timeout,
+                    tools::Confinement {
+                        network: self.guard.policy().shell_network,
+                        files: files.as_ref(),
+                        mounts,
+                        env: Some(&self.sandbox().env),
+                    },
+                    Some(tools::Stop {
+                        cancel: &self.cancel,
+                        deadline: Some(&self.deadline_passed),
+                    }),
+                )
+                .map(ToolResult::ok)
+            }
             Plan::Unchanged(text) => Ok(ToolResult::ok(text)),
         }
     }

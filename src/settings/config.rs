@@ -81,6 +81,15 @@ pub struct GuardConfig {
     /// a directory holding one (a first `cargo build` making `target/` in
     /// a root with `.env`) until the next command.
     pub file_sandbox_workspace: Option<bool>,
+    /// More of the home directory commands see (the user's config only):
+    /// paths relative to home, such as `".config/mytool"`. The rest of
+    /// home is masked.
+    #[serde(default)]
+    pub home: Vec<String>,
+    /// More environment variables commands get (the user's config only):
+    /// `NAME` or `PREFIX*`, credentials included when named here.
+    #[serde(default)]
+    pub env: Vec<String>,
 }
 
 /// A workspace's `.nib/config.toml`: only its `[guard]` table counts.
@@ -102,16 +111,30 @@ pub fn guard_policy(user: &UserConfig, root: &Path) -> Result<GuardPolicy, Usage
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => GuardConfig::default(),
         Err(e) => return Err(UsageError(format!("cannot read {}: {e}", path.display()))),
     };
+    // Separate matchers: the workspace's patterns can add protection,
+    // never exempt a path the built-in list or the user protects.
+    let mut paths = PathRules::layered(&mine.protected, &theirs.protected).map_err(UsageError)?;
+    for (key, list) in [("home", &theirs.home), ("env", &theirs.env)] {
+        if !list.is_empty() {
+            paths.warn(format!(
+                "{}: [guard] {key} is ignored: only your own config (~/.config/nib/config.toml) may show commands more of your home directory or environment",
+                path.display()
+            ));
+        }
+    }
     Ok(GuardPolicy {
-        // Separate matchers: the workspace's patterns can add protection,
-        // never exempt a path the built-in list or the user protects.
-        paths: PathRules::layered(&mine.protected, &theirs.protected).map_err(UsageError)?,
+        paths,
         // Each side can only turn redaction on and the network off.
         redact: mine.redact.unwrap_or(true) || theirs.redact == Some(true),
         shell_network: mine.shell_network.unwrap_or(false) && theirs.shell_network != Some(false),
         file_sandbox: mine.file_sandbox.unwrap_or(true) || theirs.file_sandbox == Some(true),
         file_sandbox_workspace: mine.file_sandbox_workspace.unwrap_or(false)
             || theirs.file_sandbox_workspace == Some(true),
+        // Showing more of home or more of the environment loosens: the
+        // user's alone (a workspace's lists are ignored, with a warning
+        // above).
+        home_allow: mine.home,
+        env_allow: mine.env,
     })
 }
 

@@ -16,6 +16,7 @@ mod fs;
 mod git;
 mod grep;
 pub mod landlock;
+pub mod mountns;
 pub mod netns;
 mod outline;
 mod place;

@@ -65,7 +65,7 @@ pub fn isolate(cmd: &mut Command) {
 }
 
 #[cfg(target_os = "linux")]
-fn write_file(path: &std::ffi::CStr, data: &[u8]) -> std::io::Result<()> {
+pub(super) fn write_file(path: &std::ffi::CStr, data: &[u8]) -> std::io::Result<()> {
     // SAFETY: path is NUL-terminated; data is a valid buffer of its length.
     unsafe {
         let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);

@@ -42,12 +42,16 @@ static NETWORK_NOTED: AtomicBool = AtomicBool::new(false);
 /// Set once the "no file sandbox here" note has been given.
 static FILES_NOTED: AtomicBool = AtomicBool::new(false);
 
-/// What a command runs without: the network (unless `network`), and with
-/// `files`, every file outside that plan's grants (`landlock.rs`).
-#[derive(Clone, Copy, Default)]
+/// What a command runs without: the network (unless `network`), with
+/// `files`, every file outside that plan's grants (`landlock.rs`), with
+/// `mounts`, what that plan covers (`mountns.rs`), and with `env`, every
+/// variable but those (`guard::environment`).
+#[derive(Default)]
 pub struct Confinement<'a> {
     pub network: bool,
     pub files: Option<&'a crate::guard::sandbox::FilePlan>,
+    pub mounts: Option<super::mountns::Prepared>,
+    pub env: Option<&'a crate::guard::environment::ChildEnv>,
 }
 
 /// Runs `command` with `sh -c` in the workspace root, stopping it after
@@ -63,7 +67,7 @@ pub fn shell(
 ) -> Result<String, ToolError> {
     let confinement = Confinement {
         network,
-        files: None,
+        ..Confinement::default()
     };
     shell_cancellable(ws, command, timeout_secs, confinement, None)
 }
@@ -108,6 +112,7 @@ pub fn shell_in(
     cancel: Option<Stop<'_>>,
 ) -> Result<String, ToolError> {
     let network = confinement.network;
+    let files = confinement.files;
     let (cancel, deadline) = match cancel {
         Some(s) => (Some(s.cancel), s.deadline),
         None => (None, None),
@@ -152,9 +157,21 @@ pub fn shell_in(
         .process_group(0);
     // The model's own credentials are nib's, not the command's: a command
     // has no business printing the key the session talks to its model with.
-    for (name, _) in std::env::vars_os() {
-        if name.to_str().is_some_and(is_model_credential) {
-            cmd.env_remove(&name);
+    // With an allowlist, a command gets only what it names.
+    match confinement.env.filter(|_| container.is_none()) {
+        Some(env) => {
+            cmd.env_clear().envs(env.vars.iter().map(|(n, v)| (n, v)));
+            if confinement.mounts.is_some() {
+                cmd.env("TMPDIR", "/tmp");
+            }
+            cmd.env("GIT_PAGER", "cat").env("PAGER", "cat");
+        }
+        None => {
+            for (name, _) in std::env::vars_os() {
+                if name.to_str().is_some_and(is_model_credential) {
+                    cmd.env_remove(&name);
+                }
+            }
         }
     }
     // Without network where the system allows it; otherwise say so once.
@@ -165,6 +182,11 @@ pub fn shell_in(
         } else if !NETWORK_NOTED.swap(true, Ordering::Relaxed) {
             note.push_str("note: this command had network access: the system does not allow running it without (nib asks for a private network namespace)\n");
         }
+    }
+    // The mount namespace after the network one (which made the user
+    // namespace), before Landlock (which forbids mounting).
+    if let Some(mounts) = confinement.mounts.filter(|_| container.is_none()) {
+        super::mountns::enter(&mut cmd, mounts);
     }
     // Entered after the namespace (whose setup writes to /proc). In a
     // container the container is the sandbox: the engine's client on this
@@ -277,7 +299,7 @@ pub fn shell_in(
     text.push_str(&describe(status));
     text.push('\n');
     if ruleset_active
-        && let Some(plan) = confinement.files
+        && let Some(plan) = files
         && text.contains("ermission denied")
     {
         text.push_str(&denied_note(plan, ws));

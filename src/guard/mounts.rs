@@ -1,0 +1,366 @@
+//! The mount sandbox's plan: how a shell command's private mount namespace
+//! differs from the host's, for the kernel to carry out
+//! (`prim/tools/mountns.rs`). The file sandbox (`sandbox.rs`, Landlock)
+//! bounds where a command may write; this plan decides what it sees:
+//!
+//! - every secret store the guard knows in the workspace (`.env*` but
+//!   templates, keys, what the user or the project protects as secret,
+//!   hard links to them, files a command wrote with a known secret) is
+//!   covered by an empty read-only file or directory, so it reads as
+//!   empty while everything beside it, what the command creates included,
+//!   stays readable;
+//! - the home directory is an empty directory with only an allowlist of
+//!   what builds need shown through (toolchains, package caches,
+//!   `~/.gitconfig` read-only), and the credential files inside those
+//!   covered again;
+//! - `/tmp`, `/var/tmp`, `/dev/shm` and `/run` are the session's own
+//!   directories, so host sockets (an agent's, a listener a script
+//!   started, the container engine's) cannot be reached by path and
+//!   nothing is left outside the workspace for later;
+//! - `.git/config`, `.git/hooks`, `.git/info` and the files that run code
+//!   later (CI workflows, editor tasks, hook managers) are read-only: a
+//!   command cannot leave a hook that runs at the user's next commit.
+//!
+//! The plan is data: which paths, in which order. Where the kernel has no
+//! mount namespaces the shell tool says so and the Landlock plan alone
+//! applies.
+
+use std::path::{Path, PathBuf};
+
+use super::paths::PathRules;
+
+/// What the home directory shows through by default: toolchains and their
+/// caches, the version managers, git's own settings. Relative to `$HOME`;
+/// `(name, writable)`.
+pub const HOME_ALLOWED: &[(&str, bool)] = &[
+    (".cargo", true),
+    (".rustup", false),
+    (".npm", true),
+    (".cache", true),
+    (".local", false),
+    (".pyenv", false),
+    (".nvm", false),
+    (".rbenv", false),
+    (".rvm", false),
+    (".sdkman", false),
+    (".asdf", false),
+    (".volta", false),
+    (".bun", false),
+    (".deno", false),
+    (".nix-profile", false),
+    (".yarn", true),
+    (".pnpm-store", true),
+    (".m2", true),
+    (".gradle", true),
+    (".ivy2", true),
+    (".sbt", true),
+    (".conda", false),
+    ("miniconda3", false),
+    ("anaconda3", false),
+    ("go", true),
+    (".gitconfig", false),
+    (".gitignore_global", false),
+    (".config/git/config", false),
+    (".config/git/ignore", false),
+    (".config/git/attributes", false),
+];
+
+/// Credential files inside the allowed places, covered again.
+pub const HOME_CREDENTIALS: &[&str] = &[
+    ".cargo/credentials",
+    ".cargo/credentials.toml",
+    ".m2/settings.xml",
+    ".m2/settings-security.xml",
+    ".gradle/gradle.properties",
+    ".gem/credentials",
+    ".local/share/keyrings",
+    ".local/share/gh",
+    ".local/share/containers/auth.json",
+    ".config/git/credentials",
+    ".yarn/berry/.yarnrc.yml",
+    ".sbt/credentials",
+    ".ivy2/.credentials",
+    ".conda/.condarc",
+];
+
+/// Paths under `.git/` a command may read but not change: what git runs
+/// or obeys on its own at the user's next command.
+pub const GIT_READ_ONLY: &[&str] = &[
+    ".git/config",
+    ".git/config.worktree",
+    ".git/hooks",
+    ".git/info",
+];
+
+/// Files in the workspace that run code later, outside nib, when a person
+/// opens, builds or commits: read-only to commands when they exist.
+pub const AUTO_RUN: &[&str] = &[
+    ".github/workflows",
+    ".github/actions",
+    ".gitlab-ci.yml",
+    ".gitlab",
+    ".vscode",
+    ".devcontainer",
+    ".devcontainer.json",
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".yarnrc.yml",
+    ".yarnrc",
+    ".pnpmfile.cjs",
+    ".husky",
+    ".githooks",
+    ".pre-commit-config.yaml",
+    ".pre-commit-hooks.yaml",
+    "lefthook.yml",
+    "lefthook.yaml",
+    ".lefthook.yml",
+    ".lefthook.yaml",
+    "lefthook-local.yml",
+    ".circleci",
+    ".buildkite",
+    ".travis.yml",
+    "azure-pipelines.yml",
+    "bitbucket-pipelines.yml",
+    "Jenkinsfile",
+];
+
+/// Directories replaced by the session's own (`(target, name of the
+/// session's directory)`).
+pub const PRIVATE_DIRS: &[(&str, &str)] = &[
+    ("/tmp", "tmp"),
+    ("/var/tmp", "var-tmp"),
+    ("/dev/shm", "shm"),
+    ("/run", "run"),
+];
+
+/// One step of the plan, in the order the kernel carries them out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MountStep {
+    /// `target` becomes the session's directory `source` (a bind).
+    Private { target: PathBuf, source: PathBuf },
+    /// `target` becomes an empty directory (a fresh tmpfs).
+    Empty { target: PathBuf },
+    /// `path` as it is on the host is shown at the same place again,
+    /// after something above it was covered.
+    Keep { path: PathBuf, writable: bool },
+    /// `path` is covered by an empty read-only file or directory.
+    Mask { path: PathBuf, dir: bool },
+    /// `path` stays as it is, read-only.
+    ReadOnly { path: PathBuf },
+}
+
+/// The plan for one command.
+#[derive(Debug, Clone, Default)]
+pub struct MountPlan {
+    pub steps: Vec<MountStep>,
+    /// The workspace's secret stores masked (absolute): what the guard's
+    /// word rules may take as unreadable to commands.
+    pub masked: Vec<PathBuf>,
+    /// The home directory was replaced.
+    pub home_masked: bool,
+    /// The walk of the workspace stopped at its bound.
+    pub truncated: bool,
+}
+
+/// What the plan is made from.
+pub struct MountInputs<'a> {
+    /// The workspace root (canonical).
+    pub root: &'a Path,
+    pub rules: &'a PathRules,
+    /// Workspace files commands wrote with a known secret in them.
+    pub tainted: &'a [String],
+    /// The home directory (canonical), when there is one.
+    pub home: Option<&'a Path>,
+    /// More home entries to show through (the user's config), relative to
+    /// home, each writable.
+    pub home_extra: &'a [String],
+    /// The session's directories (`PRIVATE_DIRS`' names inside it).
+    pub session_dir: &'a Path,
+}
+
+/// The mount plan for a command in `inputs.root`.
+pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
+    let root = inputs.root;
+    let mut steps = Vec::new();
+    for (target, name) in PRIVATE_DIRS {
+        let target = Path::new(target);
+        if let Ok(real) = target.canonicalize()
+            && real.is_dir()
+        {
+            steps.push(MountStep::Private {
+                target: real,
+                source: inputs.session_dir.join(name),
+            });
+        }
+    }
+    // What the home directory shows through.
+    let mut home_masked = false;
+    if let Some(home) = inputs.home.filter(|h| h.is_dir()) {
+        // A workspace inside home is shown through whole (below), so the
+        // home directory can still be masked around it; a home inside the
+        // workspace (or the workspace itself) is the workspace's.
+        if !home.starts_with(root) && home != Path::new("/") {
+            home_masked = true;
+            steps.push(MountStep::Empty {
+                target: home.to_path_buf(),
+            });
+            let allowed = HOME_ALLOWED
+                .iter()
+                .map(|(n, w)| (n.to_string(), *w))
+                .chain(inputs.home_extra.iter().map(|n| (n.clone(), true)));
+            for (name, writable) in allowed {
+                let name = name.trim_start_matches("~/").trim_start_matches('/');
+                let path = home.join(name);
+                // A link out of home shows where it leads (a toolchain
+                // kept elsewhere); its target is judged as any path.
+                if path.symlink_metadata().is_ok() {
+                    steps.push(MountStep::Keep { path, writable });
+                }
+            }
+        }
+    }
+    // The workspace comes back wherever it lives (under /tmp, in home).
+    steps.push(MountStep::Keep {
+        path: root.to_path_buf(),
+        writable: true,
+    });
+    // Session temp dirs hold nothing of the host: a workspace under one
+    // of them was kept above.
+    let mut masked = Vec::new();
+    let mut secrets = Vec::new();
+    let truncated = super::sandbox::workspace_secrets(root, inputs.rules, &mut secrets);
+    for rel in inputs.tainted {
+        secrets.push(root.join(rel));
+    }
+    secrets.sort();
+    secrets.dedup();
+    for path in secrets {
+        // A link's target was canonicalized by the walk: it is covered
+        // wherever it lives, so the link reads empty too.
+        if path == root || root.starts_with(&path) {
+            continue;
+        }
+        let dir = path.is_dir();
+        masked.push(path.clone());
+        steps.push(MountStep::Mask { path, dir });
+    }
+    if let Some(home) = inputs.home.filter(|_| home_masked) {
+        for name in HOME_CREDENTIALS {
+            let path = home.join(name);
+            if let Ok(meta) = path.symlink_metadata()
+                && !meta.file_type().is_symlink()
+            {
+                steps.push(MountStep::Mask {
+                    dir: meta.is_dir(),
+                    path,
+                });
+            }
+        }
+    }
+    for rel in GIT_READ_ONLY.iter().chain(AUTO_RUN) {
+        let path = root.join(rel);
+        if let Ok(meta) = path.symlink_metadata()
+            && !meta.file_type().is_symlink()
+        {
+            steps.push(MountStep::ReadOnly { path });
+        }
+    }
+    // Submodules' own configs and hooks.
+    if let Ok(entries) = std::fs::read_dir(root.join(".git/modules")) {
+        for entry in entries.flatten().take(64) {
+            for part in ["config", "hooks"] {
+                let path = entry.path().join(part);
+                if path.exists() {
+                    steps.push(MountStep::ReadOnly { path });
+                }
+            }
+        }
+    }
+    MountPlan {
+        steps,
+        masked,
+        home_masked,
+        truncated,
+    }
+}
+
+/// Whether `path` (absolute) is covered by the plan: a masked secret, or
+/// under the masked home directory and not shown through.
+pub fn hides(plan: &MountPlan, path: &Path) -> bool {
+    if plan.masked.iter().any(|m| path.starts_with(m)) {
+        return true;
+    }
+    let mut shown_home = false;
+    let mut home = None;
+    for step in &plan.steps {
+        match step {
+            MountStep::Empty { target } => home = Some(target),
+            MountStep::Keep { path: kept, .. } if path.starts_with(kept) => shown_home = true,
+            MountStep::Mask { path: masked, .. } if path.starts_with(masked) => return true,
+            _ => {}
+        }
+    }
+    home.is_some_and(|h| path.starts_with(h)) && !shown_home
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    #[test]
+    fn secrets_masked_home_allowlisted_git_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        fs::create_dir_all(base.join("ws/.git/hooks")).unwrap();
+        fs::write(base.join("ws/.git/config"), "[core]\n").unwrap();
+        fs::write(base.join("ws/.env"), "K=v\n").unwrap();
+        fs::write(base.join("ws/.env.example"), "K=\n").unwrap();
+        fs::create_dir_all(base.join("home/.cargo")).unwrap();
+        fs::create_dir_all(base.join("home/.ssh")).unwrap();
+        fs::write(base.join("home/.cargo/credentials.toml"), "token\n").unwrap();
+        fs::write(base.join("home/.s3cfg"), "secret\n").unwrap();
+        let root = base.join("ws");
+        let home = base.join("home");
+        let plan = plan(&MountInputs {
+            root: &root,
+            rules: &PathRules::default(),
+            tainted: &[],
+            home: Some(&home),
+            home_extra: &[],
+            session_dir: &base.join("session"),
+        });
+        assert!(plan.home_masked);
+        assert_eq!(plan.masked, vec![root.join(".env")]);
+        for hidden in [
+            root.join(".env"),
+            home.join(".s3cfg"),
+            home.join(".ssh/id_rsa"),
+            home.join(".cargo/credentials.toml"),
+        ] {
+            assert!(hides(&plan, &hidden), "{} shown", hidden.display());
+        }
+        for shown in [root.join(".env.example"), home.join(".cargo/bin/cargo")] {
+            assert!(!hides(&plan, &shown), "{} hidden", shown.display());
+        }
+        for ro in [root.join(".git/config"), root.join(".git/hooks")] {
+            assert!(
+                plan.steps
+                    .contains(&MountStep::ReadOnly { path: ro.clone() }),
+                "{} not read-only",
+                ro.display()
+            );
+        }
+        // The workspace is shown after home was covered, and before the
+        // masks inside it.
+        let keep_ws = plan
+            .steps
+            .iter()
+            .position(|s| matches!(s, MountStep::Keep { path, .. } if *path == root));
+        let mask_env = plan
+            .steps
+            .iter()
+            .position(|s| matches!(s, MountStep::Mask { path, .. } if *path == root.join(".env")));
+        assert!(keep_ws.is_some() && keep_ws < mask_env, "{:?}", plan.steps);
+    }
+}

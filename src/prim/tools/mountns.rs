@@ -1,0 +1,542 @@
+//! Running a command in a private mount namespace that carries out the
+//! guard's mount plan (`guard::mounts`): secrets covered by empty
+//! read-only files, the home directory reduced to an allowlist, private
+//! temp directories, git's settings and hooks read-only.
+//!
+//! Entered between fork and exec, after the network namespace when there
+//! is one (it owns the user namespace then). Everything the child needs is
+//! prepared here first: between fork and exec only async-signal-safe calls
+//! are allowed, so the child only calls `unshare`, `open`, `mkdir`,
+//! `mount` and `statfs` on C strings made in advance, and formats
+//! `/proc/self/fd/N` into a buffer on its stack.
+//!
+//! Raw syscalls through `libc`, as `netns.rs` does: the namespace is a
+//! handful of calls; a crate (or bubblewrap, a second process and a setuid
+//! or user-namespace binary to install) would add more than it saves.
+
+use std::ffi::CString;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use crate::guard::mounts::{MountPlan, MountStep, PRIVATE_DIRS};
+
+/// The session's own directories that stand in for `/tmp` and the rest,
+/// and the empty file and directory that cover secrets. Removed when the
+/// session ends.
+#[derive(Debug)]
+pub struct SessionDirs {
+    dir: PathBuf,
+}
+
+impl SessionDirs {
+    /// Makes the directories (mode 0700, in the system's temp directory).
+    pub fn create() -> std::io::Result<SessionDirs> {
+        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+        static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir()
+            .canonicalize()?
+            .join(format!("nib-sandbox-{}-{n}", std::process::id()));
+        let mut builder = std::fs::DirBuilder::new();
+        builder.mode(0o700);
+        builder.create(&dir)?;
+        let dirs = SessionDirs { dir };
+        for (_, name) in PRIVATE_DIRS {
+            builder.create(dirs.dir.join(name))?;
+        }
+        std::fs::write(dirs.empty_file(), b"")?;
+        std::fs::set_permissions(dirs.empty_file(), std::fs::Permissions::from_mode(0o444))?;
+        builder.mode(0o555).create(dirs.empty_dir())?;
+        Ok(dirs)
+    }
+    pub fn path(&self) -> &Path {
+        &self.dir
+    }
+    fn empty_file(&self) -> PathBuf {
+        self.dir.join("empty")
+    }
+    fn empty_dir(&self) -> PathBuf {
+        self.dir.join("empty.d")
+    }
+    /// The directories commands may write (for the Landlock plan).
+    pub fn writable(&self) -> Vec<PathBuf> {
+        PRIVATE_DIRS
+            .iter()
+            .map(|(_, name)| self.dir.join(name))
+            .collect()
+    }
+}
+
+impl Drop for SessionDirs {
+    fn drop(&mut self) {
+        use std::os::unix::fs::PermissionsExt;
+        // The empty directory is read-only: give it back its write bit
+        // so it can be removed.
+        let _ = std::fs::set_permissions(self.empty_dir(), std::fs::Permissions::from_mode(0o700));
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// Whether this system lets a command run in a private mount namespace
+/// (probed once: an unprivileged user namespace, a tmpfs, a bind).
+pub fn available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        let Ok(dirs) = SessionDirs::create() else {
+            return false;
+        };
+        let plan = MountPlan {
+            steps: vec![MountStep::Private {
+                target: PathBuf::from("/tmp"),
+                source: dirs.path().join("tmp"),
+            }],
+            ..MountPlan::default()
+        };
+        let Ok(prepared) = prepare(&plan, &dirs, true, None) else {
+            return false;
+        };
+        let mut probe = Command::new("sh");
+        probe
+            .args(["-c", "exit 0"])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null());
+        enter(&mut probe, prepared);
+        probe.status().is_ok_and(|s| s.success())
+    })
+}
+
+/// One step, with every path made a C string in advance.
+enum Op {
+    /// Bind the source opened in `slot` onto `target`.
+    Bind {
+        slot: usize,
+        target: CString,
+        ensure: Ensure,
+        read_only: bool,
+        recursive: bool,
+        optional: bool,
+    },
+    Tmpfs {
+        target: CString,
+        ensure: Ensure,
+    },
+    SelfReadOnly {
+        path: CString,
+    },
+}
+
+/// The mount point to make first when it is missing (under a directory
+/// already covered): its parents, then itself as a directory or a file.
+struct Ensure {
+    parents: Vec<CString>,
+    file: bool,
+}
+
+/// A plan made ready for the child.
+pub struct Prepared {
+    /// Make the user namespace too (no network namespace made it).
+    own_user: bool,
+    uid_map: Vec<u8>,
+    gid_map: Vec<u8>,
+    /// Sources to open before anything is covered.
+    sources: Vec<CString>,
+    fds: Vec<libc::c_int>,
+    ops: Vec<Op>,
+    /// Where the command runs: entered again once the mounts are made,
+    /// since the directory entered before them is the one under the
+    /// mounts (relative paths would go around every mask).
+    cwd: Option<CString>,
+}
+
+fn cstr(p: &Path) -> std::io::Result<CString> {
+    CString::new(p.as_os_str().as_bytes())
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "a path with a NUL"))
+}
+
+fn ensure(path: &Path, file: bool) -> std::io::Result<Ensure> {
+    let mut parents: Vec<CString> = path
+        .ancestors()
+        .skip(1)
+        .filter(|p| p.parent().is_some())
+        .map(cstr)
+        .collect::<Result<_, _>>()?;
+    parents.reverse();
+    Ok(Ensure { parents, file })
+}
+
+/// Prepares `plan` for [`enter`]. `own_user`: the command gets no network
+/// namespace, so this one makes the user namespace.
+pub fn prepare(
+    plan: &MountPlan,
+    dirs: &SessionDirs,
+    own_user: bool,
+    cwd: Option<&Path>,
+) -> std::io::Result<Prepared> {
+    let mut sources: Vec<CString> = Vec::new();
+    let slot = |p: &Path, sources: &mut Vec<CString>| -> std::io::Result<usize> {
+        let c = cstr(p)?;
+        if let Some(i) = sources.iter().position(|s| *s == c) {
+            return Ok(i);
+        }
+        sources.push(c);
+        Ok(sources.len() - 1)
+    };
+    let empty_file = slot(&dirs.empty_file(), &mut sources)?;
+    let empty_dir = slot(&dirs.empty_dir(), &mut sources)?;
+    let mut ops = Vec::new();
+    for step in &plan.steps {
+        match step {
+            MountStep::Private { target, source } => ops.push(Op::Bind {
+                slot: slot(source, &mut sources)?,
+                target: cstr(target)?,
+                ensure: ensure(target, false)?,
+                read_only: false,
+                recursive: false,
+                optional: false,
+            }),
+            MountStep::Empty { target } => ops.push(Op::Tmpfs {
+                target: cstr(target)?,
+                ensure: ensure(target, false)?,
+            }),
+            MountStep::Keep { path, writable } => ops.push(Op::Bind {
+                slot: slot(path, &mut sources)?,
+                target: cstr(path)?,
+                ensure: ensure(path, !path.is_dir())?,
+                read_only: !writable,
+                recursive: true,
+                optional: true,
+            }),
+            MountStep::Mask { path, dir } => ops.push(Op::Bind {
+                slot: if *dir { empty_dir } else { empty_file },
+                target: cstr(path)?,
+                ensure: Ensure {
+                    parents: Vec::new(),
+                    file: !dir,
+                },
+                read_only: true,
+                recursive: false,
+                optional: true,
+            }),
+            MountStep::ReadOnly { path } => ops.push(Op::SelfReadOnly { path: cstr(path)? }),
+        }
+    }
+    // SAFETY: getuid/getgid cannot fail and touch no memory of ours.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    Ok(Prepared {
+        own_user,
+        uid_map: format!("{uid} {uid} 1\n").into_bytes(),
+        gid_map: format!("{gid} {gid} 1\n").into_bytes(),
+        fds: vec![-1; sources.len()],
+        sources,
+        ops,
+        cwd: cwd.map(cstr).transpose()?,
+    })
+}
+
+/// Makes `cmd` start in the mount namespace `prepared` describes. The
+/// spawn fails if any step that hides something fails: a command never
+/// runs with a secret it should not see.
+#[cfg(target_os = "linux")]
+pub fn enter(cmd: &mut Command, mut prepared: Prepared) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure only makes async-signal-safe system calls on
+    // memory prepared above (no allocation, no locks).
+    unsafe {
+        cmd.pre_exec(move || prepared.run());
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn enter(cmd: &mut Command, _: Prepared) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure makes no calls at all.
+    unsafe {
+        cmd.pre_exec(|| Err(std::io::Error::from(std::io::ErrorKind::Unsupported)));
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Prepared {
+    /// In the child, between fork and exec.
+    fn run(&mut self) -> std::io::Result<()> {
+        let err = std::io::Error::last_os_error;
+        // SAFETY (the whole function): every pointer passed is a
+        // NUL-terminated string made before the fork, a buffer on this
+        // stack, or null where the call allows it.
+        unsafe {
+            // A private process-id namespace too: the command sees only
+            // its own processes, so no other process's environment (nib's,
+            // the user's shell's) can be read through /proc or `ps e`.
+            let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWPID;
+            if self.own_user {
+                flags |= libc::CLONE_NEWUSER;
+            }
+            if libc::unshare(flags) != 0 {
+                return Err(err());
+            }
+            if self.own_user {
+                super::netns::write_file(c"/proc/self/setgroups", b"deny")?;
+                super::netns::write_file(c"/proc/self/uid_map", &self.uid_map)?;
+                super::netns::write_file(c"/proc/self/gid_map", &self.gid_map)?;
+            }
+            // Nothing done here may reach the host's mounts.
+            if libc::mount(
+                std::ptr::null(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(err());
+            }
+            // Open every source before anything above it is covered.
+            for (i, path) in self.sources.iter().enumerate() {
+                self.fds[i] = libc::open(path.as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+            }
+            for op in &self.ops {
+                match op {
+                    Op::Bind {
+                        slot,
+                        target,
+                        ensure,
+                        read_only,
+                        recursive,
+                        optional,
+                    } => {
+                        let fd = self.fds[*slot];
+                        if fd < 0 {
+                            if *optional {
+                                continue;
+                            }
+                            return Err(std::io::Error::from_raw_os_error(libc::ENOENT));
+                        }
+                        make_mount_point(target, ensure);
+                        let mut buf = [0u8; 32];
+                        let source = fd_path(fd, &mut buf);
+                        let mut flags = libc::MS_BIND;
+                        if *recursive {
+                            flags |= libc::MS_REC;
+                        }
+                        if libc::mount(
+                            source,
+                            target.as_ptr(),
+                            std::ptr::null(),
+                            flags,
+                            std::ptr::null(),
+                        ) != 0
+                        {
+                            let e = err();
+                            if *optional && e.raw_os_error() == Some(libc::ENOENT) {
+                                continue;
+                            }
+                            return Err(e);
+                        }
+                        if *read_only {
+                            remount_read_only(target)?;
+                        }
+                    }
+                    Op::Tmpfs { target, ensure } => {
+                        make_mount_point(target, ensure);
+                        if libc::mount(
+                            c"tmpfs".as_ptr(),
+                            target.as_ptr(),
+                            c"tmpfs".as_ptr(),
+                            libc::MS_NOSUID | libc::MS_NODEV,
+                            c"mode=0755".as_ptr().cast(),
+                        ) != 0
+                        {
+                            return Err(err());
+                        }
+                    }
+                    Op::SelfReadOnly { path } => {
+                        if libc::mount(
+                            path.as_ptr(),
+                            path.as_ptr(),
+                            std::ptr::null(),
+                            libc::MS_BIND | libc::MS_REC,
+                            std::ptr::null(),
+                        ) != 0
+                        {
+                            let e = err();
+                            if e.raw_os_error() == Some(libc::ENOENT) {
+                                continue;
+                            }
+                            return Err(e);
+                        }
+                        remount_read_only(path)?;
+                    }
+                }
+            }
+            for fd in &self.fds {
+                if *fd >= 0 {
+                    libc::close(*fd);
+                }
+            }
+            if let Some(cwd) = &self.cwd
+                && libc::chdir(cwd.as_ptr()) != 0
+            {
+                return Err(err());
+            }
+            // The new process-id namespace takes in this process's
+            // children only: fork once, and let this process wait for the
+            // command (process 1 there; when it ends, everything it
+            // started ends with it) and exit as it did.
+            let pid = libc::fork();
+            if pid < 0 {
+                return Err(err());
+            }
+            if pid > 0 {
+                wait_and_exit_as(pid);
+            }
+            if libc::mount(
+                c"proc".as_ptr(),
+                c"/proc".as_ptr(),
+                c"proc".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+                std::ptr::null(),
+            ) != 0
+            {
+                return Err(err());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// In the process between nib and the command: closes every descriptor
+/// (nib's spawn waits for the end of a pipe only exec closes, and the
+/// output pipe must end with the command), waits for `pid` and ends the
+/// same way it did.
+#[cfg(target_os = "linux")]
+unsafe fn wait_and_exit_as(pid: libc::pid_t) -> ! {
+    // SAFETY: async-signal-safe calls on our own stack's memory.
+    unsafe {
+        libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
+        let mut status: libc::c_int = 0;
+        loop {
+            let r = libc::waitpid(pid, &mut status, 0);
+            if r == pid {
+                break;
+            }
+            if r < 0 && *libc::__errno_location() != libc::EINTR {
+                libc::_exit(127);
+            }
+        }
+        if libc::WIFSIGNALED(status) {
+            let sig = libc::WTERMSIG(status);
+            libc::signal(sig, libc::SIG_DFL);
+            libc::kill(libc::getpid(), sig);
+            libc::_exit(128 + sig);
+        }
+        libc::_exit(libc::WEXITSTATUS(status));
+    }
+}
+
+/// `/proc/self/fd/N` in `buf`, NUL-terminated, without allocating.
+fn fd_path(fd: libc::c_int, buf: &mut [u8; 32]) -> *const libc::c_char {
+    const PREFIX: &[u8] = b"/proc/self/fd/";
+    buf[..PREFIX.len()].copy_from_slice(PREFIX);
+    let mut digits = [0u8; 12];
+    let mut n = fd.unsigned_abs();
+    let mut len = 0;
+    loop {
+        digits[len] = b'0' + (n % 10) as u8;
+        len += 1;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for i in 0..len {
+        buf[PREFIX.len() + i] = digits[len - 1 - i];
+    }
+    buf[PREFIX.len() + len] = 0;
+    buf.as_ptr().cast()
+}
+
+/// Makes a missing mount point (its parents, then itself). Errors are
+/// left to the mount that follows: an existing path is the usual case.
+#[cfg(target_os = "linux")]
+unsafe fn make_mount_point(target: &CString, ensure: &Ensure) {
+    // SAFETY: NUL-terminated strings made before the fork.
+    unsafe {
+        for parent in &ensure.parents {
+            libc::mkdir(parent.as_ptr(), 0o755);
+        }
+        if ensure.file {
+            let fd = libc::open(
+                target.as_ptr(),
+                libc::O_CREAT | libc::O_EXCL | libc::O_WRONLY | libc::O_CLOEXEC,
+                0o444,
+            );
+            if fd >= 0 {
+                libc::close(fd);
+            }
+        } else {
+            libc::mkdir(target.as_ptr(), 0o755);
+        }
+    }
+}
+
+/// Makes the bind mount at `target` read-only, keeping the flags a user
+/// namespace may not drop (nosuid, nodev, noexec and the atime ones).
+#[cfg(target_os = "linux")]
+unsafe fn remount_read_only(target: &CString) -> std::io::Result<()> {
+    // SAFETY: a zeroed statvfs is valid; target is NUL-terminated.
+    // (glibc's statvfs is statfs with its flags copied: no allocation.)
+    unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(target.as_ptr(), &mut st) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        let f = st.f_flag;
+        let mut flags = libc::MS_BIND | libc::MS_REMOUNT | libc::MS_RDONLY;
+        for (st_flag, ms_flag) in [
+            (libc::ST_NOSUID, libc::MS_NOSUID),
+            (libc::ST_NODEV, libc::MS_NODEV),
+            (libc::ST_NOEXEC, libc::MS_NOEXEC),
+            (libc::ST_NOATIME, libc::MS_NOATIME),
+            (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+            (libc::ST_RELATIME, libc::MS_RELATIME),
+        ] {
+            if f & st_flag != 0 {
+                flags |= ms_flag;
+            }
+        }
+        if libc::mount(
+            std::ptr::null(),
+            target.as_ptr(),
+            std::ptr::null(),
+            flags,
+            std::ptr::null(),
+        ) != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fd_paths_are_formatted_without_allocating() {
+        let mut buf = [0u8; 32];
+        for (fd, want) in [
+            (0, "/proc/self/fd/0"),
+            (7, "/proc/self/fd/7"),
+            (1234, "/proc/self/fd/1234"),
+        ] {
+            let p = fd_path(fd, &mut buf);
+            // SAFETY: fd_path wrote a NUL-terminated string into buf.
+            let got = unsafe { std::ffi::CStr::from_ptr(p) };
+            assert_eq!(got.to_str().unwrap(), want);
+        }
+    }
+}
