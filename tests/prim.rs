@@ -4,6 +4,7 @@
 //! host. One test binary for both: each test binary links nib again.
 
 mod formats;
+mod sandbox;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -38,6 +38,12 @@ impl Guard {
             .filter(|f| !kernel_contains(f.rule, contained))
             .map(|f| Reason::new(f.rule, "command", f.message.clone()))
             .collect();
+        // "a script this session wrote is judged as if typed here" only
+        // introduces the findings inside it: alone, it has nothing left
+        // to explain.
+        if out.iter().all(|r| r.rule == "script") {
+            out.clear();
+        }
         // Once a secret reached the model in clear, anything that can carry
         // data out needs a person, whatever encoding the data is in.
         if self.known().seen_clear {

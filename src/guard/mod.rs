@@ -432,7 +432,7 @@ impl Guard {
         // `prepare`, `test` from a runner): a new script is judged as the
         // command line it is.
         if name == "package.json" {
-            for hook in changed_lifecycle_scripts(old, new) {
+            for hook in lifecycle_scripts_changed(old, new) {
                 out.push(Reason::new(
                     "auto-run",
                     "payload",
@@ -711,7 +711,7 @@ pub(crate) fn looks_like_credential_name(name: &str) -> bool {
 /// The package.json scripts npm, yarn and pnpm run on their own
 /// (`npm install`, `npm publish`, `npm pack`, a git dependency's install)
 /// whose value `new` sets or changes from `old`.
-fn changed_lifecycle_scripts(old: &str, new: &str) -> Vec<String> {
+pub fn lifecycle_scripts_changed(old: &str, new: &str) -> Vec<String> {
     const HOOKS: &[&str] = &[
         "preinstall",
         "install",

@@ -680,7 +680,9 @@ impl Host {
             Plan::Write(w) => fs::commit(self, *w),
             Plan::Exec => {
                 let (files, mounts) = self.command_plans()?;
-                tools::shell_in(
+                let auto_run = matches!(self.shell_place, tools::ShellPlace::Local)
+                    .then(|| tools::autorun::snapshot(self.ws.root()));
+                let result = tools::shell_in(
                     &self.shell_place,
                     &self.ws,
                     Shell::of(call).command,
@@ -695,8 +697,12 @@ impl Host {
                         cancel: &self.cancel,
                         deadline: Some(&self.deadline_passed),
                     }),
-                )
-                .map(ToolResult::ok)
+                );
+                let undone = auto_run.map(|s| s.undo(self.ws.root())).unwrap_or_default();
+                result.map(|mut text| {
+                    text.push_str(&undone);
+                    ToolResult::ok(text)
+                })
             }
             Plan::Unchanged(text) => Ok(ToolResult::ok(text)),
         }

@@ -313,16 +313,13 @@ mod tests {
         ] {
             let call = parse(&SHELL, &serde_json::json!({ "command": command })).unwrap();
             assert_eq!(guard.judge(&call, &ws).as_str(), "write", "{command}");
-            let open = Confinement {
-                network: false,
-                files: None,
-            };
+            let open = Confinement::default();
             let leaked = shell_cancellable(&ws, command, 20, open, None).unwrap();
             assert!(leaked.contains(secret), "{command}: {leaked}");
-            let plan = guard.file_plan(&ws);
+            let plan = guard.file_plan(&ws, None, &[]);
             let confined = Confinement {
-                network: false,
                 files: Some(&plan),
+                ..Confinement::default()
             };
             let out = shell_cancellable(&ws, command, 20, confined, None).unwrap();
             assert!(!out.contains(secret), "{command}: {out}");
@@ -333,10 +330,10 @@ mod tests {
             );
         }
         // An ordinary read in the same tree still works.
-        let plan = guard.file_plan(&ws);
+        let plan = guard.file_plan(&ws, None, &[]);
         let confined = Confinement {
-            network: false,
             files: Some(&plan),
+            ..Confinement::default()
         };
         let out = shell_cancellable(&ws, "cat notes.txt", 20, confined, None).unwrap();
         assert_eq!(out, "ordinary\nexit code: 0\n");

@@ -12,6 +12,7 @@
 //! `fs-read`, `fs-write` and `fs-edit` are not here: they are built on
 //! `files/` and `edit/` directly.
 
+pub mod autorun;
 mod fs;
 mod git;
 mod grep;

@@ -113,6 +113,7 @@ pub fn shell_in(
 ) -> Result<String, ToolError> {
     let network = confinement.network;
     let files = confinement.files;
+    let mounted = confinement.mounts.is_some() && matches!(place, ShellPlace::Local);
     let (cancel, deadline) = match cancel {
         Some(s) => (Some(s.cancel), s.deadline),
         None => (None, None),
@@ -303,6 +304,11 @@ pub fn shell_in(
         && text.contains("ermission denied")
     {
         text.push_str(&denied_note(plan, ws));
+    }
+    if mounted
+        && (text.contains("Read-only file system") || text.contains("Device or resource busy"))
+    {
+        text.push_str("note: commands see git's settings and hooks (.git/config, .git/hooks, .git/info), the files that run code later (CI workflows, editor tasks, hook managers) and the masked secret files read-only, and most of the home directory not at all; change such a file with fs-edit or fs-write, which the user confirms\n");
     }
     text.push_str(&note);
     Ok(text)
@@ -561,7 +567,7 @@ mod tests {
             60,
             Confinement {
                 network: true,
-                files: None,
+                ..Confinement::default()
             },
             Some(Stop {
                 cancel: &cancel,

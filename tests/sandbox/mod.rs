@@ -1,0 +1,349 @@
+//! Real commands under the session's sandbox, through `Host` as a model's
+//! `shell` calls run: what the kernel takes away (secrets, home, host
+//! sockets, shared temp dirs, git hooks, other processes, credentials in
+//! the environment) and what ordinary work keeps (files made beside a
+//! secret, python after an edit that mentions http, cargo and npm from a
+//! local cache).
+//!
+//! These need a kernel that allows unprivileged user and mount namespaces
+//! (Linux with user namespaces on; CI's machine has them). Where it does
+//! not, each test says so and checks the fallback instead: the session
+//! warns that secrets are not masked.
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use nib::files::Workspace;
+use nib::prim::Host;
+use nib::prim::tools::mountns;
+
+use super::{workspace, write};
+
+const SECRET: &str = "Zq8vL2mWx9RtK4pN7cYbQ2sD";
+
+fn shell(host: &Host, command: &str) -> nib::prim::ToolResult {
+    let args = serde_json::json!({ "command": command }).to_string();
+    host.run_json("shell", &args).1
+}
+
+/// A host as `nib exec --approve writes` makes it, or None (with the
+/// reason printed) where the system has no mount namespaces.
+fn sandboxed(ws: Workspace) -> Option<Host> {
+    if !mountns::available() {
+        let host = Host::unattended(ws, true);
+        let (_, warning) = host.sandbox_status();
+        assert!(
+            warning.is_some_and(|w| w.contains("not masked")),
+            "a system without mount namespaces must be warned about"
+        );
+        eprintln!("skipped: this system does not allow a private mount namespace");
+        return None;
+    }
+    Some(Host::unattended(ws, true))
+}
+
+#[test]
+fn a_masked_secret_reads_empty_and_what_is_made_beside_it_reads_back() {
+    let (_d, ws) = workspace();
+    write(&ws, ".env", &format!("API_TOKEN={SECRET}\n"));
+    write(&ws, ".env.example", "API_TOKEN=\n");
+    write(&ws, "config/deploy.pem", &format!("{SECRET}\n"));
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    let r = shell(
+        &host,
+        "cat .env; cat config/deploy.pem; ls -A | sort | xargs cut -s -d= -f2-; echo made > new.txt; mkdir -p target && echo built > target/out; cat new.txt target/out .env.example",
+    );
+    assert!(r.ok && !r.refused, "{r:?}");
+    assert!(!r.text.contains(SECRET), "{}", r.text);
+    assert!(r.text.contains("made\nbuilt\nAPI_TOKEN=\n"), "{}", r.text);
+    // The secret itself is untouched on disk.
+    assert_eq!(
+        fs::read_to_string(ws.root().join(".env")).unwrap(),
+        format!("API_TOKEN={SECRET}\n")
+    );
+}
+
+#[test]
+fn a_secrets_value_printed_by_any_path_is_redacted() {
+    // Even where a value reaches output (here: a copy the test makes
+    // outside the guard's knowledge of file names), the session learnt
+    // the workspace's secret values at its start.
+    let (_d, ws) = workspace();
+    write(&ws, ".env", &format!("API_TOKEN={SECRET}\n"));
+    write(&ws, "data/blob.txt", &format!("value: {SECRET}\n"));
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let r = shell(&host, "cat data/blob.txt");
+    assert!(r.ok, "{r:?}");
+    assert!(!r.text.contains(SECRET), "{}", r.text);
+    assert!(r.text.contains("«secret:"), "{}", r.text);
+}
+
+#[test]
+fn home_shows_only_its_allowlist() {
+    let (_d, ws) = workspace();
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) else {
+        return;
+    };
+    // A credential file of a tool nib does not know by name.
+    let name = format!(".nib-test-rclone-{}.conf", std::process::id());
+    let probe = home.join(&name);
+    if fs::write(&probe, format!("token = {SECRET}\n")).is_err() {
+        eprintln!("skipped: the home directory is not writable here");
+        return;
+    }
+    let read = shell(&host, &format!("cat ~/{name}"));
+    let listed = shell(&host, "ls -A ~");
+    let _ = fs::remove_file(&probe);
+    assert!(read.ok && listed.ok, "{read:?} {listed:?}");
+    assert!(!read.text.contains(SECRET), "{}", read.text);
+    assert!(read.text.contains("No such file"), "{}", read.text);
+    assert!(!listed.text.contains(&name), "{}", listed.text);
+}
+
+#[test]
+fn host_sockets_and_shared_temp_dirs_are_out_of_reach() {
+    let (dir, ws) = workspace();
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    // A listener on a unix socket in the host's /tmp, as a script's
+    // accomplice would start.
+    let sock = std::env::temp_dir().join(format!("nib-test-{}.sock", std::process::id()));
+    let _ = fs::remove_file(&sock);
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let leak = Path::new("/var/tmp").join(format!("nib-test-leak-{}", std::process::id()));
+    let r = shell(
+        &host,
+        &format!(
+            "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}')\"; echo x > {}; ls -A /tmp",
+            sock.display(),
+            leak.display()
+        ),
+    );
+    let accepted = listener.accept().is_ok();
+    let _ = fs::remove_file(&sock);
+    assert!(r.ok, "{r:?}");
+    assert!(
+        !accepted,
+        "the command reached the host's socket: {}",
+        r.text
+    );
+    assert!(
+        r.text.contains("FileNotFoundError") || r.text.contains("No such file"),
+        "{}",
+        r.text
+    );
+    assert!(!leak.exists(), "a write under /var/tmp reached the host");
+    // The workspace lives under the host's temp dir here: the private
+    // /tmp shows it (and nothing else of the host's).
+    let first = dir
+        .path()
+        .strip_prefix(std::env::temp_dir())
+        .ok()
+        .and_then(|p| p.components().next());
+    if let Some(first) = first {
+        let listed: Vec<&str> = r
+            .text
+            .lines()
+            .take_while(|l| !l.starts_with("exit code"))
+            .collect();
+        assert!(
+            listed.contains(&first.as_os_str().to_str().unwrap()),
+            "{}",
+            r.text
+        );
+        assert!(
+            !listed.iter().any(|l| l.contains("nib-test-")),
+            "{}",
+            r.text
+        );
+    }
+}
+
+#[test]
+fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
+    let (_d, ws) = workspace();
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(ws.root())
+            .output()
+            .unwrap()
+    };
+    git(&["init", "-q"]);
+    // A script already in the project (not the session's, so the word
+    // rules do not read it) tries every way the red team found.
+    write(
+        &ws,
+        "tools/setup.py",
+        "import subprocess, os\n\
+         for path in ['.git/hooks/pre-commit', '.git/hooks/post-checkout']:\n\
+         \ttry:\n\t\topen(path, 'w').write('#!/bin/sh\\necho pwned\\n'); os.chmod(path, 0o755)\n\
+         \texcept OSError as e: print('hook', e)\n\
+         for args in [['git', 'config', 'core.hooksPath', 'tools/hooks'], ['git', 'config', 'include.path', '../evil'], ['git', 'config', 'diff.external', 'sh evil.sh']]:\n\
+         \tprint(subprocess.run(args, capture_output=True, text=True).stderr.strip())\n\
+         try:\n\topen('.git/info/attributes', 'w').write('* diff=evil\\n')\n\
+         except OSError as e: print('info', e)\n",
+    );
+    let config_before = fs::read_to_string(ws.root().join(".git/config")).unwrap();
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    let r = shell(&host, "python3 tools/setup.py");
+    assert!(r.ok, "{r:?}");
+    assert!(
+        !ws.root().join(".git/hooks/pre-commit").exists(),
+        "{}",
+        r.text
+    );
+    assert!(
+        !ws.root().join(".git/hooks/post-checkout").exists(),
+        "{}",
+        r.text
+    );
+    assert!(
+        !ws.root().join(".git/info/attributes").exists(),
+        "{}",
+        r.text
+    );
+    assert_eq!(
+        fs::read_to_string(ws.root().join(".git/config")).unwrap(),
+        config_before,
+        "{}",
+        r.text
+    );
+    // git itself still works: a commit goes through.
+    let r = shell(
+        &host,
+        "git -c user.name=t -c user.email=t@e add tools && git -c user.name=t -c user.email=t@e commit -qm setup && git log --oneline | wc -l",
+    );
+    assert!(r.ok, "{r:?}");
+    assert!(r.text.starts_with("1\n"), "{}", r.text);
+}
+
+#[test]
+fn commands_see_only_their_own_processes_and_an_allowlisted_environment() {
+    let (_d, ws) = workspace();
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let me = std::process::id();
+    let r = shell(
+        &host,
+        &format!("cat /proc/{me}/environ; echo ---; env | cut -d= -f1 | sort"),
+    );
+    assert!(r.ok, "{r:?}");
+    assert!(r.text.contains("No such file"), "{}", r.text);
+    let names: Vec<&str> = r
+        .text
+        .lines()
+        .skip_while(|l| *l != "---")
+        .skip(1)
+        .take_while(|l| !l.starts_with("exit code"))
+        .collect();
+    for name in &names {
+        assert!(
+            !name.contains("TOKEN") && !name.contains("SECRET") && !name.contains("KEY"),
+            "{name} reached the command: {}",
+            r.text
+        );
+    }
+    assert!(
+        names.contains(&"PATH") && names.contains(&"HOME"),
+        "{}",
+        r.text
+    );
+}
+
+#[test]
+fn python_runs_after_an_edit_that_mentions_http() {
+    let (_d, ws) = workspace();
+    write(&ws, ".env", &format!("API_TOKEN={SECRET}\n"));
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let (_, w) = host.run_json(
+        "fs-write",
+        &serde_json::json!({
+            "path": "client.py",
+            "content": "# Licensed under the Apache License: http://www.apache.org/licenses/LICENSE-2.0\nimport urllib.request\nimport os\n\nTOKEN = os.environ.get('API_TOKEN')\n\ndef get(url):\n    return urllib.request.urlopen(url)\n\nprint('loaded')\n",
+        })
+        .to_string(),
+    );
+    assert!(w.ok, "{w:?}");
+    for command in [
+        "python3 -c 'print(1 + 1)'",
+        "python3 client.py",
+        "sed -n '$p' client.py",
+        "perl -lne 'print $_ if /TOKEN/' client.py",
+    ] {
+        let r = shell(&host, command);
+        assert!(r.ok && !r.refused, "{command}: {r:?}");
+        assert_eq!(r.decision, "write", "{command}: {r:?}");
+    }
+}
+
+#[test]
+fn cargo_builds_from_its_local_cache() {
+    let (_d, ws) = workspace();
+    if Command::new("cargo").arg("--version").output().is_err() {
+        eprintln!("skipped: cargo is not installed");
+        return;
+    }
+    write(&ws, ".env", &format!("API_TOKEN={SECRET}\n"));
+    write(
+        &ws,
+        "Cargo.toml",
+        "[package]\nname = \"probe\"\nversion = \"0.1.0\"\nedition = \"2021\"\n",
+    );
+    write(
+        &ws,
+        "src/main.rs",
+        "fn main() { println!(\"built and ran\"); }\n",
+    );
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let r = shell(&host, "cargo run --offline -q 2>&1");
+    assert!(r.ok, "{r:?}");
+    assert!(r.text.contains("built and ran\nexit code: 0"), "{}", r.text);
+}
+
+#[test]
+fn npm_installs_from_a_local_package() {
+    let (_d, ws) = workspace();
+    if Command::new("npm").arg("--version").output().is_err() {
+        eprintln!("skipped: npm is not installed");
+        return;
+    }
+    write(&ws, ".env", &format!("API_TOKEN={SECRET}\n"));
+    write(
+        &ws,
+        "dep/package.json",
+        "{\"name\": \"dep\", \"version\": \"1.0.0\", \"main\": \"index.js\"}\n",
+    );
+    write(&ws, "dep/index.js", "module.exports = () => 'from dep';\n");
+    write(
+        &ws,
+        "package.json",
+        "{\"name\": \"app\", \"version\": \"1.0.0\", \"dependencies\": {\"dep\": \"file:./dep\"}}\n",
+    );
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let r = shell(
+        &host,
+        "npm install --offline --no-audit --no-fund 2>&1 && node -e \"console.log(require('dep')())\"",
+    );
+    assert!(r.ok, "{r:?}");
+    assert!(r.text.contains("from dep\nexit code: 0"), "{}", r.text);
+}
