@@ -198,9 +198,9 @@ fn judge_rows(edits: &[String], command: &str) {
         std::fs::write(sub.join(format!("f{i}.rs")), "fn f() {}\n").expect("a source file");
     }
     std::fs::write(dir.path().join(".env"), "TOKEN=x\n").expect("the .env");
-    let plan = guard.file_plan(&ws);
+    let plan = guard.file_plan(&ws, None, &[]);
     let planned = measure(100, || {
-        black_box(guard.file_plan(&ws));
+        black_box(guard.file_plan(&ws, None, &[]));
     });
     row(
         &format!(
@@ -217,6 +217,85 @@ fn judge_rows(edits: &[String], command: &str) {
         });
         row("file sandbox ruleset from the plan (kernel)", built, "");
     }
+    sandbox_rows(&guard, &ws);
+}
+
+/// A sandboxed command's start-up beside an unsandboxed one, in one run,
+/// interleaved so load hits both alike: `true` run bare (no namespace),
+/// and run as the session runs it (network, mount and pid namespaces, the
+/// environment allowlist, Landlock), the plans made per command included.
+/// Target: the difference of the p50s at most 5 ms.
+fn sandbox_rows(guard: &Guard, ws: &Workspace) {
+    use nib::prim::tools::{Confinement, mountns, shell_cancellable};
+    if !mountns::available() {
+        println!("(no mount namespaces here: the sandboxed start-up is not measured)");
+        return;
+    }
+    let dirs = mountns::SessionDirs::create().expect("the session's dirs");
+    let env = nib::guard::environment::child_env(std::env::vars_os(), &[]);
+    let mut bare = Vec::new();
+    let mut boxed = Vec::new();
+    let mut planning = Vec::new();
+    for _ in 0..200 {
+        let t = Instant::now();
+        let out = shell_cancellable(
+            ws,
+            "true",
+            10,
+            Confinement {
+                network: true,
+                ..Confinement::default()
+            },
+            None,
+        );
+        bare.push(t.elapsed());
+        assert!(out.is_ok_and(|o| o.ends_with("exit code: 0\n")));
+        let t = Instant::now();
+        let mounts = guard.mount_plan(ws, dirs.path());
+        let files = guard.file_plan(ws, Some(&mounts), &dirs.writable());
+        let prepared = mountns::prepare(
+            &mounts,
+            &dirs,
+            !nib::prim::tools::netns::available(),
+            Some(ws.root()),
+        )
+        .expect("the plan prepares");
+        planning.push(t.elapsed());
+        let out = shell_cancellable(
+            ws,
+            "true",
+            10,
+            Confinement {
+                network: false,
+                files: Some(&files),
+                mounts: Some(prepared),
+                env: Some(&env),
+            },
+            None,
+        );
+        boxed.push(t.elapsed());
+        assert!(out.is_ok_and(|o| o.ends_with("exit code: 0\n")));
+    }
+    let p = |v: &mut Vec<Duration>, q: f64| {
+        v.sort();
+        v[((v.len() - 1) as f64 * q) as usize]
+    };
+    let (b50, b99) = (p(&mut bare, 0.5), p(&mut bare, 0.99));
+    let (s50, s99) = (p(&mut boxed, 0.5), p(&mut boxed, 0.99));
+    row("command start-up, bare (`true`)", (b50, b99), "");
+    row("command start-up, sandboxed, plans included", (s50, s99), "");
+    row(
+        "  of which the plans (mounts, Landlock)",
+        (p(&mut planning, 0.5), p(&mut planning, 0.99)),
+        "",
+    );
+    println!(
+        "{:<46} {:>10} {:>10} {:>10}",
+        "sandbox's added start-up (p50 difference)",
+        ms(s50.saturating_sub(b50)),
+        "",
+        "<= 5 ms"
+    );
 }
 
 /// 20 edits of realistic source text, 64 KiB together, with words that

@@ -174,7 +174,7 @@ impl Guard {
 fn kernel_contains(rule: &str, contained: super::Containment) -> bool {
     match rule {
         "network" | "network-redirect" => contained.network,
-        "env-secret" | "env-dump" => contained.env && contained.mounts,
+        "env-secret" | "env-dump" => contained.env,
         "outside-workspace" => contained.writes && contained.mounts,
         "archive-workspace" => contained.mounts,
         // git's settings are read-only to commands: a setting given for

@@ -238,7 +238,9 @@ pub struct Containment {
     /// The workspace's secrets and the home directory are masked (a
     /// private mount namespace).
     pub mounts: bool,
-    /// Commands get an environment by allowlist, without credentials.
+    /// Commands get an environment without credentials (an allowlist),
+    /// and no other process's (a private process namespace, or a
+    /// container).
     pub env: bool,
     /// Writes outside the workspace and the session's temp directories
     /// are refused (Landlock).

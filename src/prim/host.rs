@@ -278,10 +278,13 @@ impl Host {
             let dirs = (local && policy.file_sandbox && tools::mountns::available())
                 .then(tools::mountns::SessionDirs::create)
                 .and_then(Result::ok);
+            // A container (nib swebench) is started with `--network none`
+            // and the image's own environment: the network and the host's
+            // credentials are out of its reach too.
             self.guard.set_containment(crate::guard::Containment {
-                network: local && !policy.shell_network && tools::netns::available(),
+                network: !local || (!policy.shell_network && tools::netns::available()),
                 mounts: dirs.is_some(),
-                env: local,
+                env: !local || dirs.is_some(),
                 writes: local && policy.file_sandbox && tools::landlock::available(),
             });
             self.guard.learn_startup_secrets(&self.ws, &env.secrets);
