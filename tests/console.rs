@@ -44,7 +44,12 @@ fn demo_console(approvals: Vec<Approval>) -> Demo {
     )
     .unwrap();
     let server = ScriptedServer::start(demo::script(&key)).unwrap();
-    let console = live_console(dir.path(), demo::agent_config(&server), approvals, Some(demo::TASK));
+    let console = live_console(
+        dir.path(),
+        demo::agent_config(&server),
+        approvals,
+        Some(demo::TASK),
+    );
     Demo {
         console,
         server,
@@ -80,7 +85,10 @@ fn raw(addr: SocketAddr, request: &str) -> (u16, String) {
         .nth(1)
         .and_then(|c| c.parse().ok())
         .unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map_or("", |(_, b)| b).to_string();
+    let body = text
+        .split_once("\r\n\r\n")
+        .map_or("", |(_, b)| b)
+        .to_string();
     (status, body)
 }
 
@@ -184,12 +192,24 @@ fn run_demo_answering(d: &Demo, stream: &mut Stream, reason: &str) -> Vec<Value>
     let fix = stream.confirm();
     assert_eq!(fix["kind"], "security", "{fix}");
     assert_eq!(fix["path"], "calc.py");
-    let (status, body) = post(&d.console, &format!("/api/confirm/{}", fix["id"]), &json!({"answer": "yes"}));
+    let (status, body) = post(
+        &d.console,
+        &format!("/api/confirm/{}", fix["id"]),
+        &json!({"answer": "yes"}),
+    );
     assert_eq!(status, 200, "{body}");
     confirms.push(fix);
     let tests = stream.confirm();
     assert_eq!(tests["tool"], "shell", "{tests}");
-    assert_eq!(post(&d.console, &format!("/api/confirm/{}", tests["id"]), &json!({"answer": "yes"})).0, 200);
+    assert_eq!(
+        post(
+            &d.console,
+            &format!("/api/confirm/{}", tests["id"]),
+            &json!({"answer": "yes"})
+        )
+        .0,
+        200
+    );
     confirms.push(tests);
     let leak = stream.confirm();
     assert_eq!(leak["kind"], "security", "{leak}");
@@ -224,14 +244,34 @@ fn the_demo_is_answered_over_the_console() {
         .iter()
         .flat_map(|h| h["r"].as_array().unwrap().clone())
         .collect();
-    assert!(rows.contains(&json!(["-", 5, null, "    return a - b"])), "{rows:?}");
-    assert!(rows.contains(&json!(["+", null, 5, "    return a + b"])), "{rows:?}");
-    assert!(rows.iter().any(|r| r[0] == "+" && r[3] == "    return sum(values) / len(values)"));
-    assert_eq!(confirms[0]["suggestion"], Value::Null, "no standing approval for Security");
-    assert!(confirms[0]["loose"].to_string().contains("protected"), "{}", confirms[0]);
+    assert!(
+        rows.contains(&json!(["-", 5, null, "    return a - b"])),
+        "{rows:?}"
+    );
+    assert!(
+        rows.contains(&json!(["+", null, 5, "    return a + b"])),
+        "{rows:?}"
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r[0] == "+" && r[3] == "    return sum(values) / len(values)")
+    );
+    assert_eq!(
+        confirms[0]["suggestion"],
+        Value::Null,
+        "no standing approval for Security"
+    );
+    assert!(
+        confirms[0]["loose"].to_string().contains("protected"),
+        "{}",
+        confirms[0]
+    );
     // The file, and the refused write.
     let calc = std::fs::read_to_string(d.dir.path().join("calc.py")).unwrap();
-    assert!(calc.contains("return a + b") && !calc.contains("len(values) + 1"), "{calc}");
+    assert!(
+        calc.contains("return a + b") && !calc.contains("len(values) + 1"),
+        "{calc}"
+    );
     assert!(!d.dir.path().join("notes.txt").exists());
     // The reason reached the model in its next request.
     let requests = requests_text(&d.server);
@@ -244,7 +284,12 @@ fn the_demo_is_answered_over_the_console() {
         .filter(|m| m["k"] == "event" && m["e"]["ev"] == "tool.call")
         .collect();
     assert_eq!(calls.len(), 5, "{calls:?}");
-    assert!(calls[1]["e"]["positional"].as_str().unwrap().starts_with("(fs-edit \"calc.py\""));
+    assert!(
+        calls[1]["e"]["positional"]
+            .as_str()
+            .unwrap()
+            .starts_with("(fs-edit \"calc.py\"")
+    );
     // Each confirm is closed for every page, with who answered.
     let closed: Vec<&Value> = messages.iter().filter(|m| m["k"] == "answered").collect();
     assert_eq!(closed.len(), 3);
@@ -259,15 +304,29 @@ fn secrets_reach_the_page_masked() {
     let confirms = run_demo_answering(&d, &mut stream, "no");
     let everything = stream.text.lock().unwrap().clone();
     for secret in [&d.key.id, &d.key.secret] {
-        assert!(!everything.contains(secret.as_str()), "the stream shows {secret}");
+        assert!(
+            !everything.contains(secret.as_str()),
+            "the stream shows {secret}"
+        );
     }
     // The leak's confirm shows the key masked, pinned to its row, and its
     // text cannot be edited (that would show it).
     let leak = confirms[2].to_string();
     assert!(leak.contains(&format!("{}••••", &d.key.id[..4])), "{leak}");
-    assert!(leak.contains("⚠") || confirms[2]["hunks"][0]["r"].as_array().unwrap().iter().any(|r| r.get(4).is_some()), "{leak}");
+    assert!(
+        leak.contains("⚠")
+            || confirms[2]["hunks"][0]["r"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|r| r.get(4).is_some()),
+        "{leak}"
+    );
     assert_eq!(confirms[2]["editable"], false);
-    assert_eq!(post(&d.console, "/api/confirm/999", &json!({"answer": "yes"})).0, 404);
+    assert_eq!(
+        post(&d.console, "/api/confirm/999", &json!({"answer": "yes"})).0,
+        404
+    );
     // Past sessions: the same log, masked too.
     let (status, list) = get(&d.console, "/api/sessions");
     assert_eq!(status, 200);
@@ -277,9 +336,19 @@ fn secrets_reach_the_page_masked() {
     assert_eq!(status, 200);
     assert!(!events.contains(&d.key.id) && !events.contains(&d.key.secret));
     let events: Value = serde_json::from_str(&events).unwrap();
-    assert!(events.as_array().unwrap().iter().any(|e| e["ev"] == "tool.result"));
+    assert!(
+        events
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["ev"] == "tool.result")
+    );
     for bad in ["..", "..%2f..%2fetc", ".nib"] {
-        assert_eq!(get(&d.console, &format!("/api/sessions/{bad}")).0, 404, "{bad}");
+        assert_eq!(
+            get(&d.console, &format!("/api/sessions/{bad}")).0,
+            404,
+            "{bad}"
+        );
     }
 }
 
@@ -299,13 +368,22 @@ fn a_security_confirm_takes_no_standing_approval() {
     let url = format!("/api/confirm/{}", fix["id"]);
     let (status, body) = post(&d.console, &url, &json!({"answer": "always"}));
     assert_eq!(status, 403, "{body}");
-    assert!(body["error"].as_str().unwrap().contains("security"), "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("security"),
+        "{body}"
+    );
     assert!(!d.dir.path().join(".user-config.toml").exists());
     // Still open: the first real answer wins, a second is told who.
     assert_eq!(post(&d.console, &url, &json!({"answer": "yes"})).0, 200);
     let (status, body) = post(&d.console, &url, &json!({"answer": "no", "reason": "late"}));
     assert_eq!(status, 409, "{body}");
-    assert!(body["error"].as_str().unwrap().contains("already answered by the page: yes"), "{body}");
+    assert!(
+        body["error"]
+            .as_str()
+            .unwrap()
+            .contains("already answered by the page: yes"),
+        "{body}"
+    );
     // The test command: a Write confirm, but a compound command, so no
     // standing approval fits it.
     let tests = stream.confirm();
@@ -318,7 +396,15 @@ fn a_security_confirm_takes_no_standing_approval() {
     // The leak: Security again, despite the approval covering every path.
     let leak = stream.confirm();
     assert_eq!(leak["kind"], "security");
-    assert_eq!(post(&d.console, &format!("/api/confirm/{}", leak["id"]), &json!({"answer": "no"})).0, 200);
+    assert_eq!(
+        post(
+            &d.console,
+            &format!("/api/confirm/{}", leak["id"]),
+            &json!({"answer": "no"})
+        )
+        .0,
+        200
+    );
     stream.done();
 }
 
@@ -337,24 +423,44 @@ fn a_standing_approval_saved_from_the_page_answers_the_next_write() {
     )
     .unwrap();
     let server = ScriptedServer::start(script).unwrap();
-    let console = live_console(dir.path(), demo::agent_config(&server), Vec::new(), Some("write two files"));
+    let console = live_console(
+        dir.path(),
+        demo::agent_config(&server),
+        Vec::new(),
+        Some("write two files"),
+    );
     let mut stream = Stream::open(&console);
     let first = stream.confirm();
     assert_eq!(first["kind"], "write");
     assert_eq!(first["suggestion"], "fs-edit and fs-write under src/**");
     assert_eq!(first["editable"], true);
-    let (status, body) = post(&console, &format!("/api/confirm/{}", first["id"]), &json!({"answer": "always"}));
+    let (status, body) = post(
+        &console,
+        &format!("/api/confirm/{}", first["id"]),
+        &json!({"answer": "always"}),
+    );
     assert_eq!(status, 200, "{body}");
     let saved = std::fs::read_to_string(dir.path().join(".user-config.toml")).unwrap();
-    assert!(saved.contains("[[approvals]]") && saved.contains("src/**"), "{saved}");
+    assert!(
+        saved.contains("[[approvals]]") && saved.contains("src/**"),
+        "{saved}"
+    );
     let answered = stream.next("the answer", |m| m["k"] == "answered");
-    assert!(answered["saved"].as_str().unwrap().contains("under src/**"), "{answered}");
+    assert!(
+        answered["saved"].as_str().unwrap().contains("under src/**"),
+        "{answered}"
+    );
     // The second write is answered by the approval: the page is told.
-    let auto = stream.next("the standing approval's answer", |m| m["k"] == "auto" || m["k"] == "confirm");
+    let auto = stream.next("the standing approval's answer", |m| {
+        m["k"] == "auto" || m["k"] == "confirm"
+    });
     assert_eq!(auto["k"], "auto", "{auto}");
     assert_eq!(auto["scope"], "fs-edit and fs-write under src/**");
     stream.done();
-    assert_eq!(std::fs::read_to_string(dir.path().join("src/b.txt")).unwrap(), "b\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/b.txt")).unwrap(),
+        "b\n"
+    );
 }
 
 #[test]
@@ -370,17 +476,35 @@ fn an_edited_text_is_written_instead() {
     )
     .unwrap();
     let server = ScriptedServer::start(script).unwrap();
-    let console = live_console(dir.path(), demo::agent_config(&server), Vec::new(), Some("write a file"));
+    let console = live_console(
+        dir.path(),
+        demo::agent_config(&server),
+        Vec::new(),
+        Some("write a file"),
+    );
     let mut stream = Stream::open(&console);
     let confirm = stream.confirm();
     assert_eq!(confirm["proposed"], "proposed\n");
     let url = format!("/api/confirm/{}", confirm["id"]);
-    assert_eq!(post(&console, &url, &json!({"answer": "edit"})).0, 400, "an edit sends its text");
-    assert_eq!(post(&console, &url, &json!({"answer": "edit", "text": "mine\n"})).0, 200);
+    assert_eq!(
+        post(&console, &url, &json!({"answer": "edit"})).0,
+        400,
+        "an edit sends its text"
+    );
+    assert_eq!(
+        post(&console, &url, &json!({"answer": "edit", "text": "mine\n"})).0,
+        200
+    );
     stream.done();
-    assert_eq!(std::fs::read_to_string(dir.path().join("a.txt")).unwrap(), "mine\n");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "mine\n"
+    );
     let last = requests_text(&server).pop().unwrap();
-    assert!(last.contains("mine"), "the model is told what the user changed: {last}");
+    assert!(
+        last.contains("mine"),
+        "the model is told what the user changed: {last}"
+    );
 }
 
 #[test]
@@ -390,23 +514,39 @@ fn the_page_wants_its_token_its_host_and_its_origin() {
     let addr = c.addr();
     assert!(addr.ip().is_loopback(), "{addr}");
     let host = format!("Host: {addr}\r\n");
-    let page = |target: &str, headers: &str| raw(addr, &format!("GET {target} HTTP/1.1\r\n{headers}\r\n"));
+    let page =
+        |target: &str, headers: &str| raw(addr, &format!("GET {target} HTTP/1.1\r\n{headers}\r\n"));
     // The token opens the page; nothing else does.
     let (status, body) = page(&format!("/?token={}", c.token()), &host);
     assert_eq!(status, 200);
     assert!(body.contains("nib console"));
-    for target in ["/", "/?token=", "/?token=0123456789abcdef0123456789abcdef", "/app.js", "/api/sessions"] {
+    for target in [
+        "/",
+        "/?token=",
+        "/?token=0123456789abcdef0123456789abcdef",
+        "/app.js",
+        "/api/sessions",
+    ] {
         let (status, body) = page(target, &host);
         assert_eq!(status, 401, "{target}: {body}");
         assert!(body.contains("open the URL"), "{body}");
     }
     // DNS rebinding: a page served under another name reaching this port.
     let t = format!("/?token={}", c.token());
-    assert_eq!(page(&t, &format!("Host: attacker.example:{}\r\n", addr.port())).0, 421);
+    assert_eq!(
+        page(&t, &format!("Host: attacker.example:{}\r\n", addr.port())).0,
+        421
+    );
     assert_eq!(page(&t, "").0, 421, "no Host");
     // Cross-site requests, even with the token.
-    assert_eq!(page(&t, &format!("{host}Origin: http://attacker.example\r\n")).0, 403);
-    assert_eq!(page(&t, &format!("{host}Sec-Fetch-Site: cross-site\r\n")).0, 403);
+    assert_eq!(
+        page(&t, &format!("{host}Origin: http://attacker.example\r\n")).0,
+        403
+    );
+    assert_eq!(
+        page(&t, &format!("{host}Sec-Fetch-Site: cross-site\r\n")).0,
+        403
+    );
     // A change: a form (no JSON, no token header) or a foreign Origin gets nothing.
     let body = r#"{"task": "rm -rf"}"#;
     let form = format!(
@@ -427,7 +567,8 @@ fn the_page_wants_its_token_its_host_and_its_origin() {
         body.len()
     );
     assert_eq!(raw(addr, &foreign).0, 403);
-    let preflight = format!("OPTIONS /api/task HTTP/1.1\r\n{host}Origin: http://attacker.example\r\n\r\n");
+    let preflight =
+        format!("OPTIONS /api/task HTTP/1.1\r\n{host}Origin: http://attacker.example\r\n\r\n");
     let (status, _) = raw(addr, &preflight);
     assert_eq!(status, 403);
     // No response grants another origin anything.
@@ -435,15 +576,24 @@ fn the_page_wants_its_token_its_host_and_its_origin() {
     write!(s, "GET /?token={} HTTP/1.1\r\n{host}\r\n", c.token()).unwrap();
     let mut head = String::new();
     s.read_to_string(&mut head).unwrap();
-    assert!(!head.to_ascii_lowercase().contains("access-control-allow"), "{head}");
-    assert!(head.contains("Content-Security-Policy: default-src 'none'"), "{head}");
+    assert!(
+        !head.to_ascii_lowercase().contains("access-control-allow"),
+        "{head}"
+    );
+    assert!(
+        head.contains("Content-Security-Policy: default-src 'none'"),
+        "{head}"
+    );
     // Nothing on the machine's other addresses.
     match other_address() {
         Some(ip) => assert!(
-            TcpStream::connect_timeout(&SocketAddr::new(ip, addr.port()), Duration::from_secs(2)).is_err(),
+            TcpStream::connect_timeout(&SocketAddr::new(ip, addr.port()), Duration::from_secs(2))
+                .is_err(),
             "the console answered on {ip}"
         ),
-        None => eprintln!("no non-loopback address on this machine: only the bound address was checked"),
+        None => {
+            eprintln!("no non-loopback address on this machine: only the bound address was checked")
+        }
     }
 }
 
@@ -472,17 +622,53 @@ fn questions_are_answered_from_the_page() {
     let mut stream = Stream::open(&console);
     let yes_no = stream.next("ask", |m| m["k"] == "ask");
     assert_eq!(yes_no["type"], "yesno");
-    assert_eq!(post(&console, &format!("/api/ask/{}", yes_no["id"]), &json!({"answer": true})).0, 200);
+    assert_eq!(
+        post(
+            &console,
+            &format!("/api/ask/{}", yes_no["id"]),
+            &json!({"answer": true})
+        )
+        .0,
+        200
+    );
     let choice = stream.next("ask", |m| m["k"] == "ask");
     assert_eq!(choice["choices"], json!(["red", "blue"]));
-    let (status, body) = post(&console, &format!("/api/ask/{}", choice["id"]), &json!({"answer": "green"}));
+    let (status, body) = post(
+        &console,
+        &format!("/api/ask/{}", choice["id"]),
+        &json!({"answer": "green"}),
+    );
     assert_eq!(status, 400, "{body}");
     let again = stream.next("ask", |m| m["k"] == "ask");
-    assert_eq!(post(&console, &format!("/api/ask/{}", again["id"]), &json!({"answer": "blue"})).0, 200);
+    assert_eq!(
+        post(
+            &console,
+            &format!("/api/ask/{}", again["id"]),
+            &json!({"answer": "blue"})
+        )
+        .0,
+        200
+    );
     let text = stream.next("ask", |m| m["k"] == "ask");
     assert_eq!(text["type"], "text");
-    assert_eq!(post(&console, &format!("/api/ask/{}", text["id"]), &json!({"answer": "nib"})).0, 200);
-    assert_eq!(post(&console, &format!("/api/ask/{}", text["id"]), &json!({"answer": "late"})).0, 409);
+    assert_eq!(
+        post(
+            &console,
+            &format!("/api/ask/{}", text["id"]),
+            &json!({"answer": "nib"})
+        )
+        .0,
+        200
+    );
+    assert_eq!(
+        post(
+            &console,
+            &format!("/api/ask/{}", text["id"]),
+            &json!({"answer": "late"})
+        )
+        .0,
+        409
+    );
     let done = stream.done();
     let said = done["text"].as_str().unwrap();
     assert!(said.contains("blue") && said.contains("nib"), "{done}");
@@ -522,7 +708,8 @@ fn a_swebench_directory_is_a_table_with_its_trajectories() {
     // The run goes on: the page's next look sees the instance finished.
     std::fs::write(
         inst.join("summary.json"),
-        json!({"status": "submitted", "steps": 4, "tokens": 900, "cost": 0.01, "seconds": 3.5}).to_string(),
+        json!({"status": "submitted", "steps": 4, "tokens": 900, "cost": 0.01, "seconds": 3.5})
+            .to_string(),
     )
     .unwrap();
     let table: Value = serde_json::from_str(&get(&console, "/api/swebench").1).unwrap();
@@ -532,7 +719,11 @@ fn a_swebench_directory_is_a_table_with_its_trajectories() {
     assert_eq!(status, 200);
     assert!(t.contains("fs-read") && !t.contains(&key.id), "{t}");
     assert_eq!(get(&console, "/api/swebench/..").0, 404);
-    assert_eq!(post(&console, "/api/task", &json!({"task": "x"})).0, 404, "no live session here");
+    assert_eq!(
+        post(&console, "/api/task", &json!({"task": "x"})).0,
+        404,
+        "no live session here"
+    );
 }
 
 // ---- in a real browser ---------------------------------------------------
@@ -555,7 +746,11 @@ mod browser {
     }
 
     fn free_port() -> u16 {
-        std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+        std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port()
     }
 
     /// chromedriver on a free port, and a headless chromium session.
@@ -568,7 +763,10 @@ mod browser {
             .spawn()
             .expect("chromedriver is not installed (apt-get install chromium chromium-driver)");
         let profile = tempfile::tempdir().unwrap();
-        let driver = Driver { child, _profile: profile };
+        let driver = Driver {
+            child,
+            _profile: profile,
+        };
         let start = Instant::now();
         while TcpStream::connect(("127.0.0.1", port)).is_err() {
             assert!(start.elapsed() < WAIT, "chromedriver did not start");
@@ -591,10 +789,16 @@ mod browser {
         ]
         .iter()
         .map(|a| a.to_string())
-        .chain([format!("--user-data-dir={}", driver._profile.path().display())])
+        .chain([format!(
+            "--user-data-dir={}",
+            driver._profile.path().display()
+        )])
         .collect::<Vec<_>>();
         let mut caps = serde_json::Map::new();
-        caps.insert("goog:chromeOptions".into(), json!({"binary": binary, "args": args}));
+        caps.insert(
+            "goog:chromeOptions".into(),
+            json!({"binary": binary, "args": args}),
+        );
         let client = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{port}"))
@@ -617,7 +821,10 @@ mod browser {
     }
 
     fn runtime() -> tokio::runtime::Runtime {
-        tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap()
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
     }
 
     #[test]
@@ -632,8 +839,8 @@ mod browser {
             let confirm = wait_for(&client, ".card .confirm.security").await;
             let head = confirm.find(Locator::Css(".confirm-head")).await.unwrap().text().await.unwrap();
             assert!(head.contains("SECURITY CONFIRM") && head.contains("calc.py"), "{head}");
-            let removed = js(&client, "return [...document.querySelectorAll('.confirm tr.del .code')].map(e => e.textContent)").await;
-            let added = js(&client, "return [...document.querySelectorAll('.confirm tr.add .code')].map(e => e.textContent)").await;
+            let removed = js(&client, "return [...document.querySelectorAll('.confirm .row.del .code')].map(e => e.textContent)").await;
+            let added = js(&client, "return [...document.querySelectorAll('.confirm .row.add .code')].map(e => e.textContent)").await;
             assert!(removed.to_string().contains("return a - b"), "{removed}");
             assert!(added.to_string().contains("return a + b"), "{added}");
             assert!(added.to_string().contains("return sum(values) / len(values)"), "{added}");
@@ -643,7 +850,7 @@ mod browser {
             );
             // The split view shows the same rows side by side.
             confirm.find(Locator::Css("button.toggle")).await.unwrap().click().await.unwrap();
-            wait_for(&client, ".confirm table.split td.add").await;
+            wait_for(&client, ".confirm .diff-rows.split .code.add").await;
             let card = wait_for(&client, ".card:has(> .confirm.security)").await;
             let png = card.screenshot().await.unwrap();
             let shot = Path::new(env!("CARGO_TARGET_TMPDIR")).join("console-confirm.png");
@@ -672,7 +879,10 @@ mod browser {
             client.close().await.unwrap();
         });
         let calc = std::fs::read_to_string(d.dir.path().join("calc.py")).unwrap();
-        assert!(calc.contains("return a + b") && calc.contains("return sum(values) / len(values)\n"), "{calc}");
+        assert!(
+            calc.contains("return a + b") && calc.contains("return sum(values) / len(values)\n"),
+            "{calc}"
+        );
         assert!(!d.dir.path().join("notes.txt").exists());
         let last = requests_text(&d.server).pop().unwrap();
         assert!(last.contains(reason), "the model's next request: {last}");
@@ -683,7 +893,9 @@ mod browser {
     fn a_ten_thousand_line_diff_renders_in_the_browser() {
         nib::engine::init_process();
         let dir = tempfile::tempdir().unwrap();
-        let content: String = (0..10_000).map(|i| format!("line {i}: some text to diff\n")).collect();
+        let content: String = (0..10_000)
+            .map(|i| format!("line {i}: some text to diff\n"))
+            .collect();
         let script = Script::from_json(
             &json!([
                 {"tool_calls": [{"name": "fs-write", "arguments": {"path": "big.txt", "content": content}}]},
@@ -693,29 +905,61 @@ mod browser {
         )
         .unwrap();
         let server = ScriptedServer::start(script).unwrap();
-        let console = live_console(dir.path(), demo::agent_config(&server), Vec::new(), Some("write big.txt"));
+        let console = live_console(dir.path(), demo::agent_config(&server), Vec::new(), None);
         runtime().block_on(async {
             let (_driver, client) = open().await;
             client.goto(&console.url()).await.unwrap();
+            // The task is typed into the page, so its call happens while
+            // the page watches.
+            wait_for(&client, ".line.dim").await;
+            let composer = wait_for(&client, "textarea.task").await;
+            composer.send_keys("write big.txt").await.unwrap();
+            wait_for(&client, "button.run").await.click().await.unwrap();
             let confirm = wait_for(&client, ".confirm.write").await;
             let start = Instant::now();
             while js(&client, "return window.nib.diffRenders.length").await == json!(0) {
                 assert!(start.elapsed() < WAIT);
                 std::thread::sleep(Duration::from_millis(20));
             }
-            confirm.find(Locator::Css("button.toggle")).await.unwrap().click().await.unwrap();
+            confirm
+                .find(Locator::Css("button.toggle"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
             while js(&client, "return window.nib.diffRenders.length").await == json!(1) {
                 assert!(start.elapsed() < WAIT);
                 std::thread::sleep(Duration::from_millis(20));
             }
             let renders = js(&client, "return window.nib.diffRenders").await;
-            eprintln!("10,000-line diff, render to next frame: {renders}");
+            eprintln!(
+                "10,000-line diff, ms to the first rows on screen and to all rows in: {renders}"
+            );
+            let long = js(&client, "return window.nib.longTasks").await;
+            eprintln!("the page's thread busy over 50 ms at a time (ms): {long}");
+            let delays = js(&client, "return window.nib.cardDelays").await;
+            eprintln!("the card appeared after the call (ms): {delays}");
             assert_eq!(renders[0]["rows"], 10_000);
+            assert_eq!(
+                delays.as_array().map(Vec::len),
+                Some(1),
+                "one live card: {delays}"
+            );
             // The page still answers: the confirm is approved by a click.
-            confirm.find(Locator::Css("button.approve")).await.unwrap().click().await.unwrap();
+            confirm
+                .find(Locator::Css("button.approve"))
+                .await
+                .unwrap()
+                .click()
+                .await
+                .unwrap();
             wait_for(&client, ".confirm.closed.said-yes").await;
             client.close().await.unwrap();
         });
-        assert_eq!(std::fs::read_to_string(dir.path().join("big.txt")).unwrap(), content);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("big.txt")).unwrap(),
+            content
+        );
     }
 }

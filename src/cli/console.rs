@@ -32,7 +32,10 @@ pub fn run(args: ConsoleArgs) -> Result<ExitCode, UsageError> {
         .and_then(|()| std::fs::create_dir_all(dir.join(".nib")))
         .and_then(|()| std::fs::write(dir.join(".nib").join("config.toml"), DEMO_CONFIG))
         .map_err(|e| UsageError(format!("cannot set up the demo in {}: {e}", dir.display())))?;
-    eprintln!("nib console --demo: the example project is in {}", dir.display());
+    eprintln!(
+        "nib console --demo: the example project is in {}",
+        dir.display()
+    );
     let ws = Workspace::open(&dir).map_err(|e| UsageError(e.to_string()))?;
     let server = ScriptedServer::start(demo::script(&key))
         .map_err(|e| UsageError(format!("could not start the scripted model: {e}")))?;

@@ -39,7 +39,8 @@ pub fn sessions(root: &Path) -> Value {
             continue;
         }
         let text = std::fs::read_to_string(&path).unwrap_or_default();
-        let (mut started, mut task, mut end, mut count) = (String::new(), String::new(), String::new(), 0);
+        let (mut started, mut task, mut end, mut count) =
+            (String::new(), String::new(), String::new(), 0);
         for line in text.lines() {
             let Ok(v) = serde_json::from_str::<Value>(line) else {
                 continue;
@@ -77,7 +78,9 @@ fn events_of(text: &str) -> Value {
     Value::Array(
         text.lines()
             .filter(|l| !l.trim().is_empty())
-            .map(|l| serde_json::from_str(l).unwrap_or_else(|_| json!({"ev": "unreadable", "line": l})))
+            .map(|l| {
+                serde_json::from_str(l).unwrap_or_else(|_| json!({"ev": "unreadable", "line": l}))
+            })
             .collect(),
     )
 }
@@ -110,7 +113,8 @@ pub fn swebench(out: &Path) -> Value {
                 })
             } else if let Some(t) = read_json(&dir.join("trajectory.json")) {
                 let stats = &t["model_stats"];
-                let tokens = stats["prompt_tokens"].as_u64().unwrap_or(0) + stats["completion_tokens"].as_u64().unwrap_or(0);
+                let tokens = stats["prompt_tokens"].as_u64().unwrap_or(0)
+                    + stats["completion_tokens"].as_u64().unwrap_or(0);
                 json!({
                     "id": id,
                     "status": t["status"].as_str().unwrap_or("running"),
@@ -162,7 +166,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let done = dir.path().join("a__a-1");
         std::fs::create_dir_all(&done).unwrap();
-        std::fs::write(done.join("summary.json"), r#"{"status": "submitted", "steps": 3, "tokens": 900, "cost": 0.01, "seconds": 2.5}"#).unwrap();
+        std::fs::write(
+            done.join("summary.json"),
+            r#"{"status": "submitted", "steps": 3, "tokens": 900, "cost": 0.01, "seconds": 2.5}"#,
+        )
+        .unwrap();
         let running = dir.path().join("b__b-2");
         std::fs::create_dir_all(&running).unwrap();
         std::fs::write(

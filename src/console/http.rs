@@ -82,7 +82,10 @@ pub fn read_request(r: &mut impl BufRead) -> Result<Option<Request>, Refusal> {
     let mut parts = line.trim_end().split(' ');
     let (Some(method), Some(target), Some(version)) = (parts.next(), parts.next(), parts.next())
     else {
-        return Err(Refusal::new(400, "a request line is METHOD TARGET HTTP/1.1"));
+        return Err(Refusal::new(
+            400,
+            "a request line is METHOD TARGET HTTP/1.1",
+        ));
     };
     if !version.starts_with("HTTP/1.") {
         return Err(Refusal::new(505, "only HTTP/1.x is spoken here"));
@@ -301,7 +304,9 @@ impl Gate {
         {
             return Err(Refusal::new(
                 403,
-                format!("requests from {origin} are not accepted: the console serves only its own page"),
+                format!(
+                    "requests from {origin} are not accepted: the console serves only its own page"
+                ),
             ));
         }
         if let Some(site) = req.header("sec-fetch-site")
@@ -427,23 +432,67 @@ mod tests {
         };
         let host = ("host", "127.0.0.1:7");
         assert!(gate.admit(&req("GET", &[host], Some("t0k"))).is_ok());
-        assert!(gate.admit(&req("GET", &[("host", "localhost:7")], Some("t0k"))).is_ok());
-        assert_eq!(gate.admit(&req("GET", &[host], None)).unwrap_err().status, 401);
-        assert_eq!(gate.admit(&req("GET", &[host], Some("t0K"))).unwrap_err().status, 401);
+        assert!(
+            gate.admit(&req("GET", &[("host", "localhost:7")], Some("t0k")))
+                .is_ok()
+        );
+        assert_eq!(
+            gate.admit(&req("GET", &[host], None)).unwrap_err().status,
+            401
+        );
+        assert_eq!(
+            gate.admit(&req("GET", &[host], Some("t0K")))
+                .unwrap_err()
+                .status,
+            401
+        );
         let rebound = ("host", "evil.example:7");
-        assert_eq!(gate.admit(&req("GET", &[rebound], Some("t0k"))).unwrap_err().status, 421);
+        assert_eq!(
+            gate.admit(&req("GET", &[rebound], Some("t0k")))
+                .unwrap_err()
+                .status,
+            421
+        );
         let foreign = ("origin", "http://evil.example");
-        assert_eq!(gate.admit(&req("GET", &[host, foreign], Some("t0k"))).unwrap_err().status, 403);
+        assert_eq!(
+            gate.admit(&req("GET", &[host, foreign], Some("t0k")))
+                .unwrap_err()
+                .status,
+            403
+        );
         let cross = ("sec-fetch-site", "cross-site");
-        assert_eq!(gate.admit(&req("GET", &[host, cross], Some("t0k"))).unwrap_err().status, 403);
+        assert_eq!(
+            gate.admit(&req("GET", &[host, cross], Some("t0k")))
+                .unwrap_err()
+                .status,
+            403
+        );
         // A change needs the Origin, JSON and the token in a header.
         let own = ("origin", "http://127.0.0.1:7");
         let json = ("content-type", "application/json");
         let header_token = ("x-nib-token", "t0k");
-        assert!(gate.admit(&req("POST", &[host, own, json, header_token], None)).is_ok());
-        assert_eq!(gate.admit(&req("POST", &[host, json, header_token], None)).unwrap_err().status, 403);
-        assert_eq!(gate.admit(&req("POST", &[host, own, header_token], None)).unwrap_err().status, 415);
-        assert_eq!(gate.admit(&req("POST", &[host, own, json], Some("t0k"))).unwrap_err().status, 401);
+        assert!(
+            gate.admit(&req("POST", &[host, own, json, header_token], None))
+                .is_ok()
+        );
+        assert_eq!(
+            gate.admit(&req("POST", &[host, json, header_token], None))
+                .unwrap_err()
+                .status,
+            403
+        );
+        assert_eq!(
+            gate.admit(&req("POST", &[host, own, header_token], None))
+                .unwrap_err()
+                .status,
+            415
+        );
+        assert_eq!(
+            gate.admit(&req("POST", &[host, own, json], Some("t0k")))
+                .unwrap_err()
+                .status,
+            401
+        );
         assert_eq!(new_token().unwrap().len(), 32);
     }
 }

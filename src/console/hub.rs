@@ -109,7 +109,11 @@ impl Hub {
     }
 
     /// Look at an open confirm without taking it.
-    pub fn peek_confirm<R>(&self, id: u64, f: impl FnOnce(&OpenConfirm) -> R) -> Result<R, Refused> {
+    pub fn peek_confirm<R>(
+        &self,
+        id: u64,
+        f: impl FnOnce(&OpenConfirm) -> R,
+    ) -> Result<R, Refused> {
         let state = self.lock();
         match state.confirms.get(&id) {
             Some(open) => Ok(f(open)),

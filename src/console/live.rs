@@ -66,7 +66,12 @@ pub struct Live {
 
 impl Live {
     /// Start the worker on `ws`; tasks come from [`Live::submit`].
-    pub fn start(ws: Workspace, cfg: AgentConfig, opts: LiveOptions, hub: Arc<Hub>) -> Result<Live, String> {
+    pub fn start(
+        ws: Workspace,
+        cfg: AgentConfig,
+        opts: LiveOptions,
+        hub: Arc<Hub>,
+    ) -> Result<Live, String> {
         let cancel = Arc::new(AtomicBool::new(false));
         let approvals = Arc::new(Mutex::new(opts.approvals));
         let log_cell: Arc<OnceLock<Arc<EventLog>>> = Arc::default();
@@ -179,11 +184,20 @@ impl Live {
             .map_err(refused)?;
         let approval = match &answer {
             PageAnswer::Always if kind == ConfirmKind::Security => {
-                return Err((403, "standing approvals cannot answer a security confirm: approve or reject it".into()));
+                return Err((
+                    403,
+                    "standing approvals cannot answer a security confirm: approve or reject it"
+                        .into(),
+                ));
             }
             PageAnswer::Always => match suggestion {
                 Some(a) => Some(a),
-                None => return Err((400, "no standing approval fits this call: approve or reject it".into())),
+                None => {
+                    return Err((
+                        400,
+                        "no standing approval fits this call: approve or reject it".into(),
+                    ));
+                }
             },
             PageAnswer::Edited(_) if !editable => {
                 return Err((400, "this confirm cannot be edited here (not a file write, or its text holds a credential)".into()));
@@ -202,11 +216,35 @@ impl Live {
             None => None,
         };
         let (said, reply, reason) = match answer {
-            PageAnswer::Yes | PageAnswer::Always => ("yes", ConfirmAnswer { approved: true, reason: None, edited: None }, None),
-            PageAnswer::Edited(text) => ("edited", ConfirmAnswer { approved: true, reason: None, edited: Some(text) }, None),
+            PageAnswer::Yes | PageAnswer::Always => (
+                "yes",
+                ConfirmAnswer {
+                    approved: true,
+                    reason: None,
+                    edited: None,
+                },
+                None,
+            ),
+            PageAnswer::Edited(text) => (
+                "edited",
+                ConfirmAnswer {
+                    approved: true,
+                    reason: None,
+                    edited: Some(text),
+                },
+                None,
+            ),
             PageAnswer::No(reason) => {
                 let reason = Some(reason.trim().to_string()).filter(|r| !r.is_empty());
-                ("no", ConfirmAnswer { approved: false, reason: reason.clone(), edited: None }, reason)
+                (
+                    "no",
+                    ConfirmAnswer {
+                        approved: false,
+                        reason: reason.clone(),
+                        edited: None,
+                    },
+                    reason,
+                )
             }
         };
         let _ = self.log.emit(&Event::ConfirmAnswer(event::ConfirmAnswer {
@@ -220,7 +258,12 @@ impl Live {
             scope: None,
         }));
         let _ = open.reply.send(reply);
-        self.hub.close(id, "the page", said, json!({"reason": reason, "saved": saved}));
+        self.hub.close(
+            id,
+            "the page",
+            said,
+            json!({"reason": reason, "saved": saved}),
+        );
         Ok(())
     }
 
@@ -231,7 +274,10 @@ impl Live {
             .or_else(UserConfig::path)
             .ok_or("neither XDG_CONFIG_HOME nor HOME is set: no user config to save to")?;
         UserConfig::add_approval_at(&path, a)?;
-        self.approvals.lock().unwrap_or_else(PoisonError::into_inner).push(a.clone());
+        self.approvals
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(a.clone());
         Ok(format!("{} (in {})", a.scope(), path.display()))
     }
 
@@ -245,7 +291,9 @@ impl Live {
         let answer = match (&open.question, value) {
             (_, Value::Null) => Answer::Skipped,
             (Question::YesNo(_), Value::Bool(b)) => Answer::Yes(*b),
-            (Question::Choice(_, choices), Value::String(s)) if choices.contains(s) => Answer::Choice(s.clone()),
+            (Question::Choice(_, choices), Value::String(s)) if choices.contains(s) => {
+                Answer::Choice(s.clone())
+            }
             (Question::Text(_), Value::String(s)) => Answer::Text(s.clone()),
             (q, v) => {
                 let want = match q {
@@ -253,8 +301,16 @@ impl Live {
                     Question::Choice(..) => "one of the choices, as a string",
                     Question::Text(_) => "a string",
                 };
-                let id = self.hub.open_ask(OpenAsk { question: open.question.clone(), reply: open.reply });
-                return Err((400, format!("{v} does not answer this question: send {want} (it is open again as {id})")));
+                let id = self.hub.open_ask(OpenAsk {
+                    question: open.question.clone(),
+                    reply: open.reply,
+                });
+                return Err((
+                    400,
+                    format!(
+                        "{v} does not answer this question: send {want} (it is open again as {id})"
+                    ),
+                ));
             }
         };
         let said = match &answer {
@@ -335,7 +391,10 @@ fn confirmer(
 }
 
 /// A strategy's `ask`: opened in the hub; the worker waits for a page.
-fn asker(hub: Arc<Hub>, cancel: Arc<AtomicBool>) -> impl Fn(&Question) -> Option<Answer> + Send + Sync + 'static {
+fn asker(
+    hub: Arc<Hub>,
+    cancel: Arc<AtomicBool>,
+) -> impl Fn(&Question) -> Option<Answer> + Send + Sync + 'static {
     move |question: &Question| {
         if cancel.load(Ordering::Relaxed) {
             return Some(Answer::Skipped);

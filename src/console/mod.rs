@@ -151,7 +151,9 @@ pub fn start_live(
 /// stopped (Ctrl-C).
 pub fn serve_until_killed(console: &Console) -> Result<ExitCode, UsageError> {
     println!("{}", console.url());
-    eprintln!("nib console: open the URL above in a browser (only this machine can reach it); Ctrl-C stops it");
+    eprintln!(
+        "nib console: open the URL above in a browser (only this machine can reach it); Ctrl-C stops it"
+    );
     loop {
         std::thread::park();
     }

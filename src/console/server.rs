@@ -90,7 +90,10 @@ impl Console {
                     if shared.connections.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
                         shared.connections.fetch_sub(1, Ordering::SeqCst);
                         let mut stream = stream;
-                        let _ = write_response(&mut stream, &Response::error(503, "too many connections"));
+                        let _ = write_response(
+                            &mut stream,
+                            &Response::error(503, "too many connections"),
+                        );
                         continue;
                     }
                     let spawned = std::thread::Builder::new()
@@ -206,7 +209,8 @@ fn route(shared: &Shared, req: &Request) -> Response {
         }),
         ("POST", ["api", "task"]) => with_live(live, |live| {
             let body = body_json(req)?;
-            live.submit(body["task"].as_str().unwrap_or("")).map_err(|e| (409, e))
+            live.submit(body["task"].as_str().unwrap_or(""))
+                .map_err(|e| (409, e))
         }),
         ("POST", ["api", "interrupt"]) => with_live(live, |live| {
             live.interrupt();
@@ -217,17 +221,30 @@ fn route(shared: &Shared, req: &Request) -> Response {
             None => Response::error(404, "this console shows no workspace"),
         },
         ("GET", ["api", "sessions", id]) => {
-            match shared.sources.root.as_ref().and_then(|r| history::session_events(r, id)) {
+            match shared
+                .sources
+                .root
+                .as_ref()
+                .and_then(|r| history::session_events(r, id))
+            {
                 Some(events) => Response::json(200, &mask_json(events)),
                 None => Response::error(404, format!("no session {id} in this workspace")),
             }
         }
         ("GET", ["api", "swebench"]) => match &shared.sources.swebench {
             Some(out) => Response::json(200, &mask_json(history::swebench(out))),
-            None => Response::error(404, "this console shows no swebench run: start it with --swebench OUT"),
+            None => Response::error(
+                404,
+                "this console shows no swebench run: start it with --swebench OUT",
+            ),
         },
         ("GET", ["api", "swebench", id]) => {
-            match shared.sources.swebench.as_ref().and_then(|o| history::trajectory(o, id)) {
+            match shared
+                .sources
+                .swebench
+                .as_ref()
+                .and_then(|o| history::trajectory(o, id))
+            {
                 Some(t) => Response::json(200, &mask_json(t)),
                 None => Response::error(404, format!("no trajectory for {id}")),
             }
@@ -243,12 +260,16 @@ fn with_live(live: Option<&Live>, f: impl FnOnce(&Live) -> Result<(), (u16, Stri
     };
     match f(live) {
         Ok(()) => Response::json(200, &json!({"ok": true})),
-        Err((status, message)) => Response::error(status, mask_json(Value::String(message)).as_str().unwrap_or("")),
+        Err((status, message)) => Response::error(
+            status,
+            mask_json(Value::String(message)).as_str().unwrap_or(""),
+        ),
     }
 }
 
 fn parse_id(id: &str) -> Result<u64, (u16, String)> {
-    id.parse().map_err(|_| (404, format!("{id:?} is not a confirm or question number")))
+    id.parse()
+        .map_err(|_| (404, format!("{id:?} is not a confirm or question number")))
 }
 
 fn body_json(req: &Request) -> Result<Value, (u16, String)> {
@@ -277,7 +298,11 @@ fn stream_events(shared: &Shared, req: &Request, out: &mut TcpStream) {
             chunk.push_str(&format!("id: {}\ndata: {m}\n\n", first + i as u64 + 1));
         }
         seen = last;
-        if out.write_all(chunk.as_bytes()).and_then(|()| out.flush()).is_err() {
+        if out
+            .write_all(chunk.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
             return;
         }
     }

@@ -47,7 +47,9 @@ pub fn mask_json(value: Value) -> Value {
     match value {
         Value::String(s) => Value::String(mask(&s)),
         Value::Array(items) => Value::Array(items.into_iter().map(mask_json).collect()),
-        Value::Object(map) => Value::Object(map.into_iter().map(|(k, v)| (k, mask_json(v))).collect()),
+        Value::Object(map) => {
+            Value::Object(map.into_iter().map(|(k, v)| (k, mask_json(v))).collect())
+        }
         other => other,
     }
 }
@@ -102,18 +104,38 @@ pub fn hunks(diff: &str) -> (Vec<String>, Vec<Hunk>) {
         };
         let row = if let Some(t) = line.strip_prefix('+') {
             new += 1;
-            Row { sign: '+', old: None, new: Some(new - 1), text: t.to_string() }
+            Row {
+                sign: '+',
+                old: None,
+                new: Some(new - 1),
+                text: t.to_string(),
+            }
         } else if let Some(t) = line.strip_prefix('-') {
             old += 1;
-            Row { sign: '-', old: Some(old - 1), new: None, text: t.to_string() }
+            Row {
+                sign: '-',
+                old: Some(old - 1),
+                new: None,
+                text: t.to_string(),
+            }
         } else if line.starts_with('\\') {
             // "\ No newline at end of file"
-            Row { sign: '\\', old: None, new: None, text: line.to_string() }
+            Row {
+                sign: '\\',
+                old: None,
+                new: None,
+                text: line.to_string(),
+            }
         } else {
             let t = line.strip_prefix(' ').unwrap_or(line);
             old += 1;
             new += 1;
-            Row { sign: ' ', old: Some(old - 1), new: Some(new - 1), text: t.to_string() }
+            Row {
+                sign: ' ',
+                old: Some(old - 1),
+                new: Some(new - 1),
+                text: t.to_string(),
+            }
         };
         hunk.rows.push(row);
     }
@@ -125,7 +147,11 @@ pub fn hunks(diff: &str) -> (Vec<String>, Vec<Hunk>) {
 /// `content` line, or "line N" in its message) is the new file's line;
 /// otherwise a reason about a value goes to the first added row holding a
 /// credential-shaped value. A protected path is about the whole file.
-pub fn pin(kind: ConfirmKind, reasons: &[Reason], hunks: &[Hunk]) -> (Vec<(usize, usize, String)>, Vec<String>) {
+pub fn pin(
+    kind: ConfirmKind,
+    reasons: &[Reason],
+    hunks: &[Hunk],
+) -> (Vec<(usize, usize, String)>, Vec<String>) {
     let mut pinned = Vec::new();
     let mut loose = Vec::new();
     for r in reasons {
@@ -154,7 +180,9 @@ pub fn pin(kind: ConfirmKind, reasons: &[Reason], hunks: &[Hunk]) -> (Vec<(usize
                 .map(|i| (h, i))
         });
         match found {
-            Some((h, i)) if r.rule != "protected-path" || named.is_some() => pinned.push((h, i, text)),
+            Some((h, i)) if r.rule != "protected-path" || named.is_some() => {
+                pinned.push((h, i, text))
+            }
             _ => loose.push(text),
         }
     }
@@ -247,9 +275,33 @@ mod tests {
         assert_eq!(files, ["--- a/calc.py", "+++ b/calc.py"]);
         assert_eq!(hunks.len(), 1);
         let rows = &hunks[0].rows;
-        assert_eq!(rows[0], Row { sign: ' ', old: Some(2), new: Some(2), text: "def add(a, b):".into() });
-        assert_eq!(rows[1], Row { sign: '-', old: Some(3), new: None, text: "    return a - b".into() });
-        assert_eq!(rows[2], Row { sign: '+', old: None, new: Some(3), text: "    return a + b".into() });
+        assert_eq!(
+            rows[0],
+            Row {
+                sign: ' ',
+                old: Some(2),
+                new: Some(2),
+                text: "def add(a, b):".into()
+            }
+        );
+        assert_eq!(
+            rows[1],
+            Row {
+                sign: '-',
+                old: Some(3),
+                new: None,
+                text: "    return a - b".into()
+            }
+        );
+        assert_eq!(
+            rows[2],
+            Row {
+                sign: '+',
+                old: None,
+                new: Some(3),
+                text: "    return a + b".into()
+            }
+        );
         assert_eq!(rows[3].old, Some(4));
     }
 

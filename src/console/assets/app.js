@@ -7,7 +7,13 @@
 const TOKEN = document.querySelector('meta[name="nib-token"]').content;
 // Measurements the browser test reads: how long after a call its card
 // appeared (ms, from the event's time), and how long a diff took to render.
-window.nib = { cardDelays: [], diffRenders: [] };
+// longTasks: every stretch the page's thread was busy for over 50 ms.
+window.nib = { cardDelays: [], diffRenders: [], longTasks: [] };
+try {
+  new PerformanceObserver(list => {
+    for (const e of list.getEntries()) window.nib.longTasks.push(Math.round(e.duration));
+  }).observe({entryTypes: ['longtask']});
+} catch (_) { /* a browser without long-task timing */ }
 
 function h(tag, attrs, ...children) {
   const el = document.createElement(tag);
@@ -50,32 +56,43 @@ function setStatus(text) { document.getElementById('status').textContent = text;
 
 // ---- diffs -------------------------------------------------------------
 
+// A diff is laid out as rows of a grid (not a table: a table lays out
+// every row before it shows one), in chunks of CHUNK rows that the browser
+// skips while they are off screen (content-visibility), and only the first
+// chunks are built at once: the rest follow in batches, so a 10,000-line
+// diff never holds the page.
+const CHUNK = 200;
+// How much of a call's positional form a card shows before "more".
+const FORM_SHOWN = 2000;
+const FIRST_ROWS = 400;
+
+const signClass = sign => sign === '+' ? 'add' : sign === '-' ? 'del' : 'ctx';
+const noteRow = note => '<div class="row note">⚠ ' + esc(note) + '</div>';
+const hunkRow = hunk => '<div class="row hunk">' + esc(hunk.h) + '</div>';
+
 // Unified rows: [sign, old, new, text, notes?].
-function unifiedHtml(hunks) {
+function unifiedRows(hunks) {
   const out = [];
   for (const hunk of hunks) {
-    out.push('<tr class="hunk"><td colspan="4">' + esc(hunk.h) + '</td></tr>');
+    out.push(hunkRow(hunk));
     for (const [sign, o, n, text, notes] of hunk.r) {
-      const cls = sign === '+' ? 'add' : sign === '-' ? 'del' : 'ctx';
-      out.push('<tr class="' + cls + '"><td class="ln">' + (o ?? '') + '</td><td class="ln">' + (n ?? '') +
-        '</td><td class="sign">' + esc(sign) + '</td><td class="code">' + esc(text) + '</td></tr>');
-      for (const note of notes || []) {
-        out.push('<tr class="note"><td colspan="4">⚠ ' + esc(note) + '</td></tr>');
-      }
+      out.push('<div class="row ' + signClass(sign) + '"><span class="ln">' + (o ?? '') + '</span><span class="ln">' +
+        (n ?? '') + '</span><span class="sign">' + esc(sign) + '</span><span class="code">' + esc(text) + '</span></div>');
+      for (const note of notes || []) out.push(noteRow(note));
     }
   }
-  return out.join('');
+  return out;
 }
 
 // Side by side: removed rows beside the added rows that follow them.
-function splitHtml(hunks) {
+function splitRows(hunks) {
   const out = [];
   const cell = (row, side) => row
-    ? '<td class="ln">' + ((side === 'old' ? row[1] : row[2]) ?? '') + '</td><td class="code ' +
-      (row[0] === '+' ? 'add' : row[0] === '-' ? 'del' : 'ctx') + '">' + esc(row[3]) + '</td>'
-    : '<td class="ln"></td><td class="code empty"></td>';
+    ? '<span class="ln">' + ((side === 'old' ? row[1] : row[2]) ?? '') + '</span><span class="code ' +
+      signClass(row[0]) + '">' + esc(row[3]) + '</span>'
+    : '<span class="ln"></span><span class="code empty"></span>';
   for (const hunk of hunks) {
-    out.push('<tr class="hunk"><td colspan="4">' + esc(hunk.h) + '</td></tr>');
+    out.push(hunkRow(hunk));
     const rows = hunk.r;
     let i = 0;
     while (i < rows.length) {
@@ -84,32 +101,58 @@ function splitHtml(hunks) {
         while (i < rows.length && rows[i][0] === '-') del.push(rows[i++]);
         while (i < rows.length && rows[i][0] === '+') add.push(rows[i++]);
         for (let k = 0; k < Math.max(del.length, add.length); k++) {
-          out.push('<tr>' + cell(del[k], 'old') + cell(add[k], 'new') + '</tr>');
-          for (const note of (add[k] && add[k][4]) || []) {
-            out.push('<tr class="note"><td colspan="4">⚠ ' + esc(note) + '</td></tr>');
-          }
+          out.push('<div class="row pair">' + cell(del[k], 'old') + cell(add[k], 'new') + '</div>');
+          for (const note of (add[k] && add[k][4]) || []) out.push(noteRow(note));
         }
       } else {
-        out.push('<tr>' + cell(rows[i], 'old') + cell(rows[i], 'new') + '</tr>');
+        out.push('<div class="row pair">' + cell(rows[i], 'old') + cell(rows[i], 'new') + '</div>');
         i++;
       }
     }
   }
-  return out.join('');
+  return out;
+}
+
+function appendChunks(grid, rows, from, to) {
+  const html = [];
+  for (let i = from; i < to; i += CHUNK) {
+    html.push('<div class="chunk">' + rows.slice(i, Math.min(i + CHUNK, to)).join('') + '</div>');
+  }
+  grid.insertAdjacentHTML('beforeend', html.join(''));
 }
 
 function diffView(msg) {
-  const table = h('table', {class: 'diff-table'});
-  const wrap = h('div', {class: 'diff'}, table);
+  const grid = h('div', {class: 'diff-rows'});
+  const wrap = h('div', {class: 'diff'}, grid);
   let split = false;
+  let generation = 0;
   const render = () => {
     const t0 = performance.now();
-    table.innerHTML = split ? splitHtml(msg.hunks) : unifiedHtml(msg.hunks);
-    table.classList.toggle('split', split);
-    // Time to the next frame: parsing, layout and the first paint.
-    requestAnimationFrame(() => setTimeout(() => {
-      window.nib.diffRenders.push({rows: msg.rows, split, ms: Math.round(performance.now() - t0)});
-    }, 0));
+    const mine = ++generation;
+    const rows = split ? splitRows(msg.hunks) : unifiedRows(msg.hunks);
+    grid.replaceChildren();
+    grid.classList.toggle('split', split);
+    const first = Math.min(rows.length, FIRST_ROWS);
+    appendChunks(grid, rows, 0, first);
+    const timing = {rows: msg.rows, split, firstMs: null, allMs: null};
+    // The first rows on screen: the next frame after they are in.
+    requestAnimationFrame(() => setTimeout(() => { timing.firstMs = Math.round(performance.now() - t0); }, 0));
+    let at = first;
+    const more = () => {
+      if (mine !== generation) return;
+      if (at < rows.length) {
+        const to = Math.min(rows.length, at + 5 * CHUNK);
+        appendChunks(grid, rows, at, to);
+        at = to;
+        setTimeout(more, 0);
+      } else {
+        requestAnimationFrame(() => setTimeout(() => {
+          timing.allMs = Math.round(performance.now() - t0);
+          window.nib.diffRenders.push(timing);
+        }, 0));
+      }
+    };
+    setTimeout(more, 0);
   };
   const toggle = h('button', {class: 'toggle', onclick: () => {
     split = !split;
@@ -225,17 +268,31 @@ class Transcript {
     this.text = null;
     const badge = h('span', {class: 'badge'}, '…');
     const result = h('div', {class: 'result'});
+    // A long call (a whole file's content) shows its start; the rest and
+    // the arguments are laid out only when asked for.
+    const form = e.positional || e.raw_arguments || '';
+    const formEl = h('pre', {class: 'form'}, form.length > FORM_SHOWN ? form.slice(0, FORM_SHOWN) : form);
+    if (form.length > FORM_SHOWN) {
+      const rest = h('button', {class: 'more', onclick: () => { formEl.textContent = form; rest.remove(); }},
+        '… ' + (form.length - FORM_SHOWN) + ' more characters');
+      formEl.append(rest);
+    }
+    const args = h('details', {class: 'args'}, h('summary', {}, 'arguments'));
+    args.addEventListener('toggle', () => {
+      if (args.open && args.children.length === 1) args.append(h('pre', {}, JSON.stringify(e.args, null, 2)));
+    });
     const el = h('div', {class: 'card', 'data-call': e.step + ':' + e.call},
       h('div', {class: 'card-head'}, h('span', {class: 'tool'}, e.name), ' ', badge,
         e.by ? h('span', {class: 'dim'}, ' by ' + e.by) : null),
-      h('pre', {class: 'form'}, e.positional || e.raw_arguments || ''),
-      h('details', {class: 'args'}, h('summary', {}, 'arguments'), h('pre', {}, JSON.stringify(e.args, null, 2))),
-      result);
+      formEl, args, result);
     this.root.append(el);
     const c = {el, badge, result};
     this.cards.set(e.step + ':' + e.call, c);
     this.lastCard = c;
-    if (this.live && e.t) window.nib.cardDelays.push(Date.now() - Date.parse(e.t));
+    // Only calls made while the page was open (not the backlog it gets
+    // when it opens) say how fast a card appears.
+    const at = Date.parse(e.t);
+    if (this.live && at >= performance.timeOrigin) window.nib.cardDelays.push(Date.now() - at);
     this.scroll();
   }
 
@@ -296,14 +353,20 @@ class Transcript {
     } else if (security) {
       actions.append(h('span', {class: 'dim'}, ' standing approvals cannot answer a security confirm'));
     }
-    box.append(
+    // (append, unlike h, would write a null as the text "null")
+    box.append(...[
       h('div', {class: 'confirm-head'}, security ? 'SECURITY CONFIRM' : 'confirm', ' · ', msg.tool, ' ', msg.path || ''),
       msg.again ? h('div', {class: 'warn'}, msg.again) : null,
       (msg.loose || []).length ? h('ul', {class: 'reasons'}, msg.loose.map(r => h('li', {}, r))) : null,
       msg.hunks && msg.hunks.length ? diffView(msg) : h('pre', {class: 'form'}, msg.form),
-      actions, reasonBox, editBox, scopeBox, answerLine);
-    const target = this.lastCard && !this.lastCard.el.classList.contains('done') ? this.lastCard.el : this.root;
-    target.append(box);
+      actions, reasonBox, editBox, scopeBox, answerLine].filter(Boolean));
+    const card = this.lastCard && !this.lastCard.el.classList.contains('done') ? this.lastCard : null;
+    if (card) {
+      // The guard's event comes after the answer; the confirm says it now.
+      card.badge.textContent = msg.kind;
+      card.badge.className = 'badge ' + msg.kind;
+    }
+    (card ? card.el : this.root).append(box);
     this.confirms.set(msg.id, {box, answerLine, buttons});
     this.text = null;
     this.scroll();
