@@ -606,6 +606,42 @@ fn other_address() -> Option<std::net::IpAddr> {
 }
 
 #[test]
+fn nib_console_prints_one_url_that_opens_the_page() {
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let scratch = dir.path().join("demo");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_nib"))
+        .args(["console", "--demo", "--dir"])
+        .arg(&scratch)
+        .env("XDG_CONFIG_HOME", dir.path().join("config"))
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut url = String::new();
+    out.read_line(&mut url).unwrap();
+    let url = url.trim().to_string();
+    let rest = url
+        .strip_prefix("http://127.0.0.1:")
+        .unwrap_or_else(|| panic!("{url}"));
+    let (port, token) = rest.split_once("/?token=").unwrap();
+    let addr: SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
+    assert_eq!(token.len(), 32);
+    let (status, page) = raw(
+        addr,
+        &format!("GET /?token={token} HTTP/1.1\r\nHost: {addr}\r\n\r\n"),
+    );
+    assert_eq!(status, 200);
+    assert!(page.contains(&format!("content=\"{token}\"")), "{page}");
+    // The demo protects calc.py in its workspace config.
+    let config = std::fs::read_to_string(scratch.join(".nib/config.toml")).unwrap();
+    assert!(config.contains("calc.py"), "{config}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+#[test]
 fn questions_are_answered_from_the_page() {
     nib::engine::init_process();
     let dir = tempfile::tempdir().unwrap();
@@ -876,6 +912,20 @@ mod browser {
             assert!(!page.contains(&d.key.id) && !page.contains(&d.key.secret), "the page shows the key");
             let delays = js(&client, "return window.nib.cardDelays").await;
             eprintln!("card delays after each call (ms): {delays}");
+            // The same session, replayed read-only from its log.
+            client.goto(&format!("{}#sessions", d.console.url())).await.unwrap();
+            wait_for(&client, "#sessions table a").await.click().await.unwrap();
+            wait_for(&client, "#replay .card").await;
+            let replay = js(&client, "return document.querySelector('#replay').innerText").await;
+            let replay = replay.as_str().unwrap();
+            assert!(replay.contains("(fs-edit \"calc.py\""), "{replay}");
+            assert!(replay.contains(reason), "the rejection's reason: {replay}");
+            assert!(!replay.contains(&d.key.id) && !replay.contains(&d.key.secret), "the replay shows the key");
+            assert_eq!(
+                js(&client, "return document.querySelectorAll('#replay button').length").await,
+                json!(0),
+                "a replay answers nothing"
+            );
             client.close().await.unwrap();
         });
         let calc = std::fs::read_to_string(d.dir.path().join("calc.py")).unwrap();

@@ -289,10 +289,10 @@ class Transcript {
     const c = {el, badge, result};
     this.cards.set(e.step + ':' + e.call, c);
     this.lastCard = c;
-    // Only calls made while the page was open (not the backlog it gets
+    // Only calls made while the stream was open (not the backlog it gets
     // when it opens) say how fast a card appears.
     const at = Date.parse(e.t);
-    if (this.live && at >= performance.timeOrigin) window.nib.cardDelays.push(Date.now() - at);
+    if (this.live && window.nib.streamOpen && at >= window.nib.streamOpen) window.nib.cardDelays.push(Date.now() - at);
     this.scroll();
   }
 
@@ -454,6 +454,7 @@ const live = {
     this.transcript = new Transcript(log, true);
     this.source = new EventSource('/api/live/stream?token=' + encodeURIComponent(TOKEN));
     this.source.onmessage = ev => this.transcript.message(JSON.parse(ev.data));
+    this.source.onopen = () => { window.nib.streamOpen = window.nib.streamOpen || Date.now(); };
     this.source.onerror = () => setStatus('reconnecting…');
   },
 };
