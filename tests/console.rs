@@ -940,6 +940,51 @@ mod browser {
 
     #[test]
     #[ignore = "needs chromium and chromedriver"]
+    fn a_swebench_run_is_a_table_that_updates() {
+        let out = tempfile::tempdir().unwrap();
+        let inst = out.path().join("demo__calc-1");
+        std::fs::create_dir_all(&inst).unwrap();
+        std::fs::write(
+            inst.join("trajectory.json"),
+            json!({
+                "instance_id": "demo__calc-1",
+                "status": "running",
+                "model_stats": {"prompt_tokens": 100, "completion_tokens": 20},
+                "steps": [{"step": 1, "text": "reading calc.py first", "calls": [
+                    {"name": "fs-read", "positional": "(fs-read \"calc.py\")", "output": "def add(a, b):", "result": {"ok": true}}]}],
+            })
+            .to_string(),
+        )
+        .unwrap();
+        let console = Console::start(Sources {
+            live: None,
+            root: None,
+            swebench: Some(out.path().to_path_buf()),
+        })
+        .unwrap();
+        runtime().block_on(async {
+            let (_driver, client) = open().await;
+            client.goto(&format!("{}#swebench", console.url())).await.unwrap();
+            wait_for(&client, "tr.status-running").await;
+            // The instance ends while the page is open: the table follows.
+            std::fs::write(
+                inst.join("summary.json"),
+                json!({"status": "submitted", "steps": 1, "tokens": 120, "cost": 0.0042, "seconds": 2.0}).to_string(),
+            )
+            .unwrap();
+            let row = wait_for(&client, "tr.status-submitted").await;
+            let text = row.text().await.unwrap();
+            assert!(text.contains("demo__calc-1") && text.contains("$0.0042"), "{text}");
+            row.find(Locator::Css("a")).await.unwrap().click().await.unwrap();
+            let trajectory = wait_for(&client, "#trajectory .card").await;
+            let text = trajectory.text().await.unwrap();
+            assert!(text.contains("(fs-read \"calc.py\")"), "{text}");
+            client.close().await.unwrap();
+        });
+    }
+
+    #[test]
+    #[ignore = "needs chromium and chromedriver"]
     fn a_ten_thousand_line_diff_renders_in_the_browser() {
         nib::engine::init_process();
         let dir = tempfile::tempdir().unwrap();
