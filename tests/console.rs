@@ -508,6 +508,31 @@ fn an_edited_text_is_written_instead() {
 }
 
 #[test]
+fn the_page_interrupts_a_running_task() {
+    let d = demo_console(Vec::new());
+    let mut stream = Stream::open(&d.console);
+    let fix = stream.confirm();
+    // One task at a time: another is refused while this one runs.
+    let (status, body) = post(&d.console, "/api/task", &json!({"task": "something else"}));
+    assert_eq!(status, 409, "{body}");
+    assert_eq!(post(&d.console, "/api/task", &json!({"task": "  "})).0, 409);
+    assert_eq!(post(&d.console, "/api/interrupt", &json!({})).0, 200);
+    let closed = stream.next("the confirm closed", |m| {
+        m["k"] == "answered" && m["id"] == fix["id"]
+    });
+    assert_eq!(closed["answer"], "no", "{closed}");
+    assert_eq!(closed["by"], "nib");
+    stream.done();
+    let calc = std::fs::read_to_string(d.dir.path().join("calc.py")).unwrap();
+    assert!(calc.contains("return a - b"), "nothing was written: {calc}");
+    // The session goes on: a new task is taken.
+    assert_eq!(
+        post(&d.console, "/api/task", &json!({"task": "and now?"})).0,
+        200
+    );
+}
+
+#[test]
 fn the_page_wants_its_token_its_host_and_its_origin() {
     let d = demo_console(Vec::new());
     let c = &d.console;
