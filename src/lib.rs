@@ -4,7 +4,7 @@
 //! that runs strategies (`engine`), the model clients (`model`), the event
 //! log (`session`), the settings clients share (`settings`), a session's
 //! host side (`agent`), and the clients: the command line (`cli`), the
-//! terminal client (`tui`), headless runs (`headless`) and the scenario
+//! terminal client (`tui`), the browser console (`console`), headless runs (`headless`) and the scenario
 //! runner (`scenario`).
 //!
 //! Dependencies point one way (docs/architecture.md; `tests/layering.rs`
@@ -23,6 +23,7 @@
 pub mod agent;
 pub mod call;
 pub mod cli;
+pub mod console;
 pub mod edit;
 pub mod engine;
 pub mod files;

@@ -48,12 +48,19 @@ const ALLOWED: &[(&str, &[&str])] = &[
             "edit",
         ],
     ),
+    (
+        "console",
+        &[
+            "agent", "call", "engine", "prim", "guard", "files", "model", "session", "settings",
+            "edit",
+        ],
+    ),
     // The command line dispatches to every client.
     (
         "cli",
         &[
             "agent", "call", "engine", "prim", "guard", "files", "model", "session", "settings",
-            "edit", "headless", "tui", "scenario",
+            "edit", "headless", "tui", "scenario", "console",
         ],
     ),
 ];

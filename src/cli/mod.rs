@@ -9,6 +9,7 @@
 
 mod apply;
 mod apply_formats;
+mod console;
 mod scenario;
 mod script;
 mod stats;
@@ -69,6 +70,10 @@ pub enum Command {
     /// The terminal client on a scratch copy of a small example project,
     /// driven by a built-in scripted model: no model server needed.
     Demo(crate::tui::demo::DemoArgs),
+    /// The browser console on 127.0.0.1: watch and answer the live
+    /// session, read past sessions and swebench runs (prints one URL
+    /// carrying a token).
+    Console(Box<crate::console::ConsoleArgs>),
 }
 
 /// Input formats `nib apply` reads.
@@ -102,5 +107,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Exec(args) => crate::headless::run(args),
         Command::Swebench(args) => crate::headless::swebench::run(*args),
         Command::Scenario(args) => scenario::run(args),
+        Command::Console(args) => console::run(*args),
     }
 }
