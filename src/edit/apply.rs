@@ -26,19 +26,27 @@ use super::error::{EditError, ErrorKind};
 use super::pieces::Pieces;
 use super::request::{Edit, check_edit};
 use super::search::locate;
-use super::text::{Source, lf};
+use super::text::{Source, eol_of, lf};
 use super::tolerant::{LazyUnit, Level};
 use call::{Call, LONG};
-pub use indent::indent_left_out;
-use repeat::{Twin, twin_groups};
+use repeat::twin_groups;
 use step::Step;
 
 mod call;
 mod failure;
-mod indent;
 mod repeat;
 mod step;
 mod typography;
+
+/// An earlier edit of the call alike to this one under the loosest key
+/// (`repeat.rs` decides what a twin is; `step.rs` carries them).
+pub(super) struct Twin<'a> {
+    /// 1-based place in the call.
+    pub n: usize,
+    pub old: &'a str,
+    pub new: &'a str,
+    pub replace_all: bool,
+}
 
 /// What happened to one edit of a call that succeeded.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -287,6 +295,7 @@ fn run(
     let mut call = Call {
         pieces: Pieces::new(&src.norm),
         orig: &src.norm,
+        source: &src,
         orig_hits,
         automaton,
         pat_len: patterns.iter().map(|p| p.len()).collect(),
@@ -329,6 +338,7 @@ fn run(
             new,
             pid: pid[i],
             replace_all: edits[i].replace_all,
+            sent_eol: eol_of(&edits[i].old),
             was_applied: previous.iter().any(|(po, pn)| po == old && pn == new),
             near: nears.get(i).unwrap_or(&Near::None),
             twins: twin_group[i]

@@ -18,12 +18,14 @@ use std::rc::Rc;
 
 use super::search::find_overlapping;
 use super::text::{LineIndex, split_lines};
-pub(crate) use indent::{Readings, shown_unit};
+pub(crate) use indent::shown_unit;
 pub(crate) use keys::fold_char;
 use keys::{hash_bytes, key, loose_hash, loosely_equal};
-pub(crate) use rewrite::{Doubt, describe, replacement, rewrite};
-pub(crate) use units::{Indentation, Unit, indent_of};
+pub(crate) use doubt::Doubt;
+pub(crate) use rewrite::replacement;
+pub(crate) use units::{Indentation, Unit};
 
+mod doubt;
 mod indent;
 mod keys;
 mod rewrite;
