@@ -403,6 +403,11 @@ impl Readings {
         jumps(&lines, &checked, unit)
     }
 
+    /// The model's unit as its own text shows it, if it does.
+    pub(super) fn shown(&self) -> Option<Unit> {
+        self.shown
+    }
+
     /// Whether some reading writes a line so indented in whole units (or,
     /// where old's indentation is the file's, as sent).
     pub(super) fn writes_whole(&self, indent: &str) -> bool {

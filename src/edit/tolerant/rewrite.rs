@@ -25,7 +25,7 @@ use similar::{Algorithm, DiffOp, capture_diff_slices};
 
 use super::doubt::Doubt;
 use super::indent::{Readings, settle};
-use super::units::{Indentation, LineKind, continuations, indent_of};
+use super::units::{Indentation, LineKind, Unit, continuations, indent_of};
 use super::{Match, Probe};
 use crate::edit::text::{LineIndex, split_lines};
 
@@ -40,13 +40,33 @@ fn kinds_by_line(lines: &[&str]) -> Vec<Option<LineKind>> {
 }
 
 /// A line whose indentation aligns it with the line before rather than
-/// placing it at a depth: a continuation (an argument under its open
-/// parenthesis), a line inside a string or block comment, a comment's
-/// ` * ` line, or one no reading writes in whole units (a table column).
-fn aligns(kind: Option<LineKind>, line: &str, readings: &Readings) -> bool {
-    matches!(kind, Some(LineKind::Continuation | LineKind::Text))
+/// placing it at a depth: a line inside a string or block comment, a
+/// comment's ` * ` line, one no reading writes in whole units (a table
+/// column), or a continuation aligned under an open bracket of the line
+/// before or stepping from it by other than whole units of the model's
+/// (a hanging indent of one level is a depth, and the readings place it).
+fn aligns(kind: Option<LineKind>, line: &str, before: &str, readings: &Readings) -> bool {
+    let indent = indent_of(line);
+    if kind == Some(LineKind::Text)
         || line.trim_start().starts_with('*')
-        || !readings.writes_whole(indent_of(line))
+        || !readings.writes_whole(indent)
+    {
+        return true;
+    }
+    if kind != Some(LineKind::Continuation) {
+        return false;
+    }
+    let under_bracket = indent
+        .len()
+        .checked_sub(1)
+        .and_then(|at| before.as_bytes().get(at))
+        .is_some_and(|b| b"([{".contains(b));
+    let hanging = indent_of(before).len() < indent.len()
+        && indent.strip_prefix(indent_of(before)).is_some_and(|step| {
+            let unit = readings.shown().unwrap_or(Unit::Spaces(2));
+            matches!(unit.measure(step), Some((levels, 0)) if levels > 0)
+        });
+    under_bracket || !hanging
 }
 
 /// A line's indentation moved by the difference the line before it was
@@ -132,8 +152,11 @@ pub(crate) fn rewrite<'a>(
                             Cow::Owned(format!("{file_indent}{}", &line[indent.len()..]))
                         })
                     };
+                    let before = (0..at).rev().find(|&j| !new_lines[j].trim().is_empty());
                     if written.is_none() {
-                        if at > 0 && aligns(new_kinds[at], line, readings) {
+                        if let Some(b) = before
+                            && aligns(new_kinds[at], line, new_lines[b], readings)
+                        {
                             aligned.push(at);
                         } else {
                             open.push(at);
@@ -155,8 +178,13 @@ pub(crate) fn rewrite<'a>(
         let line = new_lines[k];
         let before = (0..k).rev().find(|&j| !new_lines[j].trim().is_empty());
         let moved = before.and_then(|j| {
-            // A line inside a string moves only with a line of the string.
-            if is_text(&new_kinds, k) && !is_text(&new_kinds, j) {
+            // Where old's indentation is the file's, nothing moved.
+            if readings.literal() {
+                return Some(indent_of(line).to_string());
+            }
+            // A line inside a string moves only with a line of the string,
+            // and code only with code (a string's indentation is text).
+            if is_text(&new_kinds, k) != is_text(&new_kinds, j) {
                 return None;
             }
             let written = out[j].as_deref()?;
