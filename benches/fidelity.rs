@@ -587,7 +587,11 @@ fn aligned_site(
     if ci.is_empty() {
         return None;
     }
-    let strip = |l: &str| l.strip_prefix(ci.as_str()).unwrap_or(l.trim_start()).to_string();
+    let strip = |l: &str| {
+        l.strip_prefix(ci.as_str())
+            .unwrap_or(l.trim_start())
+            .to_string()
+    };
     let (o, n) = (map(&old, strip), map(&new, strip));
     if count(&text, &join(&o)) != 0 {
         return None;

@@ -180,11 +180,23 @@ fn a_change_at_olds_own_depth_is_written_whatever_the_unit() {
 #[test]
 fn added_lines_in_a_foreign_style_after_an_exact_old_stand_as_sent() {
     for (text, old, new) in [
-        ("def f():\n    a = 1\nb = 2\n", "b = 2\n", "b = 2\nif b:\n\tc = 3\n"),
+        (
+            "def f():\n    a = 1\nb = 2\n",
+            "b = 2\n",
+            "b = 2\nif b:\n\tc = 3\n",
+        ),
         ("a\nb\n  c:\n    d\n", "b\n", "b\n    e()\n"),
-        ("def f():\n    if a:\n        b = 1\n", "        b = 1\n", "        b = 1\n      c = 2\n"),
+        (
+            "def f():\n    if a:\n        b = 1\n",
+            "        b = 1\n",
+            "        b = 1\n      c = 2\n",
+        ),
         ("a:\n\tb\nc\n", "c\n", "        d\n"),
-        ("def f():\n    a = 1\n", "    a = 1\n", "    a = 1\n\tc = 3\n"),
+        (
+            "def f():\n    a = 1\n",
+            "    a = 1\n",
+            "    a = 1\n\tc = 3\n",
+        ),
     ] {
         let out = ok(text, old, new);
         assert_eq!(out.text, text.replacen(old, new, 1));
@@ -409,7 +421,8 @@ fn a_line_added_inside_a_string_moves_with_the_strings_lines() {
         "  assert_eq!(\n    out,\n    \"  11  def top(a, b=2):\n17  class Base(object):\n  probe(1);\n24    def method(self, x):\n",
     );
     assert!(
-        out.text.contains("  17  class Base(object):\n    probe(1);\n  24    def"),
+        out.text
+            .contains("  17  class Base(object):\n    probe(1);\n  24    def"),
         "{}",
         out.text
     );

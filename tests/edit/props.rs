@@ -548,8 +548,18 @@ proptest! {
 
 /// Invisible characters the tolerant levels fold, the rarer ones included.
 const INVISIBLES: &[char] = &[
-    '\u{200b}', '\u{200c}', '\u{200d}', '\u{2060}', '\u{00ad}', '\u{fe0f}', '\u{034f}',
-    '\u{061c}', '\u{180b}', '\u{3164}', '\u{2066}', '\u{e0067}',
+    '\u{200b}',
+    '\u{200c}',
+    '\u{200d}',
+    '\u{2060}',
+    '\u{00ad}',
+    '\u{fe0f}',
+    '\u{034f}',
+    '\u{061c}',
+    '\u{180b}',
+    '\u{3164}',
+    '\u{2066}',
+    '\u{e0067}',
 ];
 
 proptest! {

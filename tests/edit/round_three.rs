@@ -98,17 +98,17 @@ fn a_folded_accent_on_a_changed_line_keeps_the_files_bytes() {
 #[test]
 fn a_dropped_invisible_character_on_a_changed_line_comes_back() {
     for (file_word, model_word) in [
-        ("\u{2764}\u{fe0f}", "\u{2764}"),           // VS16
-        ("mi\u{200c}xed", "mixed"),                 // ZWNJ
-        ("\u{2066}abc\u{2069}", "abc"),             // bidi isolates
-        ("soft\u{ad}hyphen", "softhyphen"),         // soft hyphen
-        ("word\u{2060}joined", "wordjoined"),       // word joiner
-        ("a\u{34f}b", "ab"),                        // CGJ
-        ("x\u{61c}y", "xy"),                        // ALM
-        ("\u{1820}\u{180b}", "\u{1820}"),           // Mongolian FVS1
-        ("\u{845b}\u{e0100}", "\u{845b}"),          // IVS
-        ("flag\u{e0067}\u{e007f}", "flag"),         // tag characters
-        ("r\u{202e}lo\u{202c}", "rlo"),             // RLO, PDF
+        ("\u{2764}\u{fe0f}", "\u{2764}"),     // VS16
+        ("mi\u{200c}xed", "mixed"),           // ZWNJ
+        ("\u{2066}abc\u{2069}", "abc"),       // bidi isolates
+        ("soft\u{ad}hyphen", "softhyphen"),   // soft hyphen
+        ("word\u{2060}joined", "wordjoined"), // word joiner
+        ("a\u{34f}b", "ab"),                  // CGJ
+        ("x\u{61c}y", "xy"),                  // ALM
+        ("\u{1820}\u{180b}", "\u{1820}"),     // Mongolian FVS1
+        ("\u{845b}\u{e0100}", "\u{845b}"),    // IVS
+        ("flag\u{e0067}\u{e007f}", "flag"),   // tag characters
+        ("r\u{202e}lo\u{202c}", "rlo"),       // RLO, PDF
     ] {
         let text = format!("label = \"{file_word}\"  # one\nrest = 2\n");
         let old = format!("label = \"{model_word}\"  # one\n");
@@ -137,7 +137,11 @@ fn a_crlf_copy_is_not_a_second_exact_match() {
     let out = ok(text, &[Edit::new("a\nb\n", "a\nB\n")]);
     // (The changed line takes the file's usual ending, CRLF here.)
     assert_eq!(out.text, "a\nB\r\n--\r\na\r\nb\r\n");
-    assert!(out.notes.iter().any(|n| n.contains("line endings")), "{:?}", out.notes);
+    assert!(
+        out.notes.iter().any(|n| n.contains("line endings")),
+        "{:?}",
+        out.notes
+    );
     // Sent with CRLF, it is the CRLF copy.
     let out = ok(text, &[Edit::new("a\r\nb\r\n", "a\r\nB\r\n")]);
     assert_eq!(out.text, "a\nb\n--\r\na\r\nB\r\n");

@@ -132,7 +132,10 @@ fn invisible_characters_match_and_are_named() {
     );
     // The changed line keeps the file's soft hyphen where new keeps old's
     // characters (round three).
-    assert_eq!(out.text, "let name = \"a\u{200d}b\";\nlet n\u{00ad}ext = 3;\n");
+    assert_eq!(
+        out.text,
+        "let name = \"a\u{200d}b\";\nlet n\u{00ad}ext = 3;\n"
+    );
     assert!(
         out.notes[0].contains("invisible characters"),
         "{:?}",

@@ -412,7 +412,10 @@ impl Readings {
     /// where old's indentation is the file's, as sent).
     pub(super) fn writes_whole(&self, indent: &str) -> bool {
         (self.literal && self.as_sent(indent))
-            || self.readings.iter().any(|r| self.render(r, indent).is_some())
+            || self
+                .readings
+                .iter()
+                .any(|r| self.render(r, indent).is_some())
     }
 
     /// Whether a line may stand as sent where old's indentation is the

@@ -146,11 +146,13 @@ pub(crate) fn rewrite<'a>(
                     let written = if line.trim().is_empty() {
                         Some(Cow::Borrowed(if readings.literal() { line } else { "" }))
                     } else {
-                        by_indent.get(&(indent, is_text(&new_kinds, at))).map(|pin| {
-                            let near = nearest(pin, old_index + k);
-                            let file_indent = indent_of(file_lines[near]);
-                            Cow::Owned(format!("{file_indent}{}", &line[indent.len()..]))
-                        })
+                        by_indent
+                            .get(&(indent, is_text(&new_kinds, at)))
+                            .map(|pin| {
+                                let near = nearest(pin, old_index + k);
+                                let file_indent = indent_of(file_lines[near]);
+                                Cow::Owned(format!("{file_indent}{}", &line[indent.len()..]))
+                            })
                     };
                     let before = (0..at).rev().find(|&j| !new_lines[j].trim().is_empty());
                     if written.is_none() {
