@@ -469,6 +469,12 @@ const KINDS: &[&str] = &[
     "edit re-sent differently",
     "line numbers, other forms",
     "another unit, nested line",
+    "aligned continuation, exact",
+    "aligned continuation, dedented",
+    "folded on changed line",
+    "CRLF copy of old",
+    "tab+space Python, as spaces",
+    "line numbers, two-space gutter",
     "typo",
     "invented line",
     "stale old text",
@@ -482,7 +488,7 @@ const KINDS: &[&str] = &[
     "stale, loose twin elsewhere",
 ];
 
-const FIRST_REFUSE: usize = 22;
+const FIRST_REFUSE: usize = 28;
 
 /// Lines joined, each with its own ending.
 fn with_endings(lines: &[String], eols: &[&str]) -> String {
@@ -541,6 +547,56 @@ fn with_invisible(line: &str, c: char) -> Option<String> {
     let first = line[ind..].chars().next()?;
     let at = ind + first.len_utf8();
     Some(format!("{}{c}{}", &line[..at], &line[at..]))
+}
+
+/// A site whose changed line is made a call over two lines, its second
+/// argument aligned under the open parenthesis: (file, old, new, expected).
+/// `dedented`: old and new lose the window's common indentation.
+fn aligned_site(
+    file: &File,
+    rng: &mut Rng,
+    dedented: bool,
+) -> Option<(String, Vec<String>, Vec<String>, String)> {
+    let s = site(file, rng, 1, 5, &any_line)?;
+    let ind = indent(&s.old[s.at]).to_string();
+    let call = format!("{ind}aligned_call(first_arg,");
+    // The file's indentation, then spaces to the open parenthesis (a tab
+    // line plus aligning spaces in the Go-like dialect).
+    let pad = format!("{ind}{}", " ".repeat("aligned_call(".len()));
+    let mut f = file.lines.clone();
+    f.splice(
+        s.start + s.at..s.start + s.at + 1,
+        [call.clone(), format!("{pad}second_arg);")],
+    );
+    let mut old = s.old.clone();
+    old.splice(s.at..s.at + 1, [call.clone(), format!("{pad}second_arg);")]);
+    let mut new = old.clone();
+    new.splice(
+        s.at + 1..s.at + 2,
+        [format!("{pad}second_arg,"), format!("{pad}third_arg);")],
+    );
+    let text = join(&f);
+    if count(&text, &join(&old)) != 1 {
+        return None;
+    }
+    let want = text.replacen(&join(&old), &join(&new), 1);
+    if !dedented {
+        return Some((text, old, new, want));
+    }
+    let ci = common_indent(&old);
+    if ci.is_empty() {
+        return None;
+    }
+    let strip = |l: &str| {
+        l.strip_prefix(ci.as_str())
+            .unwrap_or(l.trim_start())
+            .to_string()
+    };
+    let (o, n) = (map(&old, strip), map(&new, strip));
+    if count(&text, &join(&o)) != 0 {
+        return None;
+    }
+    Some((text, o, n, want))
 }
 
 fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
@@ -633,8 +689,10 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
             Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
         }
         "one line, indent omitted" => {
-            // old is one indented line sent without its indentation (so it
-            // matches exactly, inside the line); new adds a line after it.
+            // old is one indented line sent without its indentation, so it
+            // matches exactly, inside the line: the literal contract
+            // writes new as sent after the indentation old left out (the
+            // added line at the column the model wrote it).
             let pick = |w: &[String], _: &mut Rng| Some(w.len() - 1);
             let s = site(file, rng, 1, 1, &pick)?;
             let ind = indent(&s.old[0]).to_string();
@@ -643,7 +701,12 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
             }
             let strip = |l: &str| l.strip_prefix(ind.as_str()).unwrap_or(l).to_string();
             let (o, n) = (map(&s.old, strip), map(&s.new, strip));
-            Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
+            let (o_text, n_text) = (join(&o), join(&n));
+            if count(&text, &o_text) != 1 {
+                return None;
+            }
+            let want = text.replacen(&o_text, &n_text, 1);
+            Some(ok(text, vec![edit(&o, &n)], want))
         }
         "over-indented" => {
             let s = site(file, rng, 1, 6, &any_line)?;
@@ -892,6 +955,106 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
                 return None;
             }
             Some(ok(text, vec![edit(&o, &n)], join(&want.expected(lines))))
+        }
+        "aligned continuation, exact" => {
+            // The changed line becomes a call whose second argument is
+            // aligned under its open parenthesis (no whole number of the
+            // file's unit); old and new are byte-exact: written as sent.
+            let (f, o, n, want) = aligned_site(file, rng, false)?;
+            Some(ok(f, vec![edit(&o, &n)], want))
+        }
+        "aligned continuation, dedented" => {
+            // The same, old and new sent dedented: the continuation keeps
+            // its alignment spaces as it moves with its line.
+            let (f, o, n, want) = aligned_site(file, rng, true)?;
+            Some(ok(f, vec![edit(&o, &n)], want))
+        }
+        "folded on changed line" => {
+            // The file has an invisible character or a decomposed accent
+            // on the changed line; the model's old and new do not. The
+            // changed line keeps the file's characters.
+            let s = site(file, rng, 1, 6, &any_line)?;
+            if s.change == Change::Insert {
+                return None;
+            }
+            let fold: fn(&str) -> Option<String> = match rng.below(8) {
+                0 => |l| with_invisible(l, '\u{200c}'),
+                1 => |l| with_invisible(l, '\u{2060}'),
+                2 => |l| with_invisible(l, '\u{00ad}'),
+                3 => |l| with_invisible(l, '\u{034f}'),
+                4 => |l| with_invisible(l, '\u{061c}'),
+                5 => |l| with_invisible(l, '\u{fe0f}'),
+                6 => |l| with_invisible(l, '\u{3164}'),
+                _ => |l| {
+                    let at = l.find('e')?;
+                    Some(format!("{}e\u{301}{}", &l[..at], &l[at + 1..]))
+                },
+            };
+            let composed = |l: &str| match l.find('e') {
+                Some(at) => format!("{}\u{e9}{}", &l[..at], &l[at + 1..]),
+                None => l.to_string(),
+            };
+            let accent = fold("e").is_some_and(|x| x.contains('\u{301}'));
+            let mut f = lines.clone();
+            f[s.start + s.at] = fold(&f[s.start + s.at])?;
+            let mut exp = s.clone();
+            exp.new[s.at] = fold(&s.new[s.at])?;
+            let (mut o, mut n) = (s.old.clone(), s.new.clone());
+            if accent {
+                // The model writes the accent composed.
+                o[s.at] = composed(&o[s.at]);
+                n[s.at] = composed(&n[s.at]);
+                if o[s.at].find('\u{e9}') != n[s.at].find('\u{e9}') {
+                    return None;
+                }
+            }
+            Some(ok(join(&f), vec![edit(&o, &n)], join(&exp.expected(&f))))
+        }
+        "CRLF copy of old" => {
+            // The window also stands at the end of the file with CRLF
+            // endings; old and new are sent with LF.
+            let s = site(file, rng, 2, 6, &any_line)?;
+            let copy = join(&s.old).replace('\n', "\r\n");
+            Some(ok(
+                format!("{text}{copy}"),
+                vec![edit(&s.old, &s.new)],
+                format!("{}{copy}", join(&s.expected(lines))),
+            ))
+        }
+        "tab+space Python, as spaces" => {
+            // Old-style Python: a tab for each 8 columns, then spaces. The
+            // model sends spaces.
+            if file.lang != Lang::Python {
+                return None;
+            }
+            let old_style = |l: &str| {
+                let i = indent(l);
+                let tabs = i.len() / 8;
+                format!("{}{}{}", "\t".repeat(tabs), &i[tabs * 8..], &l[i.len()..])
+            };
+            let s = site(file, rng, 2, 6, &any_line)?;
+            if !s.old.iter().any(|l| indent(l).len() >= 8) {
+                return None;
+            }
+            let f = map(lines, old_style);
+            let want = map(&s.expected(lines), old_style);
+            Some(ok(join(&f), vec![edit(&s.old, &s.new)], join(&want)))
+        }
+        "line numbers, two-space gutter" => {
+            let s = site(file, rng, 1, 6, &any_line)?;
+            let number = |v: &[String]| -> Vec<String> {
+                v.iter()
+                    .enumerate()
+                    .map(|(i, l)| format!("{:>5}  {l}", s.start + i + 1))
+                    .collect()
+            };
+            let o = number(&s.old);
+            let n = if rng.chance() {
+                number(&s.new)
+            } else {
+                s.new.clone()
+            };
+            Some(ok(text, vec![edit(&o, &n)], join(&s.expected(lines))))
         }
         "line numbers copied" => {
             let s = site(file, rng, 1, 6, &any_line)?;

@@ -16,13 +16,17 @@
 //!   line-by-line model of the result: exact bytes or a refusal.
 //! - `round_two`: duplicate edits, stale edits, kept lines' endings, lone-CR
 //!   files, fs-read line numbers, invisible characters, indent units.
+//! - `round_three`: the literal contract (an exact old writes new as
+//!   sent: aligned continuations, comment stars, a line sent without its
+//!   indentation), tolerant re-indentation by difference keeping alignment,
+//!   folded characters kept on changed lines, rarer invisibles, CRLF copies,
+//!   old-style tab+space Python, `{:>5}  ` line-number gutters.
 //! - `steps`: stepping through a call's edits: stale edits refused before
 //!   any tolerant level, repeats sent differently applied once, the file's
 //!   byte order mark, new in the file's typography, copied line numbers.
 //! - `indentation`: where new's lines go when old's indentation is not the
-//!   file's, or an exact old starts inside a line's indentation, or new is
-//!   indented in a style foreign to the file; and the property that a
-//!   re-indented edit is written exactly or refused.
+//!   file's (a tolerant match), and the property that a re-indented edit is
+//!   written exactly or refused.
 //! - `props`: properties over generated texts and edits: an edit and its
 //!   inverse restore the text, `apply` never panics and agrees with
 //!   `replacen` where it should, CRLF files get no bare LF, the final
@@ -70,6 +74,8 @@ mod model;
 mod multi;
 #[path = "edit/props.rs"]
 mod props;
+#[path = "edit/round_three.rs"]
+mod round_three;
 #[path = "edit/round_two.rs"]
 mod round_two;
 #[path = "edit/steps.rs"]

@@ -137,6 +137,14 @@ pub(crate) fn invisible_name(c: char) -> Option<&'static str> {
         '\u{2066}'..='\u{2069}' => "bidirectional isolate",
         '\u{00ad}' => "soft hyphen",
         '\u{180e}' => "Mongolian vowel separator",
+        '\u{034f}' => "combining grapheme joiner",
+        '\u{061c}' => "Arabic letter mark",
+        '\u{180b}'..='\u{180d}' | '\u{180f}' => "Mongolian variation selector",
+        '\u{fe00}'..='\u{fe0d}' => "variation selector",
+        '\u{e0100}'..='\u{e01ef}' => "ideographic variation selector",
+        '\u{e0000}'..='\u{e007f}' => "tag character",
+        '\u{115f}' | '\u{1160}' | '\u{3164}' | '\u{ffa0}' => "Hangul filler",
+        '\u{2061}'..='\u{2064}' => "invisible operator",
         _ => return None,
     })
 }

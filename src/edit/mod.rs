@@ -20,7 +20,7 @@ mod search;
 mod text;
 mod tolerant;
 
-pub use apply::{Applied, Hinted, Near, Outcome, apply, apply_hinted, indent_left_out};
+pub use apply::{Applied, Hinted, Near, Outcome, apply, apply_hinted};
 pub use diff::{Diff, DiffLine, Hunk, LineKind};
 pub use error::{EditError, ErrorKind};
 pub use json::{DuplicateKey, first_duplicate_key};

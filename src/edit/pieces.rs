@@ -124,6 +124,13 @@ impl<'s> Pieces<'s> {
         (p.is_orig() && p.start <= start && start + len <= p.end).then(|| p.at + start - p.start)
     }
 
+    /// Where current bytes `pos..pos + len` were in the original, when
+    /// they are original bytes together in one piece.
+    pub fn orig_of(&self, pos: usize, len: usize) -> Option<usize> {
+        let p = self.list.get(self.index_at(pos))?;
+        (p.is_orig() && p.at <= pos && pos + len <= p.at + p.len()).then(|| p.start + pos - p.at)
+    }
+
     /// The current offset the original offset `orig` maps to: where that
     /// byte is, or where the text that replaced it starts.
     pub fn orig_to_current(&self, orig: usize) -> usize {

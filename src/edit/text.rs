@@ -18,7 +18,7 @@ use std::ops::Range;
 
 const BOM: char = '\u{feff}';
 
-/// How a line ended in the file.
+/// How a line ended in the file (or in an old text as sent).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Eol {
     Lf,
@@ -121,6 +121,27 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// The file's own endings of the line breaks in `norm[range]`, when
+    /// they are all one kind; None for a range without a break or with
+    /// mixed ones.
+    pub fn eol_in(&self, range: Range<usize>) -> Option<Eol> {
+        let breaks = memchr::memchr_iter(b'\n', &self.norm.as_bytes()[range.clone()]).count();
+        if breaks == 0 {
+            return None;
+        }
+        let first = self.endings.partition_point(|&(p, _)| p < range.start);
+        let inside: Vec<Eol> = self.endings[first..]
+            .iter()
+            .take_while(|&&(p, _)| p < range.end)
+            .map(|&(_, e)| e)
+            .collect();
+        match inside.first() {
+            None => Some(Eol::Lf),
+            Some(&e) if inside.len() == breaks && inside.iter().all(|&x| x == e) => Some(e),
+            Some(_) => None,
+        }
+    }
+
     /// True when every line ends in LF: the written text is then the
     /// normalized text with the prefix.
     pub fn lf_only(&self) -> bool {
@@ -184,6 +205,27 @@ fn usual_ending(norm: &str, endings: &[(usize, Eol)]) -> Eol {
 /// in the file, even in a file that has none: written as sent, it would be
 /// one when the file is next read, and the file would not have the lines
 /// the diff showed.
+/// The one kind of line break `text` uses, as sent; None without a break
+/// or with mixed ones.
+pub(crate) fn eol_of(text: &str) -> Option<Eol> {
+    let bytes = text.as_bytes();
+    let mut seen: Option<Eol> = None;
+    for (i, &b) in bytes.iter().enumerate() {
+        let e = match b {
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => Eol::Crlf,
+            b'\r' => Eol::Cr,
+            b'\n' if i > 0 && bytes[i - 1] == b'\r' => continue,
+            b'\n' => Eol::Lf,
+            _ => continue,
+        };
+        match seen {
+            Some(s) if s != e => return None,
+            _ => seen = Some(e),
+        }
+    }
+    seen
+}
+
 pub(crate) fn lf(text: &str) -> Cow<'_, str> {
     if !text.contains('\r') {
         return Cow::Borrowed(text);

@@ -101,21 +101,17 @@ fn an_edit_and_its_inverse_give_back_every_ending() {
 }
 
 #[test]
-fn the_indentation_rule_keeps_the_kept_lines_ending() {
-    // D8b: a one-line old sent without its indentation, a line put before
-    // it: the kept line keeps its LF, the added one takes the usual CRLF.
-    let text = "    a\r\n    b\n    c\r\n";
-    let out = ok(text, &[Edit::new("b\n", "X\nb\n")]);
-    assert_eq!(out.text, "    a\r\n    X\r\n    b\n    c\r\n");
-    assert!(
-        out.notes[0].contains("without its indentation"),
-        "{:?}",
-        out.notes
-    );
-    // The same sent with CRLF, a line after it.
+fn an_exact_old_inside_the_indentation_keeps_the_kept_lines_ending() {
+    // D8b under the literal contract: a one-line old sent without its
+    // indentation is written as sent; a line new keeps keeps its LF, lines
+    // it brings in take the usual CRLF.
     let text = "    one\r\n    two\n    three\r\n";
     let out = ok(text, &[Edit::new("two\r\n", "two\r\nadded()\r\n")]);
-    assert_eq!(out.text, "    one\r\n    two\n    added()\r\n    three\r\n");
+    assert_eq!(out.text, "    one\r\n    two\nadded()\r\n    three\r\n");
+    // A line put before it splits the line: both halves are new.
+    let text = "    a\r\n    b\n    c\r\n";
+    let out = ok(text, &[Edit::new("b\n", "X\nb\n")]);
+    assert_eq!(out.text, "    a\r\n    X\r\nb\r\n    c\r\n");
 }
 
 #[test]

@@ -1,7 +1,7 @@
 //! Indentation: where new's lines go when old's indentation is not the
-//! file's (dedented, over-indented, another unit, tabs for spaces), when an
-//! exact old starts inside a line's indentation, and when new's lines are
-//! indented in a style foreign to the file. The rule: the model's unit is
+//! file's (dedented, over-indented, another unit, tabs for spaces); an
+//! exact old (even one starting inside a line's indentation, or with new's
+//! lines in a style foreign to the file) is written as sent. The rule: the model's unit is
 //! read from old against the file's lines where it matched (and from its
 //! own text where that shows a step); every reading that fits writes the
 //! same bytes, or the edit is refused; nothing is written in part of a
@@ -25,88 +25,57 @@ fn level(a: &Applied) -> Level {
     }
 }
 
-/// D3: an exact old whose first line has only part of the line's
-/// indentation did not match "as sent": new's lines keep their depth
-/// relative to it.
+/// D3 under the literal contract: an exact old whose first line starts
+/// inside a line's indentation occurs in the file byte for byte, so new is
+/// written as sent, without a note and without a refusal.
 #[test]
-fn an_exact_old_starting_inside_the_indentation_reindents_new() {
+fn an_exact_old_starting_inside_the_indentation_is_written_as_sent() {
     let out = ok("def f():\n    x = 1\n", "  x = 1\n", "  x = 1\n  y = 2\n");
-    assert_eq!(out.text, "def f():\n    x = 1\n    y = 2\n");
+    assert_eq!(out.text, "def f():\n    x = 1\n  y = 2\n");
     assert_eq!(level(&out), Level::Exact);
-    assert!(
-        out.notes[0].contains("only part of its indentation (2 spaces, where line 2 has 4"),
-        "{:?}",
-        out.notes
-    );
-    // In a tab file, a deeper line one model level down.
+    assert!(out.notes.is_empty(), "{:?}", out.notes);
     let out = ok(
         "func f() {\n\t\tif x {\n\t\t}\n}\n",
         "\tif x {\n",
         "\tif x {\n\t\ty()\n",
     );
-    assert_eq!(out.text, "func f() {\n\t\tif x {\n\t\t\ty()\n\t\t}\n}\n");
-    // A one-line change stays a one-line change.
+    assert_eq!(out.text, "func f() {\n\t\tif x {\n\t\ty()\n\t\t}\n}\n");
     let out = ok("def f():\n    x = 1\n", "  x = 1\n", "  x = 2\n");
     assert_eq!(out.text, "def f():\n    x = 2\n");
 }
 
-/// D4: a line sent without its indentation, with an added line indented
-/// relative to it: the added line keeps that depth below the file's line.
+/// D4 under the literal contract: a line sent without its indentation
+/// matches exactly, so new is written as sent; several lines whose first
+/// was trimmed do not match exactly and take the tolerant levels.
 #[test]
-fn a_line_sent_without_indentation_keeps_new_lines_relative_to_it() {
+fn a_line_sent_without_indentation_is_written_as_sent() {
     let text = "def f():\n    if x:\n        pass\n";
     let out = ok(text, "if x:\n", "if x:\n    y()\n");
-    assert_eq!(out.text, "def f():\n    if x:\n        y()\n        pass\n");
-    assert!(
-        out.notes[0].contains("sent without its indentation (4 spaces at line 2)"),
-        "{:?}",
-        out.notes
-    );
-    // Unindented added lines go at the line's own depth, as before.
-    let out = ok(text, "if x:\n", "if x:\n    y()\nz()\n");
-    assert_eq!(
-        out.text,
-        "def f():\n    if x:\n        y()\n    z()\n        pass\n"
-    );
-    // Several lines of old, the first trimmed (a tool's strip): new may be
-    // trimmed the same way, its other lines as sent. A line of new at
-    // column 0 is then at column 0, or, read as old was, beside old's
-    // first line: refused.
+    assert_eq!(out.text, "def f():\n    if x:\n    y()\n        pass\n");
+    assert!(out.notes.is_empty(), "{:?}", out.notes);
+    // Several lines of old, the first trimmed, the rest as in the file:
+    // exact too, so as sent.
     let text = "class A:\n    def f(self):\n        return 1\n";
-    let e = err(
+    let out = ok(
         text,
         "def f(self):\n        return 1\n",
         "def f(self):\n        return 1\nx = 1\n",
     );
-    assert_eq!(e.kind, ErrorKind::Ambiguous);
-    assert!(
-        e.reason
-            .contains("(`x = 1`) is not indented, and old's lines do not show"),
-        "{e}"
-    );
-    assert!(e.reason.contains("no indentation or 4 spaces"), "{e}");
-    assert!(e.to_string().contains("     2\t    def f(self):"), "{e}");
-    // Unless one reading opens a block two levels deep at once: `def g`
-    // at column 0 with its body 8 deep.
-    let out = ok(
-        text,
-        "def f(self):\n        return 1\n",
-        "def f(self):\n        return 1\ndef g(self):\n        return 2\n",
-    );
     assert_eq!(
         out.text,
-        "class A:\n    def f(self):\n        return 1\n    def g(self):\n        return 2\n"
+        "class A:\n    def f(self):\n        return 1\nx = 1\n"
     );
-    // The same old, new's lines all below its first: as sent.
+    // Both lines dedented: not exact; the tolerant level re-indents new.
     let out = ok(
         text,
-        "def f(self):\n        return 1\n",
-        "def f(self):\n        x = 1\n        return x\n",
+        "def f(self):\n    return 1\n",
+        "def f(self):\n    x = 1\n    return x\n",
     );
     assert_eq!(
         out.text,
         "class A:\n    def f(self):\n        x = 1\n        return x\n"
     );
+    assert_eq!(level(&out), Level::Indentation);
 }
 
 /// D5: the model's unit, shown by its own text, maps depth level to level;
@@ -120,21 +89,9 @@ fn the_models_unit_beats_a_uniform_prefix() {
     );
     assert_eq!(out.text, "def a():\n    x()\n    if q:\n        y()\n");
     assert_eq!(level(&out), Level::Indentation);
-    // Old at one depth and new with no step of its own: 6 spaces could be
-    // one 2-space level below a prefix of 2, or 3 levels of 2.
-    let e = err("def a():\n    x()\n", "  x()\n", "      y()\n");
-    assert_eq!(e.kind, ErrorKind::Ambiguous);
-    assert!(
-        e.reason
-            .contains("(`y()`) is indented 6 spaces, and old's lines do not show"),
-        "{e}"
-    );
-    assert!(e.reason.contains("could be 8 spaces or 12 spaces"), "{e}");
-    // A deeper line is one level deeper: 4 spaces under old's line is one
-    // 4-space level (8 in the file), not two of 2 (12), which would open a
-    // block two levels deep at once.
+    // One line at one depth is exact inside the line: as sent.
     let out = ok("def a():\n    x()\n", "  x()\n", "  x()\n      y()\n");
-    assert_eq!(out.text, "def a():\n    x()\n        y()\n");
+    assert_eq!(out.text, "def a():\n    x()\n      y()\n");
     // A line shallower than the over-indentation old carries is not put
     // at column 0: it would stand left of it.
     let e = err(
@@ -217,62 +174,45 @@ fn a_change_at_olds_own_depth_is_written_whatever_the_unit() {
 /// The design point: where old matches exactly, new's added lines are
 /// written as sent unless the file keeps strictly to a unit they break
 /// (a tab, or 2 spaces, in a 4-space file; 4-space steps the model's text
-/// shows as one level in a 2-space file): then the file's conventions win.
+/// An exact old with new's added lines in a style foreign to the file (a
+/// tab in a 4-space file, 4-space steps in a 2-space one): the literal
+/// contract writes them as sent; only a tolerant match re-indents.
 #[test]
-fn added_lines_in_a_foreign_style_take_the_files() {
-    // The model's tabs throughout: one tab a level.
+fn added_lines_in_a_foreign_style_after_an_exact_old_stand_as_sent() {
+    for (text, old, new) in [
+        (
+            "def f():\n    a = 1\nb = 2\n",
+            "b = 2\n",
+            "b = 2\nif b:\n\tc = 3\n",
+        ),
+        ("a\nb\n  c:\n    d\n", "b\n", "b\n    e()\n"),
+        (
+            "def f():\n    if a:\n        b = 1\n",
+            "        b = 1\n",
+            "        b = 1\n      c = 2\n",
+        ),
+        ("a:\n\tb\nc\n", "c\n", "        d\n"),
+        (
+            "def f():\n    a = 1\n",
+            "    a = 1\n",
+            "    a = 1\n\tc = 3\n",
+        ),
+    ] {
+        let out = ok(text, old, new);
+        assert_eq!(out.text, text.replacen(old, new, 1));
+        assert_eq!(level(&out), Level::Exact);
+        assert!(out.notes.is_empty(), "{:?}", out.notes);
+    }
+    // Dedented (not exact): the added line takes the file's unit.
     let out = ok(
-        "def f():\n    a = 1\nb = 2\n",
-        "b = 2\n",
-        "b = 2\nif b:\n\tc = 3\n",
-    );
-    assert_eq!(out.text, "def f():\n    a = 1\nb = 2\nif b:\n    c = 3\n");
-    assert_eq!(level(&out), Level::Exact);
-    assert!(
-        out.notes[0].contains("indented unlike the file, which indents with 4 spaces"),
-        "{:?}",
-        out.notes
-    );
-    // The model's tabs throughout: one tab a level.
-    let out = ok(
-        "op_a\nop_b:\nop_c\n    op_d\n        op_e\n",
-        "op_b:\nop_c\n",
-        "op_b:\n\tdeep()\nop_c\n",
+        "def f():\n    a = 1\n    if a:\n        b = 1\n",
+        "a = 1\nif a:\n    b = 1\n",
+        "a = 1\nif a:\n    b = 1\n    c = 2\n",
     );
     assert_eq!(
         out.text,
-        "op_a\nop_b:\n    deep()\nop_c\n    op_d\n        op_e\n"
+        "def f():\n    a = 1\n    if a:\n        b = 1\n        c = 2\n"
     );
-    // 4-space steps in a strictly 2-space file are one level each.
-    let text = "a\nb\n  c:\n    d\n";
-    let out = ok(text, "b\n", "b\n    e()\n");
-    assert_eq!(out.text, "a\nb\n  e()\n  c:\n    d\n");
-    // A file that mixes tabs and spaces is left as the model wrote it.
-    let text = "a:\n    b\n\tc\n";
-    let out = ok(text, "    b\n", "    b\n\td\n");
-    assert_eq!(out.text, "a:\n    b\n\td\n\tc\n");
-    assert!(out.notes.is_empty(), "{:?}", out.notes);
-    // 6 spaces after a line at 8 in a 4-space file: only 2 a level writes
-    // it whole, one level out.
-    let text = "def f():\n    if a:\n        b = 1\n";
-    let out = ok(text, "        b = 1\n", "        b = 1\n      c = 2\n");
-    assert_eq!(out.text, "def f():\n    if a:\n        b = 1\n    c = 2\n");
-    // Where no reading decides, refused: 8 spaces in a tab file, with
-    // nothing around to show the model's unit.
-    let e = err("a:\n\tb\nc\n", "c\n", "        d\n");
-    assert_eq!(e.kind, ErrorKind::Ambiguous);
-    assert!(
-        e.reason.contains("could be 1 tab or 2 tabs or 4 tabs"),
-        "{e}"
-    );
-    // A model that copies old's 4 spaces and adds a line with a tab: a
-    // tab of 4 columns or of 8, so refused.
-    let e = err(
-        "def f():\n    a = 1\n",
-        "    a = 1\n",
-        "    a = 1\n\tc = 3\n",
-    );
-    assert!(e.reason.contains("(`c = 3`) is indented 1 tab"), "{e}");
 }
 
 // --- the property ---------------------------------------------------------
@@ -441,6 +381,15 @@ proptest! {
         let Some((file, old, new, expected, file_unit, model_unit, mode)) = case else {
             unreachable!()
         };
+        // An old that occurs exactly once is written as sent (the literal
+        // contract), whatever its units.
+        if file.matches(old.as_str()).count() == 1 {
+            let a = apply(&file, &[Edit::new(old.as_str(), new.as_str())], &[]);
+            prop_assert!(a.is_ok(), "a unique exact old refused: {:?}", a.err());
+            let a = a.unwrap_or_else(|_| unreachable!());
+            prop_assert_eq!(a.text, file.replacen(old.as_str(), new.as_str(), 1));
+            return Ok(());
+        }
         match apply(&file, &[Edit::new(old.as_str(), new.as_str())], &[]) {
             Ok(a) => {
                 prop_assert_eq!(&a.text, &expected);
@@ -460,15 +409,28 @@ proptest! {
 }
 
 #[test]
-fn a_line_added_inside_a_string_is_not_placed_by_the_codes_depth() {
-    // The string's own lines start at column 2 whatever the code's depth:
-    // old sent in another unit cannot say where an added line of it goes
-    // (the statement at old's indentation of 2 would put it 8 deep).
+fn a_line_added_inside_a_string_moves_with_the_strings_lines() {
+    // The string's own lines start at column 2 whatever the code's depth;
+    // old sent them at 0 (and the code 6 columns left of the file's). An
+    // added line of the string moves as the string line before it moved
+    // (+2), not by the code's depth.
     let text = "fn t() {\n    let out = run();\n        assert_eq!(\n            out,\n            \"  11  def top(a, b=2):\n  17  class Base(object):\n  24    def method(self, x):\n\"\n        );\n}\n";
-    let e = err(
+    let out = ok(
         text,
         "  assert_eq!(\n    out,\n    \"  11  def top(a, b=2):\n17  class Base(object):\n24    def method(self, x):\n",
         "  assert_eq!(\n    out,\n    \"  11  def top(a, b=2):\n17  class Base(object):\n  probe(1);\n24    def method(self, x):\n",
+    );
+    assert!(
+        out.text
+            .contains("  17  class Base(object):\n    probe(1);\n  24    def"),
+        "{}",
+        out.text
+    );
+    // With no line of the string before it to move with, refused.
+    let e = err(
+        "s = \"\"\"\n  one\n  two\n\"\"\"\n",
+        "s = \"\"\"\none\n",
+        "s = \"\"\"\n    zero\none\n",
     );
     assert!(e.to_string().contains("inside a string or comment"), "{e}");
 }

@@ -287,19 +287,13 @@ fn expected(bom: bool, read: &[Line], edits: &[Planned]) -> Option<String> {
         };
         match e.op {
             Op::Replace => changed(&mut block[e.at], format!("{}{}", e.dedent, e.fresh)),
-            // A line emptied through its break is empty, also when old's one
-            // line was sent without its indentation; emptied up to its
-            // break (old without it), the indentation old left out stays.
-            // (At a last line without its break, old's break matched the
-            // end of the file: that line is emptied up to its end.)
-            Op::Empty if e.final_break && !(at_eof && e.at + 1 == n) => {
-                changed(&mut block[e.at], String::new())
-            }
+            // A line emptied keeps the indentation old left out: old
+            // occurs exactly, so new is written as sent after it.
             Op::Empty => changed(&mut block[e.at], e.dedent.clone()),
             Op::InsertAfter => {
-                // A whole line sent without its indentation: the added
-                // line gets it.
-                block.insert(e.at + 1, added(format!("{}{}", e.dedent, e.fresh)));
+                // A whole line sent without its indentation is exact inside
+                // the line: the added line is as sent, at column 0.
+                block.insert(e.at + 1, added(e.fresh.clone()));
             }
             Op::InsertEmptyAfter => {
                 // Of equal lines in a row, an added one is the first.

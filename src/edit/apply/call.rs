@@ -12,8 +12,8 @@ use std::ops::Range;
 
 use crate::edit::pieces::{Pieces, Replacement};
 use crate::edit::search::{Automaton, find_overlapping, overlaps, overlaps_any, windows};
-use crate::edit::text::LineIndex;
-use crate::edit::tolerant::{FileUnit, LazyUnit};
+use crate::edit::text::{LineIndex, Source};
+use crate::edit::tolerant::LazyUnit;
 
 /// Old texts longer than this are not looked for by the automaton around
 /// each edit's changes (its window would grow with them); they are looked
@@ -24,6 +24,8 @@ pub(super) const LONG: usize = 4096;
 pub(super) struct Call<'s> {
     pub(super) pieces: Pieces<'s>,
     pub(super) orig: &'s str,
+    /// The file as read: each line's own ending.
+    pub(super) source: &'s Source<'s>,
     /// Starts of each pattern in the original text.
     pub(super) orig_hits: Vec<Vec<usize>>,
     /// All patterns, when there are several; reads the text around each
@@ -167,12 +169,8 @@ impl<'s> Call<'s> {
         self.pieces.line_index(orig)
     }
 
-    /// The file's indent unit as read.
-    pub(super) fn file_unit(&self) -> FileUnit {
-        self.file_unit.get()
-    }
-
-    /// The same, learnt only if a probe's level comes to need it.
+    /// The file's indent unit as read, learnt only if a probe's level
+    /// comes to need it.
     pub(super) fn lazy_unit(&self) -> LazyUnit<'s> {
         self.file_unit.clone()
     }

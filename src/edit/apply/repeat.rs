@@ -18,19 +18,10 @@ use std::ops::Range;
 
 use super::call::Call;
 use super::step::Step;
-use super::{Edit, Near, Outcome, apply};
+use super::{Edit, Near, Outcome, Twin, apply};
 use crate::edit::error::{EditError, ErrorKind};
 use crate::edit::text::split_lines;
 use crate::edit::tolerant::loosest_key;
-
-/// An earlier edit of the call alike to this one under the loosest key.
-pub(super) struct Twin<'a> {
-    /// 1-based place in the call.
-    pub n: usize,
-    pub old: &'a str,
-    pub new: &'a str,
-    pub replace_all: bool,
-}
 
 /// An edit's old and new, keyed line by line as the loosest tolerant level
 /// compares lines, without the final newline.

@@ -1,22 +1,21 @@
 //! One edit in its place in the call: the region a hint allows, an
 //! insertion, the exact matches, then (unless an earlier edit of the call
 //! changed old's place, or this edit repeats one) the tolerant levels, and
-//! line numbers copied into old stripped. The one exception to "exact
-//! means as sent" (indentation) is `indent.rs`'s.
+//! line numbers copied into old stripped. An exact match writes new as
+//! sent, byte for byte (the literal contract): no re-indentation, no
+//! refusal on indentation.
 
 use std::borrow::Cow;
 use std::ops::Range;
 
 use super::call::Call;
-use super::indent::{Why, exact_indentation};
-use super::repeat::Twin;
 use super::typography::{Undecided, in_file_typography};
-use super::{Near, Outcome};
+use super::{Near, Outcome, Twin};
 use crate::edit::error::{EditError, ErrorKind};
 use crate::edit::hints::{self, NewReading};
 use crate::edit::pieces::Pieces;
-use crate::edit::text::{LineIndex, split_lines};
-use crate::edit::tolerant::{self, Doubt, Level, Probe, describe};
+use crate::edit::text::{Eol, LineIndex};
+use crate::edit::tolerant::{self, Doubt, Level, Probe};
 
 /// The current text with its lines, made when an edit first needs them.
 pub(super) struct View<'s> {
@@ -46,6 +45,8 @@ pub(super) struct Step<'a> {
     pub(super) new: &'a str,
     pub(super) pid: Option<usize>,
     pub(super) replace_all: bool,
+    /// The one kind of line break old was sent with (None: none, or mixed).
+    pub(super) sent_eol: Option<Eol>,
     /// The previous call applied exactly this edit.
     pub(super) was_applied: bool,
     pub(super) near: &'a Near,
@@ -194,6 +195,9 @@ impl Step<'_> {
                 .map(|(h, _)| h)
                 .collect();
         }
+        if hits.len() > 1 && !self.replace_all {
+            hits = self.same_endings(call, hits, old);
+        }
         if !hits.is_empty() {
             let places: Vec<Range<usize>> = hits.iter().map(|&h| h..h + old.len()).collect();
             if let Some(repeat) = self.repeats(call, old, new, &places) {
@@ -324,6 +328,42 @@ impl Step<'_> {
         Ok(Some(Outcome::Applied { level, count }))
     }
 
+    /// Of several exact matches (line endings aside), the one whose line
+    /// endings are also old's as sent, when only one is: the others are
+    /// copies with other endings (a CRLF copy of an LF block), which old
+    /// as sent does not match byte for byte. All of them otherwise.
+    fn same_endings(&self, call: &mut Call, hits: Vec<usize>, old: &str) -> Vec<usize> {
+        let Some(sent) = self.sent_eol.filter(|_| old == self.old) else {
+            return hits;
+        };
+        let len = old.len();
+        let agree: Vec<usize> = hits
+            .iter()
+            .copied()
+            .filter(|&h| {
+                call.pieces
+                    .orig_of(h, len)
+                    .and_then(|o| call.source.eol_in(o..o + len))
+                    == Some(sent)
+            })
+            .collect();
+        if agree.len() != 1 {
+            return hits;
+        }
+        let lines = call.lines_of(&[agree[0]]);
+        let others = hits.len() - 1;
+        call.notes.push(format!(
+            "edit {}: old matched line {} with its line endings as sent; {others} other \
+             place{} match{} only with other line endings and {} left alone",
+            self.n,
+            lines.first().map_or(0, |l| l + 1),
+            if others == 1 { "" } else { "s" },
+            if others == 1 { "es" } else { "" },
+            if others == 1 { "was" } else { "were" },
+        ));
+        agree
+    }
+
     /// new brings in a character whose form in the file cannot be told.
     fn undecided_typography(&self, span: &str, u: Undecided) -> EditError {
         let shown: Vec<String> = u.file.iter().map(|c| format!("`{c}`")).collect();
@@ -449,32 +489,12 @@ impl Step<'_> {
         }
         let mut end = 0;
         let mut ranges = Vec::new();
-        let mut reindented = Vec::new();
         for &h in hits {
             if h < end {
                 continue;
             }
-            let exact = exact_indentation(&call.pieces, h, old, new, || call.file_unit());
-            match exact {
-                Ok(Some(r)) if r.range.start >= end => {
-                    reindented.push((h, r.why));
-                    ranges.push((r.range, r.text));
-                }
-                Ok(_) => ranges.push((h..h + old.len(), new.to_string())),
-                Err(doubt) => {
-                    let view = see(call);
-                    let line = view.lines.line_of(h);
-                    let count = split_lines(old).0.len().max(1);
-                    return Err(self.indent_doubt(doubt, &view.cur, &view.lines, line, count));
-                }
-            }
+            ranges.push((h..h + old.len(), new.to_string()));
             end = h + old.len();
-        }
-        // One line index for all the notes, not one per match.
-        let at: Vec<usize> = reindented.iter().map(|(h, _)| *h).collect();
-        let lines = call.lines_of(&at);
-        for ((_, why), line) in reindented.iter().zip(lines) {
-            call.notes.push(self.reindent_note(line + 1, why));
         }
         let count = ranges.len();
         call.splice(self.n, ranges);
@@ -482,33 +502,6 @@ impl Step<'_> {
             level: Level::Exact,
             count,
         })
-    }
-
-    /// The note an exact match written with other indentation than sent
-    /// carries.
-    fn reindent_note(&self, line: usize, why: &Why) -> String {
-        match why {
-            Why::InsideIndentation { left_out, indent } if indent.is_empty() => format!(
-                "edit {}: old's first line was sent without its indentation ({} at line \
-                 {line}); new's lines were indented to match; check the diff",
-                self.n,
-                describe(left_out),
-            ),
-            Why::InsideIndentation { left_out, indent } => format!(
-                "edit {}: old's first line was sent with only part of its indentation ({}, \
-                 where line {line} has {}); new's lines were indented to match; check the diff",
-                self.n,
-                describe(indent),
-                describe(&format!("{left_out}{indent}")),
-            ),
-            Why::Foreign { file } => format!(
-                "edit {}: new's lines at line {line} were indented unlike the file, which \
-                 indents with {}; they were written in the file's indentation; check the \
-                 diff",
-                self.n,
-                file.map_or_else(|| "its own unit".to_string(), |u| u.describe())
-            ),
-        }
     }
 
     /// new cannot be written where old matched without guessing its

@@ -19,6 +19,10 @@ use std::collections::HashMap;
 
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
+use unicode_normalization::UnicodeNormalization;
+use unicode_normalization::char::is_combining_mark;
+
+use crate::edit::hints::invisible_name;
 use crate::edit::text::split_lines;
 use crate::edit::tolerant::fold_char;
 
@@ -35,37 +39,78 @@ fn typographic(c: char) -> bool {
     fold_char(c) != c
 }
 
-/// What the file had where old had each character, from old's lines
-/// aligned with the lines (or part of a line) they matched.
-struct Alignment<'o> {
+/// A line cut into clusters: a character with the combining marks and
+/// invisible characters that follow it. Folding is not one character to one
+/// (an NFD accent composes with its letter, an invisible one folds to
+/// nothing), but a cluster folds to the same key as the model's copy of it,
+/// so clusters align where characters cannot.
+fn clusters(line: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for (at, c) in line.char_indices() {
+        let joins = is_combining_mark(c) || invisible_name(c).is_some();
+        if at > start && !joins {
+            out.push(&line[start..at]);
+            start = at;
+        }
+    }
+    if start < line.len() {
+        out.push(&line[start..]);
+    }
+    out
+}
+
+/// A cluster's folded form: compatibility forms and composed accents
+/// (NFKC), invisible characters dropped, typography made plain.
+fn cluster_key(cluster: &str) -> String {
+    let visible: String = cluster
+        .chars()
+        .filter(|&c| invisible_name(c).is_none())
+        .collect();
+    visible.nfkc().map(fold_char).collect()
+}
+
+/// The character of a cluster that is one character.
+fn single(cluster: &str) -> Option<char> {
+    let mut chars = cluster.chars();
+    let c = chars.next()?;
+    chars.next().is_none().then_some(c)
+}
+
+/// What the file had where old had each cluster, from old's lines aligned
+/// with the lines (or part of a line) they matched.
+struct Alignment<'o, 'f> {
     old_lines: Vec<&'o str>,
-    /// Per old line, per character: the file's character aligned with it.
-    file_char: Vec<Vec<Option<char>>>,
+    /// old's lines, cut into clusters.
+    old_clusters: Vec<Vec<&'o str>>,
+    /// Per old line, per cluster: the file's cluster aligned with it.
+    file_cluster: Vec<Vec<Option<&'f str>>>,
     /// Every file character seen aligned with each typographic character
     /// of old (or each character aligned with a typographic one).
     seen: HashMap<char, Vec<char>>,
 }
 
-impl<'o> Alignment<'o> {
-    /// None when old's characters are the file's everywhere they align.
-    fn of(matched: &str, old: &'o str) -> Option<Alignment<'o>> {
+impl<'o, 'f> Alignment<'o, 'f> {
+    /// None when old's clusters are the file's everywhere they align.
+    fn of(matched: &'f str, old: &'o str) -> Option<Alignment<'o, 'f>> {
         let (old_lines, _) = split_lines(old);
         let (file_lines, _) = split_lines(matched);
         if old_lines.len() != file_lines.len() {
             return None;
         }
-        let mut file_char = Vec::with_capacity(old_lines.len());
+        let mut file_cluster = Vec::with_capacity(old_lines.len());
+        let mut old_clusters = Vec::with_capacity(old_lines.len());
         let mut seen: HashMap<char, Vec<char>> = HashMap::new();
         let mut differs = false;
         for (o, f) in old_lines.iter().zip(&file_lines) {
-            let oc: Vec<char> = o.chars().collect();
+            let oc = clusters(o);
             let mut row = vec![None; oc.len()];
             // Folding leaves ASCII as it is: two ASCII lines align where
-            // they are equal, and there the file's character is old's.
+            // they are equal, and there the file's bytes are old's.
             if !(o.is_ascii() && f.is_ascii()) {
-                let fc: Vec<char> = f.chars().collect();
-                let folded = |v: &[char]| v.iter().map(|&c| fold_char(c)).collect::<Vec<_>>();
-                for op in capture_diff_slices(Algorithm::Myers, &folded(&oc), &folded(&fc)) {
+                let fc = clusters(f);
+                let keys = |v: &[&str]| v.iter().map(|c| cluster_key(c)).collect::<Vec<_>>();
+                for op in capture_diff_slices(Algorithm::Myers, &keys(&oc), &keys(&fc)) {
                     if let DiffOp::Equal {
                         old_index,
                         new_index,
@@ -80,19 +125,23 @@ impl<'o> Alignment<'o> {
             }
             for (&c, d) in oc.iter().zip(&row) {
                 let Some(d) = *d else { continue };
-                if typographic(c) || typographic(d) {
-                    differs |= c != d;
+                differs |= c != d;
+                if let (Some(c), Some(d)) = (single(c), single(d))
+                    && (typographic(c) || typographic(d))
+                {
                     let files = seen.entry(c).or_default();
                     if !files.contains(&d) {
                         files.push(d);
                     }
                 }
             }
-            file_char.push(row);
+            old_clusters.push(oc);
+            file_cluster.push(row);
         }
         differs.then_some(Alignment {
             old_lines,
-            file_char,
+            old_clusters,
+            file_cluster,
             seen,
         })
     }
@@ -145,14 +194,15 @@ impl<'o> Alignment<'o> {
         }
     }
 
-    /// A line of new in the file's typography; `paired`: the line of old it
-    /// stands in place of, whose characters it shares take the file's.
+    /// A line of new in the file's characters; `paired`: the line of old it
+    /// stands in place of, whose clusters it shares take the file's bytes
+    /// (a folded accent, an invisible character, a typographic mark).
     fn line(&self, line: &str, paired: Option<usize>) -> Result<String, Undecided> {
-        let nc: Vec<char> = line.chars().collect();
-        let mut from_old: Vec<Option<char>> = vec![None; nc.len()];
+        let nc = clusters(line);
+        let mut from_old: Vec<Option<&str>> = vec![None; nc.len()];
         if let Some(p) = paired {
-            let oc: Vec<char> = self.old_lines[p].chars().collect();
-            for op in capture_diff_slices(Algorithm::Myers, &oc, &nc) {
+            let oc = &self.old_clusters[p];
+            for op in capture_diff_slices(Algorithm::Myers, oc, &nc) {
                 if let DiffOp::Equal {
                     old_index,
                     new_index,
@@ -160,14 +210,22 @@ impl<'o> Alignment<'o> {
                 } = op
                 {
                     from_old[new_index..new_index + len]
-                        .copy_from_slice(&self.file_char[p][old_index..old_index + len]);
+                        .copy_from_slice(&self.file_cluster[p][old_index..old_index + len]);
                 }
             }
         }
-        nc.iter()
-            .zip(from_old)
-            .map(|(&c, d)| d.map_or_else(|| self.resolve(c), Ok))
-            .collect()
+        let mut out = String::with_capacity(line.len());
+        for (cluster, file) in nc.iter().zip(from_old) {
+            match file {
+                Some(file) => out.push_str(file),
+                None => {
+                    for c in cluster.chars() {
+                        out.push(self.resolve(c)?);
+                    }
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

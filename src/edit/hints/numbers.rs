@@ -1,7 +1,8 @@
 //! Line numbers a model copied into old from a tool's output: fs-read's
 //! `{:>6}\t` (what `prim::fs` prints), grep's `N:` (index-grep's
-//! `path:N:`), and the `N→` and `N|` / `N | ` of other tools' reads, padded
-//! to a width or not.
+//! `path:N:`), the `N→` and `N|` / `N | ` of other tools' reads, padded
+//! to a width or not, and a padded number with a two-space gutter
+//! (`{:>5}  `).
 //!
 //! old is read as numbered when each of its lines carries the same form of
 //! number (a blank line may have lost its number, and the first line may
@@ -23,13 +24,18 @@ enum Separator {
     Arrow,
     /// `12|line` or `  12 | line`.
     Bar,
+    /// `   12  line`: a gutter of two spaces after a padded number
+    /// (`{:>5}  `, as some tools' reads and `nl`-style listings print).
+    /// Read only padded: an unpadded `12  x` is too likely text.
+    Spaces,
 }
 
-const SEPARATORS: [Separator; 4] = [
+const SEPARATORS: [Separator; 5] = [
     Separator::Tab,
     Separator::Colon,
     Separator::Arrow,
     Separator::Bar,
+    Separator::Spaces,
 ];
 
 /// One form of copied number: its separator, and the width numbers were
@@ -87,6 +93,12 @@ fn parse<'a>(line: &'a str, sep: Separator, path: Option<&str>) -> Option<Parsed
             }
         }
         Separator::Colon => parsed(after.strip_prefix(':')?, false),
+        Separator::Spaces if pad == 0 && digits < 5 => None,
+        Separator::Spaces => match after.strip_prefix("  ") {
+            Some(rest) => parsed(rest, false),
+            None if after.trim().is_empty() => parsed("", false),
+            None => None,
+        },
         Separator::Bar => {
             let rest = after
                 .strip_prefix(" |")

@@ -16,7 +16,7 @@
 
 use std::borrow::Cow;
 
-use super::rewrite::Doubt;
+use super::doubt::Doubt;
 use super::units::{Indentation, LineKind, UNIT_SIZES, Unit, continuations, indent_of, jumps};
 
 /// Units a model writes in. Odd ones (1, 3, 5-7 spaces) are not among
@@ -52,10 +52,6 @@ pub(crate) enum Reading {
         file: Unit,
         delta: isize,
     },
-    /// Only new's first line lacks this prefix, as old's first line did:
-    /// the rest stand as sent (a model or tool that trims its text trims
-    /// the first line's indentation only).
-    FirstLineOnly(String),
 }
 
 /// The file's unit where old matched, and how far it can be trusted.
@@ -340,40 +336,10 @@ impl Readings {
         self.literal
     }
 
-    /// Whether new may be read as trimmed like old (`or_first_line_only`).
-    pub(super) fn trims_first_line(&self) -> bool {
-        self.readings
-            .iter()
-            .any(|r| matches!(r, Reading::FirstLineOnly(_)))
-    }
-
-    /// Also read new as trimmed like old: old's first line lacked `prefix`
-    /// and its other lines matched as sent.
-    pub fn or_first_line_only(mut self, prefix: &str) -> Readings {
-        self.readings
-            .push(Reading::FirstLineOnly(prefix.to_string()));
-        self
-    }
-
-    /// The file's unit at the place, when known.
-    pub fn file_unit(&self) -> Option<Unit> {
-        self.place.unit
-    }
-
     /// One line's indentation under one reading, in whole units of the
-    /// file's unit; None when the reading cannot write it so. `index`: the
-    /// line's place in new.
-    fn render(&self, reading: &Reading, index: usize, indent: &str) -> Option<String> {
+    /// file's unit; None when the reading cannot write it so.
+    pub(super) fn render(&self, reading: &Reading, indent: &str) -> Option<String> {
         let out = match reading {
-            // The rest as sent; the model's unit as its trimmed text shows
-            // it says nothing here.
-            Reading::FirstLineOnly(prefix) => {
-                let out = match index {
-                    0 => format!("{prefix}{indent}"),
-                    _ => indent.to_string(),
-                };
-                return self.fits_as_sent(&out, None).then_some(out);
-            }
             Reading::Add(prefix) => format!("{prefix}{indent}"),
             Reading::Remove(prefix) => indent.strip_prefix(prefix.as_str())?.to_string(),
             Reading::Levels { model, file, delta } => {
@@ -403,15 +369,20 @@ impl Readings {
         let Some(unit) = unit else {
             return false;
         };
-        let mut next = open.iter().zip(indents);
         let lines: Vec<Cow<str>> = out
             .iter()
-            .map(|slot| match slot {
+            .enumerate()
+            .map(|(i, slot)| match slot {
                 Some(line) => Cow::Borrowed(line.as_ref()),
-                None => next.next().map_or(Cow::Borrowed(""), |(&k, indent)| {
-                    let line = new_lines[k];
-                    Cow::Owned(format!("{indent}{}", &line[indent_of(line).len()..]))
-                }),
+                // Open lines as this reading writes them; a line still to
+                // be aligned is left out.
+                None => match open.binary_search(&i) {
+                    Ok(j) => {
+                        let line = new_lines[i];
+                        Cow::Owned(format!("{}{}", indents[j], &line[indent_of(line).len()..]))
+                    }
+                    Err(_) => Cow::Borrowed(""),
+                },
             })
             .collect();
         let lines: Vec<&str> = lines.iter().map(|l| l.as_ref()).collect();
@@ -432,17 +403,32 @@ impl Readings {
         jumps(&lines, &checked, unit)
     }
 
+    /// The model's unit as its own text shows it, if it does.
+    pub(super) fn shown(&self) -> Option<Unit> {
+        self.shown
+    }
+
+    /// Whether some reading writes a line so indented in whole units (or,
+    /// where old's indentation is the file's, as sent).
+    pub(super) fn writes_whole(&self, indent: &str) -> bool {
+        (self.literal && self.as_sent(indent))
+            || self
+                .readings
+                .iter()
+                .any(|r| self.render(r, indent).is_some())
+    }
+
     /// Whether a line may stand as sent where old's indentation is the
     /// file's: always, unless the file keeps strictly to its unit and the
     /// line does not, or the model's text shows another unit (its 4-space
     /// step in a 2-space file is one level, not two), or the file's unit is
     /// uncertain.
     fn as_sent(&self, indent: &str) -> bool {
-        self.place.sure() && self.fits_as_sent(indent, self.shown)
-    }
-
-    fn fits_as_sent(&self, indent: &str, shown: Option<Unit>) -> bool {
+        let shown = self.shown;
         let place = &self.place;
+        if !place.sure() {
+            return false;
+        }
         let Some(unit) = place.unit else {
             return true;
         };
@@ -469,6 +455,9 @@ pub(super) fn settle(
     new_lines: &[&str],
     readings: &Readings,
 ) -> Result<Vec<(usize, String)>, Doubt> {
+    if open.is_empty() {
+        return Ok(Vec::new());
+    }
     let indents: Vec<&str> = open.iter().map(|&k| indent_of(new_lines[k])).collect();
     if readings.literal && indents.iter().all(|i| readings.as_sent(i)) {
         return Ok(open
@@ -484,7 +473,7 @@ pub(super) fn settle(
         let lines: Option<Vec<String>> = open
             .iter()
             .zip(&indents)
-            .map(|(&k, i)| readings.render(reading, k, i))
+            .map(|(_, i)| readings.render(reading, i))
             .collect();
         let Some(lines) = lines else {
             continue;
@@ -509,7 +498,7 @@ pub(super) fn settle(
                     readings
                         .readings
                         .iter()
-                        .all(|r| readings.render(r, open[j], indents[j]).is_none())
+                        .all(|r| readings.render(r, indents[j]).is_none())
                 })
                 .unwrap_or(0);
             let (line, text) = doubt_line(j);

@@ -1,5 +1,5 @@
-//! New written where old matched, through the readings of `indent.rs`,
-//! and what a refusal says.
+//! New written where a tolerant level matched old, through the readings
+//! of `indent.rs` (an exact match writes new as sent and never comes here).
 //!
 //! - a line old and new agree on keeps the file's bytes;
 //! - a line indented as one of old's lines is indented as the file's line
@@ -12,115 +12,83 @@
 //! - otherwise the readings place the line. Those that would open a block
 //!   two levels deep at once (not a continuation) give way to those that
 //!   do not; the readings left must all write the same bytes, or the edit
-//!   is refused: never a guess.
+//!   is refused: never a guess;
+//! - a line that aligns with the line before it (a continuation under its
+//!   open parenthesis, a comment's ` * ` line, a line inside a string, a
+//!   column no reading writes in whole units) moves by the difference that
+//!   line moved by, its alignment spaces kept as sent.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::fmt;
 
 use similar::{Algorithm, DiffOp, capture_diff_slices};
 
+use super::doubt::Doubt;
 use super::indent::{Readings, settle};
 use super::units::{Indentation, LineKind, Unit, continuations, indent_of};
 use super::{Match, Probe};
 use crate::edit::text::{LineIndex, split_lines};
 
-/// Why new cannot be written at the place old matched.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum Doubt {
-    /// The readings that fit write a line of new at different depths.
-    Depths {
-        line: usize,
-        text: String,
-        indent: String,
-        options: Vec<String>,
-    },
-    /// A line of new that no old line pins is inside a string or block
-    /// comment over several lines: its indentation is text, which no
-    /// reading of the code's depth can map.
-    InText { line: usize, text: String },
-    /// No reading writes a line of new in whole units of the file's.
-    NoWholeUnits {
-        line: usize,
-        text: String,
-        indent: String,
-        file: Option<Unit>,
-    },
+/// What each line is (`LineKind`), by its index among all lines; None
+/// for a blank line.
+fn kinds_by_line(lines: &[&str]) -> Vec<Option<LineKind>> {
+    let mut kinds = continuations(lines.iter().copied()).into_iter();
+    lines
+        .iter()
+        .map(|l| (!l.trim().is_empty()).then(|| kinds.next()).flatten())
+        .collect()
 }
 
-/// An indentation as a message says it: "4 spaces", "2 tabs", "no
-/// indentation".
-pub(crate) fn describe(indent: &str) -> String {
-    let tabs = indent.matches('\t').count();
-    let spaces = indent.len() - tabs;
-    let plural = |n: usize, one: &str| match n {
-        1 => format!("1 {one}"),
-        n => format!("{n} {one}s"),
-    };
-    match (tabs, spaces) {
-        (0, 0) => "no indentation".to_string(),
-        (0, s) => plural(s, "space"),
-        (t, 0) => plural(t, "tab"),
-        (t, s) => format!("{} and {}", plural(t, "tab"), plural(s, "space")),
+/// A line whose indentation aligns it with the line before rather than
+/// placing it at a depth: a line inside a string or block comment, a
+/// comment's ` * ` line, one no reading writes in whole units (a table
+/// column), or a continuation aligned under an open bracket of the line
+/// before or stepping from it by other than whole units of the model's
+/// (a hanging indent of one level is a depth, and the readings place it).
+fn aligns(kind: Option<LineKind>, line: &str, before: &str, readings: &Readings) -> bool {
+    let indent = indent_of(line);
+    if kind == Some(LineKind::Text)
+        || line.trim_start().starts_with('*')
+        || !readings.writes_whole(indent)
+    {
+        return true;
     }
-}
-
-/// "is indented 4 spaces", "is not indented".
-fn indented(indent: &str) -> String {
-    match indent {
-        "" => "is not indented".to_string(),
-        _ => format!("is indented {}", describe(indent)),
+    if kind != Some(LineKind::Continuation) {
+        return false;
     }
+    let under_bracket = indent
+        .len()
+        .checked_sub(1)
+        .and_then(|at| before.as_bytes().get(at))
+        .is_some_and(|b| b"([{".contains(b));
+    let hanging = indent_of(before).len() < indent.len()
+        && indent.strip_prefix(indent_of(before)).is_some_and(|step| {
+            let unit = readings.shown().unwrap_or(Unit::Spaces(2));
+            matches!(unit.measure(step), Some((levels, 0)) if levels > 0)
+        });
+    under_bracket || !hanging
 }
 
-impl fmt::Display for Doubt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Doubt::Depths {
-                line,
-                text,
-                indent,
-                options,
-            } => {
-                let options: Vec<String> = options.iter().map(|o| describe(o)).collect();
-                write!(
-                    f,
-                    "new's line {line} (`{text}`) {}, and old's lines do not show which depth \
-                     of the file that is: it could be {}; resend new with each line indented \
-                     exactly as the file indents it (or old with more lines around it at \
-                     different depths)",
-                    indented(indent),
-                    options.join(" or ")
-                )
-            }
-            Doubt::InText { line, text } => write!(
-                f,
-                "new's line {line} (`{text}`) is inside a string or comment that runs over \
-                 several lines, where indentation is text, not depth, and old's indentation \
-                 is not the file's: where it goes cannot be read from old; resend old and new \
-                 with each line indented exactly as the file has it"
-            ),
-            Doubt::NoWholeUnits {
-                line,
-                text,
-                indent,
-                file,
-            } => {
-                let unit = file.map_or_else(
-                    || "indentation".to_string(),
-                    |u| format!("indent unit ({})", u.describe()),
-                );
-                write!(
-                    f,
-                    "new's line {line} (`{text}`) {}; mapped the way old's lines map onto the \
-                     file where old matched, that is no whole number of the file's {unit} at \
-                     or right of column 0; resend new with each line indented exactly as the \
-                     file indents it",
-                    indented(indent)
-                )
-            }
+/// A line's indentation moved by the difference the line before it was
+/// moved by: `sent_before` became `file_before`. None when the two cannot
+/// be compared (tabs and spaces mixed differently).
+fn moved_like(indent: &str, sent_before: &str, file_before: &str) -> Option<String> {
+    if let Some(rest) = indent.strip_prefix(sent_before) {
+        return Some(format!("{file_before}{rest}"));
+    }
+    let spaces = |s: &str| s.bytes().all(|b| b == b' ');
+    if let Some(rest) = sent_before.strip_prefix(indent) {
+        // Shallower than the line before: take the difference off the end
+        // of the file's indentation, when it ends so.
+        if let Some(kept) = file_before.strip_suffix(rest) {
+            return Some(kept.to_string());
+        }
+        if spaces(rest) && spaces(file_before) && spaces(sent_before) {
+            let width = file_before.len().checked_sub(rest.len())?;
+            return Some(" ".repeat(width));
         }
     }
+    None
 }
 
 /// new's lines as they are written at a place: `file_lines` are the
@@ -135,9 +103,9 @@ pub(crate) fn rewrite<'a>(
     // for lines inside a string or block comment (whose indentation is
     // text): a line of new takes the file's indentation only from an old
     // line of its own kind.
-    let old_kinds = continuations(old_lines.iter().copied());
-    let new_kinds = continuations(new_lines.iter().copied());
-    let is_text = |kinds: &[LineKind], i: usize| kinds.get(i) == Some(&LineKind::Text);
+    let old_kinds = kinds_by_line(old_lines);
+    let new_kinds = kinds_by_line(new_lines);
+    let is_text = |kinds: &[Option<LineKind>], i: usize| kinds[i] == Some(LineKind::Text);
     let mut by_indent: HashMap<(&str, bool), Vec<usize>> = HashMap::new();
     for (i, l) in old_lines.iter().enumerate() {
         if !l.trim().is_empty() {
@@ -147,15 +115,11 @@ pub(crate) fn rewrite<'a>(
                 .push(i);
         }
     }
-    // Read as trimmed, a later line of new indented like old's first line
-    // stands as sent, not where that line stands: the readings decide it.
-    let trimmed_first = readings
-        .trims_first_line()
-        .then(|| old_lines.first().map(|l| indent_of(l)))
-        .flatten();
     let mut out: Vec<Option<Cow<str>>> = Vec::with_capacity(new_lines.len());
-    // New lines (index in new) that no old line pins to a depth.
+    // New lines (index in new) that no old line pins to a depth: those
+    // placed by the readings, and those aligned with the line before.
     let mut open: Vec<usize> = Vec::new();
+    let mut aligned: Vec<usize> = Vec::new();
     for op in capture_diff_slices(Algorithm::Myers, old_lines, new_lines) {
         match op {
             DiffOp::Equal { old_index, len, .. } => out.extend(
@@ -176,48 +140,79 @@ pub(crate) fn rewrite<'a>(
                 ..
             } => {
                 for k in 0..new_len {
-                    let line = new_lines[new_index + k];
+                    let at = new_index + k;
+                    let line = new_lines[at];
                     let indent = indent_of(line);
                     let written = if line.trim().is_empty() {
                         Some(Cow::Borrowed(if readings.literal() { line } else { "" }))
-                    } else if new_index + k > 0 && trimmed_first == Some(indent) {
-                        None
                     } else {
-                        let text = is_text(&new_kinds, new_index + k);
-                        by_indent.get(&(indent, text)).map(|at| {
-                            let near = nearest(at, old_index + k);
-                            let file_indent = indent_of(file_lines[near]);
-                            Cow::Owned(format!("{file_indent}{}", &line[indent.len()..]))
-                        })
+                        by_indent
+                            .get(&(indent, is_text(&new_kinds, at)))
+                            .map(|pin| {
+                                let near = nearest(pin, old_index + k);
+                                let file_indent = indent_of(file_lines[near]);
+                                Cow::Owned(format!("{file_indent}{}", &line[indent.len()..]))
+                            })
                     };
+                    let before = (0..at).rev().find(|&j| !new_lines[j].trim().is_empty());
                     if written.is_none() {
-                        if is_text(&new_kinds, new_index + k) {
-                            return Err(Doubt::InText {
-                                line: new_index + k + 1,
-                                text: line.trim().to_string(),
-                            });
+                        if let Some(b) = before
+                            && aligns(new_kinds[at], line, new_lines[b], readings)
+                        {
+                            aligned.push(at);
+                        } else {
+                            open.push(at);
                         }
-                        open.push(new_index + k);
                     }
                     out.push(written);
                 }
             }
         }
     }
-    if !open.is_empty() {
-        let indents = settle(&out, &open, new_lines, readings)?;
-        let mut indents = indents.into_iter();
-        for slot in out.iter_mut().filter(|s| s.is_none()) {
-            // One settled indentation per open line, in order.
-            let (k, indent) = indents.next().unwrap_or_default();
-            let line = new_lines[k];
-            *slot = Some(Cow::Owned(format!(
-                "{indent}{}",
-                &line[indent_of(line).len()..]
-            )));
+    // Statements first, through the readings; then the aligned lines, in
+    // order, each moved as the line before it was.
+    let mut settled = settle(&out, &open, new_lines, readings)?.into_iter();
+    for &k in &open {
+        let (_, indent) = settled.next().unwrap_or_default();
+        out[k] = Some(with_indent(&indent, new_lines[k]));
+    }
+    for &k in &aligned {
+        let line = new_lines[k];
+        let before = (0..k).rev().find(|&j| !new_lines[j].trim().is_empty());
+        let moved = before.and_then(|j| {
+            // Where old's indentation is the file's, nothing moved.
+            if readings.literal() {
+                return Some(indent_of(line).to_string());
+            }
+            // A line inside a string moves only with a line of the string,
+            // and code only with code (a string's indentation is text).
+            if is_text(&new_kinds, k) != is_text(&new_kinds, j) {
+                return None;
+            }
+            let written = out[j].as_deref()?;
+            moved_like(indent_of(line), indent_of(new_lines[j]), indent_of(written))
+        });
+        match moved {
+            Some(indent) => out[k] = Some(with_indent(&indent, line)),
+            None if is_text(&new_kinds, k) => {
+                return Err(Doubt::InText {
+                    line: k + 1,
+                    text: line.trim().to_string(),
+                });
+            }
+            None => {
+                let mut one = settle(&out, &[k], new_lines, readings)?;
+                let (_, indent) = one.pop().unwrap_or_default();
+                out[k] = Some(with_indent(&indent, line));
+            }
         }
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// `line` with its indentation replaced by `indent`.
+fn with_indent<'a>(indent: &str, line: &str) -> Cow<'a, str> {
+    Cow::Owned(format!("{indent}{}", &line[indent_of(line).len()..]))
 }
 
 /// The text that takes the place of a tolerant match: new, with the file's
@@ -346,13 +341,5 @@ mod tests {
         assert_eq!(lax.unwrap(), ["a:", "\tb"]);
         let strict = write(&old, &old, &new, file(Unit::Spaces(4), true));
         assert_eq!(strict.unwrap(), ["a:", "    b"]);
-    }
-
-    #[test]
-    fn describe_says_what_the_indentation_is() {
-        assert_eq!(describe(""), "no indentation");
-        assert_eq!(describe("\t\t"), "2 tabs");
-        assert_eq!(describe("\t  "), "1 tab and 2 spaces");
-        assert_eq!(describe(" "), "1 space");
     }
 }
