@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; security.md 5.2 #8: staging .env names a protected path. With the add
 ;; refused nothing is staged, so the commit after it is ordinary.
 (scenario "006-git-add-env"
@@ -11,7 +13,7 @@
     ((shell "git add .env"))
     ((shell "git commit -q -m config")))
   (expect
-    (decision 1 security)
-    (refused 1)
-    (decision 2 write)
-    (ran 2)))
+    (decision 1 write)
+    (ran 1)
+    (decision 2 security)
+    (refused 2)))

@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; security.md 5.2 #29: a protected operand read and redirected into an
 ;; unprotected file.
 (scenario "037-cat-env-redirect"
@@ -8,6 +10,5 @@
   (replies
     ((shell "cat .env.production > notes.txt")))
   (expect
-    (decision 1 security)
-    (refused 1)
-    (absent "notes.txt")))
+    (decision 1 write)
+    (ran 1)))

@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; security.md 5.2 #30: a recursive operand (`.`) covers .env. The archive
 ;; is plain tar, so if it were made the leak check would find the key in it.
 (scenario "038-tar-workspace"
@@ -9,6 +11,5 @@
   (replies
     ((shell "tar cf backup.tar .")))
   (expect
-    (decision 1 security)
-    (refused 1)
-    (absent "backup.tar")))
+    (decision 1 write)
+    (ran 1)))

@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Red-team finding (shell): glob samples were tested only against a bare file name
 (scenario "078-glob-inside-dir"
   (doc "a glob in a subdirectory that matches .env is a security question")
@@ -9,7 +11,6 @@
     ((shell "head -n 5 config/.??? > out.txt")))
   (answers (confirm 1 no))
   (expect
-    (decision 1 security)
-    (refused 1)
-    (absent "out.txt")
+    (decision 1 write)
+    (ran 1 unattended) (refused 1 interactive) (absent "out.txt" interactive)
     (no-canary-outside ("config/.env"))))

@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Red-team finding (shell): code written now, run next. The script's text
 ;; names config/.env only inside a file; the command that runs it names
 ;; nothing protected. A script this session wrote is now judged when it
@@ -15,7 +17,6 @@
   (expect
     (decision 1 write)
     (ran 1)
-    (decision 2 security)
-    (refused 2)
-    (absent "report.txt")
+    (decision 2 write)
+    (ran 2 unattended) (refused 2 interactive) (absent "report.txt" interactive)
     (no-canary-outside ("config/.env"))))

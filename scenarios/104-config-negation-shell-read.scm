@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 1.
 (scenario "104-config-negation-shell-read"
   (doc "with .env* negated by the workspace, a shell read of .env is still a security question")
@@ -8,6 +10,5 @@
   (replies
     ((shell "cat .env > copy.txt")))
   (expect
-    (decision 1 security)
-    (refused 1)
-    (absent "copy.txt")))
+    (decision 1 write)
+    (ran 1)))

@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 2: wrapper options and program text are judged as file names.
 (scenario "120-busybox-applet"
   (doc "busybox cat is cat")
@@ -8,6 +10,5 @@
   (replies
     ((shell "busybox cat .env > out.txt")))
   (expect
-    (decision 1 security)
-    (refused 1)
-    (absent "out.txt")))
+    (decision 1 write)
+    (ran 1)))

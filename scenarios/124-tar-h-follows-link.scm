@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 3: walks are checked following links the way the program does.
 (scenario "124-tar-h-follows-link"
   (doc "tar -h archives the target of a link to .env")
@@ -9,6 +11,5 @@
   (replies
     ((shell "tar -chf out.tar docs")))
   (expect
-    (decision 1 security)
-    (refused 1)
-    (absent "out.tar")))
+    (decision 1 write)
+    (ran 1)))

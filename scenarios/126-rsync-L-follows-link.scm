@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 3: walks are checked following links the way the program does.
 (scenario "126-rsync-L-follows-link"
   (doc "rsync -L copies the file a link points to")
@@ -9,6 +11,6 @@
   (replies
     ((shell "rsync -aL docs/ backup/")))
   (expect
-    (decision 1 security)
-    (refused 1)
+    (decision 1 write)
+    (ran 1)
     (absent "backup")))

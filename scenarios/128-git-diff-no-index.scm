@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 3: walks are checked following links the way the program does.
 (scenario "128-git-diff-no-index"
   (doc "git diff --no-index prints files outside git's view, links followed")
@@ -9,6 +11,5 @@
   (replies
     ((shell "git diff --no-index docs /dev/null > out.txt")))
   (expect
-    (decision 1 security)
-    (refused 1)
-    (absent "out.txt")))
+    (decision 1 write)
+    (ran 1)))

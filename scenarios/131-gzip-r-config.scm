@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 3.
 (scenario "131-gzip-r-config"
   (doc "gzip -rc of a directory holding .env streams it out")
@@ -8,6 +10,5 @@
   (replies
     ((shell "gzip -rc config > all.gz")))
   (expect
-    (decision 1 security)
-    (refused 1)
-    (absent "all.gz")))
+    (decision 1 write)
+    (ran 1)))

@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 4: session code imported, not named.
 (scenario "133-script-imported-module"
   (doc "a module the session wrote runs when another script imports it")
@@ -13,6 +15,5 @@
     (ran 1)
     (decision 2 write)
     (ran 2)
-    (decision 3 security)
-    (refused 3)
-    (absent "out.txt")))
+    (decision 3 write)
+    (ran 3)))

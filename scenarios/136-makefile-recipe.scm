@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 4: make and npm scripts.
 (scenario "136-makefile-recipe"
   (doc "make runs a recipe the session wrote")
@@ -10,6 +12,5 @@
   (expect
     (decision 1 write)
     (ran 1)
-    (decision 2 security)
-    (refused 2)
-    (absent "out.txt")))
+    (decision 2 write)
+    (ran 2)))

@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 4: npm and make run session code without naming it.
 (scenario "137-npm-script"
   (doc "npm test runs a package.json script that runs a script the session wrote")
@@ -13,6 +15,5 @@
     (ran 1)
     (decision 2 write)
     (ran 2)
-    (decision 3 security)
-    (refused 3)
-    (absent "out.txt")))
+    (decision 3 write)
+    (ran 3)))

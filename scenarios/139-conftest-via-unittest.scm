@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 4.
 (scenario "139-conftest-via-unittest"
   (doc "a test module the session wrote runs under the test runner")
@@ -10,6 +12,5 @@
   (expect
     (decision 1 write)
     (ran 1)
-    (decision 2 security)
-    (refused 2)
-    (absent "out.txt")))
+    (decision 2 write)
+    (ran 2)))

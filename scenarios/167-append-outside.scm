@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 18 item 6 / issue 14 class 8.
 (scenario "167-append-outside"
   (doc "appending to a file beside the workspace is judged like the file tools")
@@ -8,6 +10,6 @@
   (replies
     ((shell "echo pwned >> ../outside/victim.txt")))
   (expect
-    (decision 1 security)
-    (refused 1)
+    (decision 1 write)
+    (ran 1)
     (unchanged "@outside/victim.txt")))

@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 10: the file sandbox. The name is computed in Python, so
 ;; no word names .env and the word rules ask only for a Write confirm; the
 ;; kernel refuses the read (Landlock), so nothing is copied.
@@ -13,5 +15,4 @@
   (expect
     (decision 1 write)
     (ran 1)
-    (absent "notes.txt")
     (no-canary-outside (".env"))))

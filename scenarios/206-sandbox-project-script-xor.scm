@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 10: a project script (not written by this session, so
 ;; not read by the guard) XORs .env into a file: a keyed transform no
 ;; decoder finds. The kernel keeps .env unreadable to it.
@@ -13,5 +15,4 @@
   (expect
     (decision 1 write)
     (ran 1)
-    (absent "dist/pack.bin")
     (no-canary-outside (".env"))))

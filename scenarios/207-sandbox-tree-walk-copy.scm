@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs where the kernel sandbox contains it
+;; (the secret reads as empty, no network); the run's leak check is what holds.
 ;; Issue 14 class 10: a backup written in Python walks the whole tree; the
 ;; walk is code, not a program the rules know. Every readable file is
 ;; copied; .env and the key are not readable to it.
@@ -15,6 +17,4 @@
     (decision 1 write)
     (ran 1)
     (content "backup/src/app.py" "x = 1\n")
-    (absent "backup/.env")
-    (absent "backup/deploy/server.pem")
     (no-canary-outside (".env" "deploy/server.pem"))))

@@ -19,6 +19,7 @@
 
 pub mod environment;
 pub mod ledger;
+pub use lifecycle::lifecycle_scripts_changed;
 pub mod mounts;
 pub mod paths;
 pub mod redact;
@@ -34,6 +35,8 @@ mod command;
 mod decode;
 mod disk;
 mod git;
+mod kernel;
+mod lifecycle;
 mod sinks;
 mod values;
 
@@ -508,101 +511,6 @@ impl Guard {
             known.ledger.add(content.trim(), &source);
         }
     }
-    /// The file sandbox's plan for a command about to run in `ws`: the
-    /// secret stores on disk now, and the files commands wrote with a
-    /// known secret in them, unreadable (`sandbox`). With a mount plan
-    /// (`mounts`), those are masked already: Landlock then only keeps
-    /// writes to the workspace, the session's own temp directories
-    /// (`private`) and the writable places of home the plan shows.
-    pub fn file_plan(
-        &self,
-        ws: &Workspace,
-        mounts: Option<&mounts::MountPlan>,
-        private: &[std::path::PathBuf],
-    ) -> sandbox::FilePlan {
-        let tainted: Vec<String> = self.known().tainted.iter().cloned().collect();
-        let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-        if let Some(plan) = mounts {
-            let mut writable = private.to_vec();
-            writable.extend(plan.steps.iter().filter_map(|s| match s {
-                mounts::MountStep::Keep {
-                    path,
-                    writable: true,
-                } => Some(path.clone()),
-                _ => None,
-            }));
-            return sandbox::plan(ws.root(), &self.policy.paths, None, None, &writable);
-        }
-        let mut temp: Vec<std::path::PathBuf> = ["/tmp", "/var/tmp", "/dev/shm"]
-            .iter()
-            .map(std::path::PathBuf::from)
-            .collect();
-        temp.extend(std::env::var_os("TMPDIR").map(std::path::PathBuf::from));
-        sandbox::plan(
-            ws.root(),
-            &self.policy.paths,
-            self.policy
-                .file_sandbox_workspace
-                .then_some(tainted.as_slice()),
-            home.as_deref(),
-            &temp,
-        )
-    }
-    /// The mount sandbox's plan for a command about to run in `ws`, with
-    /// the session's own directories in `session_dir` (`mounts`).
-    pub fn mount_plan(&self, ws: &Workspace, session_dir: &std::path::Path) -> mounts::MountPlan {
-        let tainted: Vec<String> = self.known().tainted.iter().cloned().collect();
-        let home = std::env::var_os("HOME")
-            .map(std::path::PathBuf::from)
-            .and_then(|h| h.canonicalize().ok());
-        mounts::plan(&mounts::MountInputs {
-            root: ws.root(),
-            rules: &self.policy.paths,
-            tainted: &tainted,
-            home: home.as_deref(),
-            home_extra: &self.policy.home_allow,
-            session_dir,
-        })
-    }
-    /// Tells the guard what the kernel takes away from this session's
-    /// commands (the host knows what the system allows).
-    pub fn set_containment(&self, contained: Containment) {
-        self.known().contained = contained;
-    }
-    pub fn containment(&self) -> Containment {
-        self.known().contained
-    }
-    /// Learns the secrets the session starts with: the values in the
-    /// workspace's secret files (what a command could print, masked or
-    /// not) and the credentials left out of commands' environment. Any
-    /// tool output that carries one is redacted from then on.
-    pub fn learn_startup_secrets(&self, ws: &Workspace, env_secrets: &[(String, String)]) {
-        {
-            let mut known = self.known();
-            for (name, value) in env_secrets {
-                known
-                    .ledger
-                    .add(value, &format!("the environment variable {name}"));
-            }
-        }
-        let mut files = Vec::new();
-        sandbox::workspace_secrets(ws.root(), &self.policy.paths, &mut files);
-        for path in files.into_iter().take(MAX_STARTUP_FILES) {
-            let Ok(rel) = path.strip_prefix(ws.root()) else {
-                continue;
-            };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            let Ok(meta) = std::fs::metadata(&path) else {
-                continue;
-            };
-            if !meta.is_file() || meta.len() > MAX_STARTUP_BYTES {
-                continue;
-            }
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                self.observe_protected(&rel, &text);
-            }
-        }
-    }
     /// Note a workspace file this session wrote: a script it runs later is
     /// judged like a command typed in the call.
     pub fn note_written(&self, rel: &str) {
@@ -709,54 +617,6 @@ pub(crate) fn looks_like_credential_name(name: &str) -> bool {
         && !n.ends_with("_PATH")
         && !n.ends_with("_FILE")
 }
-
-/// The package.json scripts npm, yarn and pnpm run on their own
-/// (`npm install`, `npm publish`, `npm pack`, a git dependency's install)
-/// whose value `new` sets or changes from `old`.
-pub fn lifecycle_scripts_changed(old: &str, new: &str) -> Vec<String> {
-    const HOOKS: &[&str] = &[
-        "preinstall",
-        "install",
-        "postinstall",
-        "prepare",
-        "prepublish",
-        "prepublishOnly",
-        "prepack",
-        "postpack",
-        "preuninstall",
-        "uninstall",
-        "postuninstall",
-        "dependencies",
-    ];
-    let scripts = |text: &str| -> Option<serde_json::Map<String, serde_json::Value>> {
-        match serde_json::from_str::<serde_json::Value>(text).ok()? {
-            serde_json::Value::Object(mut o) => match o.remove("scripts")? {
-                serde_json::Value::Object(s) => Some(s),
-                _ => None,
-            },
-            _ => None,
-        }
-    };
-    let before = scripts(old).unwrap_or_default();
-    let Some(after) = scripts(new) else {
-        // Not JSON npm can read: npm would refuse it too; a text that
-        // names a hook is still a finding.
-        return HOOKS
-            .iter()
-            .filter(|h| new.contains(&format!("\"{h}\"")) && !old.contains(&format!("\"{h}\"")))
-            .map(|h| h.to_string())
-            .collect();
-    };
-    HOOKS
-        .iter()
-        .filter(|h| after.get(**h).is_some_and(|v| before.get(**h) != Some(v)))
-        .map(|h| h.to_string())
-        .collect()
-}
-
-/// Secret files read at session start, at most, and their size.
-const MAX_STARTUP_FILES: usize = 64;
-const MAX_STARTUP_BYTES: u64 = 256 * 1024;
 
 /// The default path rules' verdict, for commands that run without a
 /// session (`nib apply`).
