@@ -9,9 +9,9 @@
 //! All variants go into one Aho-Corasick automaton, so a check is a single
 //! linear pass over the value.
 //!
-//! This file holds the ledger and its checks; `matcher` builds the
-//! automata (which forms of a secret are looked for, and which part of it
-//! is its own), `forms` the encoders and the spelled-out readings of a
+//! This file holds the ledger and its checks, and which part of a secret
+//! is its own; `matcher` builds the automata (which forms of a secret are
+//! looked for), `forms` the encoders and the spelled-out readings of a
 //! value (spaces, joined literals, character codes, zero-width stripped).
 
 mod forms;
@@ -26,7 +26,6 @@ use aho_corasick::AhoCorasick;
 pub(crate) use forms::base64_encode;
 pub use forms::strip_zero_width;
 use forms::{from_char_codes, has_zero_width, is_joiner, without};
-use matcher::private_range;
 
 /// Values shorter than this are too weak to match without false alarms.
 pub const MIN_SECRET_LEN: usize = 8;
@@ -158,7 +157,7 @@ impl SecretLedger {
         for (form, label) in [
             (without(value, char::is_whitespace), "spaced"),
             (without(value, is_joiner), "joined"),
-            (from_char_codes(value), "char-codes"),
+            (from_char_codes(value, MIN_SECRET_LEN), "char-codes"),
         ] {
             let Some(form) = form else { continue };
             let mut hidden = Vec::new();
@@ -334,6 +333,50 @@ impl SecretLedger {
                 source: self.entries[secret].source.clone(),
             })
             .collect()
+    }
+}
+
+/// The bytes of `secret` that are its own: without the public prefix its
+/// kind shares (`ghp_`, `sk-ant-api03-`, a PEM header and footer, a JWT
+/// header). The whole secret when no such prefix is recognised.
+fn private_range(secret: &str) -> Range<usize> {
+    let len = secret.len();
+    let mut range = 0..len;
+    if let Some(rest) = secret.strip_prefix("-----BEGIN") {
+        let start = rest.find("-----").map_or(0, |i| "-----BEGIN".len() + i + 5);
+        let end = secret.rfind("-----END").unwrap_or(len);
+        range = start..end;
+    } else if secret.starts_with("eyJ") && secret.contains('.') {
+        // Header and claims are readable JSON that tokens of one issuer
+        // share field by field; the signature is what is secret.
+        let dot = secret.rfind('.').unwrap_or(0);
+        range = (dot + 1).min(len)..len;
+    } else if secret.starts_with("pypi-") {
+        range = 30.min(len)..len;
+    } else {
+        // Groups of up to 12 letters and digits, each followed by _ or -.
+        let bytes = secret.as_bytes();
+        let mut start = 0;
+        loop {
+            let group = bytes[start..]
+                .iter()
+                .take_while(|b| b.is_ascii_alphanumeric())
+                .count();
+            let next = start + group + 1;
+            if group == 0 || group > 12 || next > 24 {
+                break;
+            }
+            match bytes.get(start + group) {
+                Some(b'_' | b'-') => start = next,
+                _ => break,
+            }
+        }
+        range = start..len;
+    }
+    if range.len() < MIN_SECRET_LEN {
+        0..len
+    } else {
+        range
     }
 }
 

@@ -3,8 +3,6 @@
 //! a value spelled out (characters spaced, string literals joined,
 //! character codes, zero-width characters stripped).
 
-use super::MIN_SECRET_LEN;
-
 /// The part of base64(`offset` unknown bytes + `secret` + unknown bytes)
 /// that depends only on the secret: what any encoding of data containing
 /// the secret at that alignment must contain.
@@ -115,13 +113,13 @@ pub(super) fn without(value: &str, sep: fn(char) -> bool) -> Option<String> {
     Some(value.chars().filter(|&c| !sep(c)).collect())
 }
 
-/// Runs of at least [`MIN_SECRET_LEN`] printable character codes
-/// (`113, 56, 90` or `0x71,0x38`), decoded; None when there are none.
-pub(super) fn from_char_codes(value: &str) -> Option<String> {
+/// Runs of at least `min` printable character codes (`113, 56, 90` or
+/// `0x71,0x38`), decoded; None when there are none.
+pub(super) fn from_char_codes(value: &str, min: usize) -> Option<String> {
     let mut out = String::new();
     let mut run = String::new();
     let flush = |run: &mut String, out: &mut String| {
-        if run.chars().count() >= MIN_SECRET_LEN {
+        if run.chars().count() >= min {
             out.push_str(run);
             out.push('\n');
         }

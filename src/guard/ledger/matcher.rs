@@ -1,8 +1,7 @@
 //! The automata of a ledger: every form of each secret looked for (raw,
 //! encoded, 12-character pieces), whole secrets only, 8-character
 //! fragments for decoded readings, 4-character chunks for coverage across
-//! calls; and which bytes of a secret are its own (not the prefix its kind
-//! shares).
+//! calls.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -152,48 +151,4 @@ fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)>
         }
     }
     out
-}
-
-/// The bytes of `secret` that are its own: without the public prefix its
-/// kind shares (`ghp_`, `sk-ant-api03-`, a PEM header and footer, a JWT
-/// header). The whole secret when no such prefix is recognised.
-pub(super) fn private_range(secret: &str) -> Range<usize> {
-    let len = secret.len();
-    let mut range = 0..len;
-    if let Some(rest) = secret.strip_prefix("-----BEGIN") {
-        let start = rest.find("-----").map_or(0, |i| "-----BEGIN".len() + i + 5);
-        let end = secret.rfind("-----END").unwrap_or(len);
-        range = start..end;
-    } else if secret.starts_with("eyJ") && secret.contains('.') {
-        // Header and claims are readable JSON that tokens of one issuer
-        // share field by field; the signature is what is secret.
-        let dot = secret.rfind('.').unwrap_or(0);
-        range = (dot + 1).min(len)..len;
-    } else if secret.starts_with("pypi-") {
-        range = 30.min(len)..len;
-    } else {
-        // Groups of up to 12 letters and digits, each followed by _ or -.
-        let bytes = secret.as_bytes();
-        let mut start = 0;
-        loop {
-            let group = bytes[start..]
-                .iter()
-                .take_while(|b| b.is_ascii_alphanumeric())
-                .count();
-            let next = start + group + 1;
-            if group == 0 || group > 12 || next > 24 {
-                break;
-            }
-            match bytes.get(start + group) {
-                Some(b'_' | b'-') => start = next,
-                _ => break,
-            }
-        }
-        range = start..len;
-    }
-    if range.len() < MIN_SECRET_LEN {
-        0..len
-    } else {
-        range
-    }
 }
