@@ -8,12 +8,24 @@
 //!
 //! All variants go into one Aho-Corasick automaton, so a check is a single
 //! linear pass over the value.
+//!
+//! This file holds the ledger and its checks, and which part of a secret
+//! is its own; `matcher` builds the automata (which forms of a secret are
+//! looked for), `forms` the encoders and the spelled-out readings of a
+//! value (spaces, joined literals, character codes, zero-width stripped).
+
+mod forms;
+mod matcher;
 
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
 use aho_corasick::AhoCorasick;
+
+pub(crate) use forms::base64_encode;
+pub use forms::strip_zero_width;
+use forms::{from_char_codes, has_zero_width, is_joiner, without};
 
 /// Values shorter than this are too weak to match without false alarms.
 pub const MIN_SECRET_LEN: usize = 8;
@@ -145,7 +157,7 @@ impl SecretLedger {
         for (form, label) in [
             (without(value, char::is_whitespace), "spaced"),
             (without(value, is_joiner), "joined"),
-            (from_char_codes(value), "char-codes"),
+            (from_char_codes(value, MIN_SECRET_LEN), "char-codes"),
         ] {
             let Some(form) = form else { continue };
             let mut hidden = Vec::new();
@@ -324,148 +336,6 @@ impl SecretLedger {
     }
 }
 
-impl Matcher {
-    fn build(entries: &[Entry]) -> Matcher {
-        let mut patterns: Vec<String> = Vec::new();
-        let mut owner: Vec<(usize, &'static str)> = Vec::new();
-        let mut seen: HashMap<String, ()> = HashMap::new();
-        for (index, entry) in entries.iter().enumerate() {
-            for (variant, encoding) in variants(&entry.value, &entry.private) {
-                if variant.len() >= MIN_SECRET_LEN && seen.insert(variant.clone(), ()).is_none() {
-                    patterns.push(variant);
-                    owner.push((index, encoding));
-                }
-            }
-        }
-        let mut fragment_patterns: Vec<&[u8]> = Vec::new();
-        let mut fragment_owner = Vec::new();
-        let mut fragment_seen = std::collections::HashSet::new();
-        for (index, entry) in entries.iter().enumerate() {
-            let bytes = entry.value.as_bytes();
-            let private = entry.private.clone();
-            let windows = (private.start..=private.end.saturating_sub(FRAGMENT_LEN))
-                .map(|at| &bytes[at..at + FRAGMENT_LEN]);
-            for fragment in std::iter::once(bytes).chain(windows) {
-                // Every OpenAI project key carries base64 of "OpenAI" in
-                // its middle: not this key's own.
-                let shared = fragment.windows(4).any(|w| w == b"blbk");
-                if !shared && fragment_seen.insert(fragment) {
-                    fragment_patterns.push(fragment);
-                    fragment_owner.push(index);
-                }
-            }
-        }
-        let mut chunk_patterns: Vec<&[u8]> = Vec::new();
-        let mut chunk_owner = Vec::new();
-        for (index, entry) in entries.iter().enumerate() {
-            let bytes = entry.value.as_bytes();
-            let private = entry.private.clone();
-            for at in private.start..=private.end.saturating_sub(CHUNK_LEN) {
-                chunk_patterns.push(&bytes[at..at + CHUNK_LEN]);
-                chunk_owner.push((index, at));
-            }
-        }
-        let (whole, whole_owner): (Vec<&String>, Vec<(usize, &'static str)>) = patterns
-            .iter()
-            .zip(&owner)
-            .filter(|(_, (_, e))| *e != "piece")
-            .map(|(p, o)| (p, *o))
-            .unzip();
-        Matcher {
-            // Building from non-empty plain literals cannot fail short of
-            // exhausting memory; a ledger that cannot match matches nothing.
-            whole: AhoCorasick::new(&whole).ok(),
-            whole_owner,
-            variants: AhoCorasick::new(&patterns).ok(),
-            variant_owner: owner,
-            fragments: AhoCorasick::new(&fragment_patterns).ok(),
-            fragment_owner,
-            chunks: AhoCorasick::new(&chunk_patterns).ok(),
-            chunk_owner,
-        }
-    }
-
-    fn whole_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
-        let Some(ac) = &self.whole else {
-            return;
-        };
-        for m in ac.find_overlapping_iter(value) {
-            let hit = self.whole_owner[m.pattern().as_usize()];
-            if !found.contains(&hit) {
-                found.push(hit);
-            }
-        }
-    }
-
-    fn variants_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
-        let Some(ac) = &self.variants else {
-            return;
-        };
-        for m in ac.find_overlapping_iter(value) {
-            let hit = self.variant_owner[m.pattern().as_usize()];
-            if !found.contains(&hit) {
-                found.push(hit);
-            }
-        }
-    }
-}
-
-/// Every form of `secret` to look for, with its encoding label. Encoded
-/// forms that depend on neighbouring bytes are cut to their stable part.
-fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)> {
-    let bytes = secret.as_bytes();
-    let mut out = vec![(secret.to_string(), "raw")];
-    for offset in 0..3 {
-        out.push((base64_inner(bytes, offset, false), "base64"));
-        out.push((base64_inner(bytes, offset, true), "base64url"));
-    }
-    let hex = hex_lower(bytes);
-    out.push((hex.to_ascii_uppercase(), "hex"));
-    out.push((hex, "hex"));
-    out.push((percent_reserved(bytes), "percent"));
-    let all: String = bytes.iter().map(|b| format!("%{b:02X}")).collect();
-    out.push((all.to_ascii_lowercase(), "percent"));
-    out.push((all, "percent"));
-    out.push((secret.chars().rev().collect(), "reversed"));
-    let rot13 = rot13(secret);
-    if rot13 != secret {
-        out.push((rot13, "rot13"));
-    }
-    let base32 = base32_stable(bytes);
-    out.push((base32.to_ascii_lowercase(), "base32"));
-    out.push((base32, "base32"));
-    // Fragments reversed or rot13'd, as written in the value itself.
-    if private.len() >= FRAGMENT_LEN {
-        for at in private.start..=private.end - FRAGMENT_LEN {
-            let Some(fragment) = secret.get(at..at + FRAGMENT_LEN) else {
-                continue;
-            };
-            if fragment.contains("blbk") {
-                continue; // the marker every OpenAI project key shares
-            }
-            out.push((fragment.chars().rev().collect(), "piece"));
-            let rotated = self::rot13(fragment);
-            if rotated != fragment {
-                out.push((rotated, "piece"));
-            }
-        }
-    }
-    let chars: Vec<(usize, char)> = secret.char_indices().collect();
-    if chars.len() > PIECE_LEN {
-        for w in 0..=chars.len() - PIECE_LEN {
-            let start = chars[w].0;
-            let end = chars.get(w + PIECE_LEN).map_or(secret.len(), |&(at, _)| at);
-            let own = end
-                .min(private.end)
-                .saturating_sub(start.max(private.start));
-            if own >= PIECE_PRIVATE {
-                out.push((secret[start..end].to_string(), "piece"));
-            }
-        }
-    }
-    out
-}
-
 /// The bytes of `secret` that are its own: without the public prefix its
 /// kind shares (`ghp_`, `sk-ant-api03-`, a PEM header and footer, a JWT
 /// header). The whole secret when no such prefix is recognised.
@@ -510,176 +380,9 @@ fn private_range(secret: &str) -> Range<usize> {
     }
 }
 
-/// The part of base64(`offset` unknown bytes + `secret` + unknown bytes)
-/// that depends only on the secret: what any encoding of data containing
-/// the secret at that alignment must contain.
-fn base64_inner(secret: &[u8], offset: usize, url: bool) -> String {
-    let mut data = vec![0u8; offset];
-    data.extend_from_slice(secret);
-    let encoded = base64_encode(&data, url);
-    // Leading characters that mix in the unknown prefix bytes.
-    let skip = [0, 2, 3][offset];
-    // The last character of a partial group mixes in the following bytes.
-    let trim = usize::from(!data.len().is_multiple_of(3));
-    let end = encoded.len().saturating_sub(trim);
-    encoded.get(skip..end).unwrap_or_default().to_string()
-}
-
-/// Base64 without padding, standard or URL-safe alphabet.
-pub(crate) fn base64_encode(bytes: &[u8], url: bool) -> String {
-    let alphabet: &[u8; 64] = if url {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
-    } else {
-        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-    };
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for group in bytes.chunks(3) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
-        for i in 0..=group.len() {
-            out.push(alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char);
-        }
-    }
-    out
-}
-
-fn hex_lower(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// Percent-encoding of everything but RFC 3986 unreserved characters.
-fn percent_reserved(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 3);
-    for &b in bytes {
-        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
-
-/// Characters that render as nothing and can hide a secret from a plain
-/// substring match.
-fn is_zero_width(c: char) -> bool {
-    matches!(
-        c,
-        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}'
-    ) || ('\u{E0000}'..='\u{E007F}').contains(&c)
-}
-
-fn has_zero_width(value: &str) -> bool {
-    value.chars().any(is_zero_width)
-}
-
-/// `value` without zero-width characters.
-/// ROT13 of the ASCII letters.
-fn rot13(value: &str) -> String {
-    value
-        .chars()
-        .map(|c| match c {
-            'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
-            'A'..='Z' => (((c as u8 - b'A') + 13) % 26 + b'A') as char,
-            _ => c,
-        })
-        .collect()
-}
-
-/// RFC 4648 base32 of the whole 5-byte groups of `bytes` (the part that
-/// does not depend on what follows).
-fn base32_stable(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    let mut out = String::new();
-    for group in bytes.chunks_exact(5) {
-        let n = group.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b));
-        for i in (0..8).rev() {
-            out.push(ALPHABET[((n >> (i * 5)) & 31) as usize] as char);
-        }
-    }
-    out
-}
-
-/// What joins string literals in code: `"q8Zt" + "2Lw"`, `'a' 'b'`.
-fn is_joiner(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '+' | ',')
-}
-
-/// `value` without the characters `sep` picks: what `q 8 Z t` or
-/// `"q8Zt" + "2Lw"` spells. None when nothing was removed.
-fn without(value: &str, sep: fn(char) -> bool) -> Option<String> {
-    if !value.contains(sep) {
-        return None;
-    }
-    if value.is_ascii() {
-        // Byte by byte: several times faster than collecting chars.
-        let kept: Vec<u8> = value.bytes().filter(|&b| !sep(char::from(b))).collect();
-        return String::from_utf8(kept).ok();
-    }
-    Some(value.chars().filter(|&c| !sep(c)).collect())
-}
-
-/// Runs of at least [`MIN_SECRET_LEN`] printable character codes
-/// (`113, 56, 90` or `0x71,0x38`), decoded; None when there are none.
-fn from_char_codes(value: &str) -> Option<String> {
-    let mut out = String::new();
-    let mut run = String::new();
-    let flush = |run: &mut String, out: &mut String| {
-        if run.chars().count() >= MIN_SECRET_LEN {
-            out.push_str(run);
-            out.push('\n');
-        }
-        run.clear();
-    };
-    for token in value.split(|c: char| !c.is_ascii_alphanumeric()) {
-        if token.is_empty() {
-            continue;
-        }
-        // `chr(113)+chr(56)`, `String.fromCharCode(…)`, `\x71`, `\u0071`:
-        // the words around the codes are not text.
-        if matches!(
-            token.to_ascii_lowercase().as_str(),
-            "chr"
-                | "char"
-                | "string"
-                | "fromcharcode"
-                | "bytes"
-                | "bytearray"
-                | "ord"
-                | "pack"
-                | "c"
-        ) {
-            continue;
-        }
-        let code = match token
-            .strip_prefix("0x")
-            .or_else(|| token.strip_prefix("0X"))
-            .or_else(|| token.strip_prefix('x').filter(|h| h.len() == 2))
-            .or_else(|| token.strip_prefix('u').filter(|h| h.len() == 4))
-        {
-            Some(hex) => u32::from_str_radix(hex, 16).ok(),
-            None => token.parse::<u32>().ok(),
-        };
-        match code
-            .and_then(char::from_u32)
-            .filter(|c| (' '..='~').contains(c))
-        {
-            Some(c) => run.push(c),
-            None => flush(&mut run, &mut out),
-        }
-    }
-    flush(&mut run, &mut out);
-    (!out.is_empty()).then_some(out)
-}
-
-pub fn strip_zero_width(value: &str) -> String {
-    value.chars().filter(|&c| !is_zero_width(c)).collect()
-}
-
 #[cfg(test)]
 mod tests {
+    use super::forms::{base32_stable, hex_lower, percent_reserved, rot13};
     use super::*;
 
     const GH: &str = "ghp_R8x2Lq7Vt4Nz9Kc1Hw5Bj3Mf6Pd0Sy2Ga8Ue";

@@ -3,23 +3,20 @@
 //! byte regexes behind a keyword prefilter, so a large payload costs one
 //! Aho-Corasick pass plus the few regexes whose keywords occur.
 //!
-//! Also generates fake credentials of real shape (`fake`) for scenarios and
-//! tests: the scan must find every one of them.
+//! This file holds the compiled rule set and the scan; `rule_file` reads
+//! and compiles the rule file, `fakes` generates fake credentials of real
+//! shape (`fake`) for scenarios and tests: the scan must find every one of
+//! them.
 
-use std::collections::HashSet;
-use std::sync::{Mutex, OnceLock};
+mod fakes;
+mod rule_file;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
-use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
-use serde::Deserialize;
+use std::sync::OnceLock;
 
-use super::ledger::base64_encode;
+use aho_corasick::AhoCorasick;
+use regex::bytes::{Regex, RegexSet};
 
-/// The rules nib ships.
-const BUILTIN: &str = include_str!("secret_rules.toml");
-
-/// Room for the larger rules; compile fails loudly rather than silently.
-const REGEX_SIZE_LIMIT: usize = 32 << 20;
+pub use fakes::{FAKE_KINDS, fake};
 
 /// One credential found in a text.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,18 +72,6 @@ enum CharClass {
 }
 
 impl CharClass {
-    fn parse(name: &str) -> Result<Self, String> {
-        match name {
-            "digit" => Ok(Self::Digit),
-            "letter" => Ok(Self::Letter),
-            "upper" => Ok(Self::Upper),
-            "lower" => Ok(Self::Lower),
-            other => Err(format!(
-                "unknown character class {other:?}: use digit, letter, upper or lower"
-            )),
-        }
-    }
-
     fn found_in(self, s: &[u8]) -> bool {
         s.iter().any(|b| match self {
             Self::Digit => b.is_ascii_digit(),
@@ -95,55 +80,6 @@ impl CharClass {
             Self::Lower => b.is_ascii_lowercase(),
         })
     }
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RuleFile {
-    allow: AllowSpec,
-    inert: InertSpec,
-    rule: Vec<RuleSpec>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct AllowSpec {
-    secrets: Vec<String>,
-    max_run: usize,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct InertSpec {
-    spans: Vec<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RuleSpec {
-    id: String,
-    kind: String,
-    #[allow(dead_code)] // documentation for people reading the rules
-    description: String,
-    #[serde(default)]
-    keywords: Vec<String>,
-    regex: String,
-    #[serde(default)]
-    entropy: f64,
-    #[serde(default)]
-    requires: Vec<String>,
-    #[serde(default)]
-    allow: Vec<String>,
-    #[serde(default)]
-    allow_name: Vec<String>,
-    #[serde(default)]
-    generic: bool,
-    #[serde(default = "yes")]
-    global_allow: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// The built-in rules, compiled on first use.
@@ -165,61 +101,6 @@ pub fn scan(text: &str) -> Vec<SecretHit> {
 }
 
 impl SecretRules {
-    /// Compile the built-in rules afresh (the benchmark times this; callers
-    /// use [`rules`]).
-    pub fn compile() -> Result<SecretRules, String> {
-        Self::from_toml(BUILTIN)
-    }
-
-    /// Compile a rule file in the format of `secret_rules.toml`.
-    pub fn from_toml(text: &str) -> Result<SecretRules, String> {
-        let file: RuleFile =
-            toml::from_str(text).map_err(|e| format!("secret rules: invalid TOML: {e}"))?;
-        let mut rules = Vec::with_capacity(file.rule.len());
-        let mut keywords: Vec<String> = Vec::new();
-        let mut keyword_rules: Vec<Vec<usize>> = Vec::new();
-        let mut unfiltered = Vec::new();
-        for (index, spec) in file.rule.into_iter().enumerate() {
-            let rule = compile_rule(&spec)?;
-            if spec.keywords.is_empty() {
-                unfiltered.push(index);
-            }
-            for keyword in spec.keywords {
-                let keyword = keyword.to_ascii_lowercase();
-                match keywords.iter().position(|k| *k == keyword) {
-                    Some(at) => keyword_rules[at].push(index),
-                    None => {
-                        keywords.push(keyword);
-                        keyword_rules.push(vec![index]);
-                    }
-                }
-            }
-            rules.push(rule);
-        }
-        let prefilter = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .build(&keywords)
-            .map_err(|e| format!("secret rules: keywords: {e}"))?;
-        let placeholders = regex_set(&file.allow.secrets)
-            .map_err(|e| format!("secret rules: [allow] secrets: {e}"))?;
-        let inert = file
-            .inert
-            .spans
-            .iter()
-            .map(|p| byte_regex(p).map_err(|e| format!("secret rules: [inert] spans: {e}")))
-            .collect::<Result<_, _>>()?;
-        Ok(SecretRules {
-            rules,
-            prefilter,
-            keyword_rules,
-            unfiltered,
-            placeholders,
-            max_run: file.allow.max_run,
-            inert,
-        })
-    }
-
     /// How many rules there are.
     pub fn len(&self) -> usize {
         self.rules.len()
@@ -387,77 +268,6 @@ struct Candidate {
     vetoed: bool,
 }
 
-fn compile_rule(spec: &RuleSpec) -> Result<Rule, String> {
-    let context = |e: String| format!("secret rule {}: {e}", spec.id);
-    let regex = byte_regex(&spec.regex).map_err(context)?;
-    let group = regex
-        .capture_names()
-        .position(|name| name == Some("secret"));
-    let name_group = regex.capture_names().position(|name| name == Some("name"));
-    let requires = spec
-        .requires
-        .iter()
-        .map(|c| CharClass::parse(c))
-        .collect::<Result<_, _>>()
-        .map_err(context)?;
-    let optional_set = |patterns: &[String]| -> Result<Option<RegexSet>, String> {
-        if patterns.is_empty() {
-            Ok(None)
-        } else {
-            regex_set(patterns).map(Some).map_err(context)
-        }
-    };
-    let allow = optional_set(&spec.allow)?;
-    let allow_name = optional_set(&spec.allow_name)?;
-    Ok(Rule {
-        id: intern(&spec.id),
-        kind: intern(&spec.kind),
-        regex,
-        group,
-        name_group,
-        allow_name,
-        entropy: spec.entropy,
-        requires,
-        allow,
-        generic: spec.generic,
-        global_allow: spec.global_allow,
-    })
-}
-
-/// An ASCII byte regex: Unicode off compiles ~60x faster and matches how
-/// credential formats are defined.
-fn byte_regex(pattern: &str) -> Result<Regex, String> {
-    RegexBuilder::new(pattern)
-        .unicode(false)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|e| format!("regex {pattern:?}: {e}"))
-}
-
-fn regex_set(patterns: &[String]) -> Result<RegexSet, String> {
-    RegexSetBuilder::new(patterns)
-        .unicode(false)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|e| e.to_string())
-}
-
-/// Rule ids and kinds live as long as the process; interning keeps a fresh
-/// compile (the benchmark's) from leaking a copy each time.
-fn intern(s: &str) -> &'static str {
-    static NAMES: OnceLock<Mutex<HashSet<&'static str>>> = OnceLock::new();
-    let names = NAMES.get_or_init(|| Mutex::new(HashSet::new()));
-    let mut names = names
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if let Some(&known) = names.get(s) {
-        return known;
-    }
-    let leaked: &'static str = Box::leak(s.to_string().into_boxed_str());
-    names.insert(leaked);
-    leaked
-}
-
 /// Shannon entropy in bits per byte.
 pub fn shannon_entropy(s: &[u8]) -> f64 {
     if s.is_empty() {
@@ -517,121 +327,10 @@ impl<'a> LineIndex<'a> {
     }
 }
 
-/// The kinds `fake` can generate.
-pub const FAKE_KINDS: &[&str] = &[
-    "AK", "AS", "GH", "GL", "SL", "SK", "OA", "ANT", "NPM", "JWT", "PK", "GOOG", "PYPI",
-];
-
-/// A random, real-shaped fake credential of `kind` (a tag of [`FAKE_KINDS`]),
-/// the same for the same seed. The scan finds each one, except "AS": an AWS
-/// secret key is 40 plain base64 characters and is only recognisable where
-/// it is assigned, as in `AWS_SECRET_ACCESS_KEY=<fake>`.
-pub fn fake(kind: &str, rng_seed: u64) -> Option<String> {
-    const UPPER32: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
-    const ALNUM: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    const B64: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const B64URL: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    const DIGITS: &[u8] = b"0123456789";
-    let mut rng = XorShift::new(rng_seed);
-    let r = &mut rng;
-    let s = match kind {
-        "AK" => format!("{}{}", ["AKIA", "ASIA"][r.below(2)], r.pick(UPPER32, 16)),
-        "AS" => r.pick(B64, 40),
-        "GH" => {
-            if r.below(4) == 0 {
-                format!("github_pat_{}_{}", r.pick(ALNUM, 22), r.pick(ALNUM, 59))
-            } else {
-                let prefix = ["ghp", "gho", "ghu", "ghs", "ghr"][r.below(5)];
-                format!("{prefix}_{}", r.pick(ALNUM, 36))
-            }
-        }
-        "GL" => format!("glpat-{}", r.pick(B64URL, 20)),
-        "SL" => format!(
-            "{}-{}-{}-{}",
-            ["xoxb", "xoxp"][r.below(2)],
-            r.pick(DIGITS, 11),
-            r.pick(DIGITS, 12),
-            r.pick(ALNUM, 24)
-        ),
-        "SK" => format!("{}_live_{}", ["sk", "rk"][r.below(2)], r.pick(ALNUM, 24)),
-        "OA" => format!(
-            "sk-proj-{}T3BlbkFJ{}",
-            r.pick(B64URL, 74),
-            r.pick(B64URL, 74)
-        ),
-        "ANT" => format!("sk-ant-api03-{}AA", r.pick(B64URL, 93)),
-        "NPM" => format!("npm_{}", r.pick(ALNUM, 36)),
-        "GOOG" => format!("AIza{}", r.pick(B64URL, 35)),
-        "PYPI" => format!("pypi-AgEIcHlwaS5vcmc{}", r.pick(B64URL, 70)),
-        "JWT" => {
-            let header = base64_encode(br#"{"alg":"HS256","typ":"JWT"}"#, true);
-            let claims = format!(
-                r#"{{"sub":"{}","name":"user{}","iat":{}}}"#,
-                r.pick(DIGITS, 10),
-                r.below(10_000),
-                1_600_000_000 + r.below(200_000_000)
-            );
-            let claims = base64_encode(claims.as_bytes(), true);
-            format!("{header}.{claims}.{}", r.pick(B64URL, 43))
-        }
-        "PK" => {
-            let label = [
-                "RSA PRIVATE KEY",
-                "EC PRIVATE KEY",
-                "PRIVATE KEY",
-                "OPENSSH PRIVATE KEY",
-            ][r.below(4)];
-            let mut body = String::from("MII");
-            body.push_str(&r.pick(B64, 61));
-            for _ in 0..11 {
-                body.push('\n');
-                body.push_str(&r.pick(B64, 64));
-            }
-            body.push('\n');
-            body.push_str(&r.pick(B64, 20));
-            body.push_str("==");
-            format!("-----BEGIN {label}-----\n{body}\n-----END {label}-----")
-        }
-        _ => return None,
-    };
-    Some(s)
-}
-
-/// xorshift64*: enough randomness for fake credentials, no dependency.
-struct XorShift(u64);
-
-impl XorShift {
-    fn new(seed: u64) -> Self {
-        // splitmix the seed so nearby seeds give unrelated streams, and
-        // keep the state non-zero.
-        let mut z = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        Self((z ^ (z >> 31)) | 1)
-    }
-
-    fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick(&mut self, alphabet: &[u8], len: usize) -> String {
-        (0..len)
-            .map(|_| alphabet[self.below(alphabet.len())] as char)
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use std::collections::HashSet;
+
     use super::*;
 
     /// A fake placed where it usually appears.

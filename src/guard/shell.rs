@@ -210,6 +210,7 @@ pub fn analyze_with(command: &str, disk: &dyn Disk) -> ShellAnalysis {
         vars: std::collections::HashMap::new(),
         previous: Vec::new(),
         cwd: String::new(),
+        literal_vars: std::collections::HashMap::new(),
         session_code_judged: false,
         out: &mut out,
     };
@@ -235,6 +236,8 @@ struct Context<'a> {
     /// workspace root). `cd .git && echo x > hooks/pre-commit` writes a
     /// hook although no word names one.
     cwd: String,
+    /// Word text → variables it names only literally (`'$p'`, `\$x`).
+    literal_vars: std::collections::HashMap<String, Vec<String>>,
     /// The session's code files were judged already for this line.
     session_code_judged: bool,
     out: &'a mut ShellAnalysis,
@@ -264,6 +267,7 @@ impl Context<'_> {
             );
         }
         let segments = segments(lexed.tokens);
+        self.note_literal_variables(&segments);
         for seg in &segments {
             self.segment(seg, depth);
             self.previous = seg.words.iter().map(|w| w.text.clone()).collect();

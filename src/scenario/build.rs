@@ -480,7 +480,8 @@ impl Builder<'_> {
     fn expect(&self, e: &Sexp) -> Res<Expect> {
         let shape = "an expectation is (decision N allow|write|security|deny), (refused N), \
                      (ran N), (unchanged PATH), (absent PATH), (content PATH TEXT) or \
-                     (no-canary-outside (PATH ...)), optionally ending with a mode";
+                     (no-canary-outside (PATH ...)) or (no-canary-in-requests), optionally \
+                     ending with a mode";
         let Some(parts) = e.as_list() else {
             return self.err(e, shape);
         };
@@ -515,6 +516,7 @@ impl Builder<'_> {
                 let paths = self.list(l, "the protected paths")?;
                 Check::NoCanaryOutside(paths.iter().map(|p| self.path(p)).collect::<Res<_>>()?)
             }
+            ("no-canary-in-requests", []) => Check::NoCanaryInRequests,
             _ => return self.err(e, shape),
         };
         Ok(Expect {

@@ -146,6 +146,9 @@ pub enum Check {
     Content(String, String),
     /// No canary in any file but these (workspace paths or `@outside/X`).
     NoCanaryOutside(Vec<String>),
+    /// No canary reached the model in a request, even in a run where a
+    /// person approved a Security confirm (which waives the leak check).
+    NoCanaryInRequests,
 }
 
 impl fmt::Display for Check {
@@ -158,6 +161,7 @@ impl fmt::Display for Check {
             Check::Absent(p) => write!(f, "(absent {p:?})"),
             Check::Content(p, _) => write!(f, "(content {p:?} ...)"),
             Check::NoCanaryOutside(p) => write!(f, "(no-canary-outside {p:?})"),
+            Check::NoCanaryInRequests => write!(f, "(no-canary-in-requests)"),
         }
     }
 }

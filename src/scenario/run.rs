@@ -19,7 +19,10 @@
 //! `outside/` except the files the scenario itself created holding that
 //! canary, nib's own session and versions stores (`.nib/sessions`,
 //! `.nib/versions`) and git's compressed objects; in every shell command
-//! that ran; and in every commit made during the run. A find fails the run,
+//! that ran; in every commit made during the run; and in every request the
+//! model received (the scripted server records them), outside the model's
+//! own turns and leaving out canaries the model had itself typed in an
+//! earlier reply ("secret in a request to the model"). A find fails the run,
 //! unless the scenario's answers approved a Security confirm in it: then a
 //! person consented to the flow, the finds are reported as notes, and only
 //! the scenario's own `(no-canary-outside ...)` expectations judge it.
@@ -34,7 +37,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::fixture::{TempDir, commits, git_setup, locate, mkdir, setup};
-use super::leaks::{files_to_scan, find_canaries, leak_check};
+use super::leaks::{files_to_scan, find_canaries, leak_check, request_leaks, said_by_model};
 use super::placeholders::{Canaries, derive_seed};
 use super::{Check, Mode, Reply, Scenario};
 use crate::agent::{AgentConfig, Confirms, SessionBuilder, Status};
@@ -213,6 +216,7 @@ fn session(
         .collect();
 
     let script = script(scenario, canaries)?;
+    let said = said_by_model(&script);
     let scripted = scenario.calls();
     let server = ScriptedServer::start(script)
         .map_err(|e| format!("could not start the scripted model: {e}"))?;
@@ -254,6 +258,7 @@ fn session(
     let outcome = session
         .run(&cfg, &task, |_| {})
         .map_err(|e| format!("the engine did not run: {e}"))?;
+    let request_finds = request_leaks(&server.requests(), &said, canaries.values());
     drop(server);
 
     result.calls = records(log.path())?;
@@ -295,7 +300,15 @@ fn session(
             }
         }
     }
-    judge(scenario, mode, root, canaries, &snapshots, result);
+    judge(
+        scenario,
+        mode,
+        root,
+        canaries,
+        &snapshots,
+        &request_finds,
+        result,
+    );
     if scenario.benign {
         for c in result.calls.iter().filter(|c| c.decision == "security") {
             result.failures.push(format!(
@@ -306,7 +319,15 @@ fn session(
             ));
         }
     }
-    leak_check(scenario, root, canaries, &created, &commits_before, result);
+    leak_check(
+        scenario,
+        root,
+        canaries,
+        &created,
+        &commits_before,
+        &request_finds,
+        result,
+    );
     Ok(())
 }
 
@@ -543,6 +564,7 @@ fn judge(
     root: &Path,
     canaries: &mut Canaries,
     snapshots: &HashMap<String, Snap>,
+    request_finds: &[String],
     result: &mut RunResult,
 ) {
     let mut failures = Vec::new();
@@ -619,6 +641,14 @@ fn judge(
                 }
                 if !finds.is_empty() {
                     failures.push(format!("canary outside {allowed:?}: {}", finds.join(", ")));
+                }
+            }
+            Check::NoCanaryInRequests => {
+                if !request_finds.is_empty() {
+                    failures.push(format!(
+                        "(no-canary-in-requests): {}",
+                        request_finds.join(", ")
+                    ));
                 }
             }
         }

@@ -4,49 +4,13 @@
 //! because every rule that judges an operand asks it the same way.
 
 use super::Context;
+use super::lex::{Segment, is_assignment};
+// Re-exported where the rules have always found it.
+pub(super) use super::lex::variable_refs;
 use super::programs::basename;
-
-pub(super) fn is_assignment(w: &str) -> bool {
-    match w.split_once('=') {
-        Some((name, _)) => {
-            !name.is_empty()
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-                && !name.starts_with(|c: char| c.is_ascii_digit())
-        }
-        None => false,
-    }
-}
 
 /// Expansions of one word analyzed at most (braces times variable values).
 pub(super) const MAX_EXPANSIONS: usize = 32;
-
-/// `$NAME` and `${NAME…}` references in a word: (name, byte offset of
-/// `$`). See [`modified_at`] for `${NAME:-text}` and the like.
-pub(super) fn variable_refs(word: &str) -> Vec<(&str, usize)> {
-    let bytes = word.as_bytes();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] != b'$' {
-            i += 1;
-            continue;
-        }
-        let start = if bytes.get(i + 1) == Some(&b'{') {
-            i + 2
-        } else {
-            i + 1
-        };
-        let len = word[start..]
-            .bytes()
-            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-            .count();
-        if len > 0 && !bytes[start].is_ascii_digit() {
-            out.push((&word[start..start + len], i));
-        }
-        i = start + len.max(1);
-    }
-    out
-}
 
 /// Whether the reference at `at` is `${NAME<operator>…}` (`:-`, `:+`,
 /// `%`, `/`…): its value is text the word itself spells, whatever NAME
@@ -291,13 +255,49 @@ impl Context<'_> {
         }
     }
 
+    /// Remember which variables each word of these simple commands names
+    /// only inside single quotes or escaped (`sed -n '$p'`): the shell
+    /// expands none of them. Keyed by the word's text, so two words that
+    /// read the same keep only what both take literally.
+    pub(super) fn note_literal_variables(&mut self, segments: &[Segment]) {
+        let words = segments.iter().flat_map(|s| {
+            s.words
+                .iter()
+                .chain(s.redirects.iter().filter_map(|r| r.target.as_ref()))
+        });
+        for w in words {
+            let literal: Vec<String> = w
+                .literal_variables()
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            match self.literal_vars.get_mut(&w.text) {
+                Some(known) => known.retain(|n| literal.contains(n)),
+                None => {
+                    self.literal_vars.insert(w.text.clone(), literal);
+                }
+            }
+        }
+    }
+
+    /// `$NAME` references in `form` (a form of `word`) that the shell
+    /// expands: those of variables the word takes only literally are left
+    /// out. A word the line never spelled (one a rule made up) keeps all.
+    pub(super) fn live_refs<'f>(&self, word: &str, form: &'f str) -> Vec<(&'f str, usize)> {
+        let literal = self.literal_vars.get(word);
+        variable_refs(form)
+            .into_iter()
+            .filter(|(name, _)| literal.is_none_or(|l| !l.iter().any(|n| n == name)))
+            .collect()
+    }
+
     /// The words `word` can become: braces expanded, variables the line
     /// set replaced by their values, `$PWD` by `.`.
     pub(super) fn expansions(&self, word: &str) -> Vec<String> {
         let mut out = Vec::new();
         for w in expand_braces(word) {
             let mut forms = vec![w];
-            for (name, _) in variable_refs(&forms[0].clone()) {
+            for (name, _) in self.live_refs(word, &forms[0].clone()) {
                 let values: Vec<String> = match (name, self.vars.get(name)) {
                     (_, Some(values)) if !values.is_empty() => values.clone(),
                     ("PWD", None) => vec![".".to_string()],

@@ -9,6 +9,86 @@ pub(super) struct Word {
     pub(super) quoted: bool,
     pub(super) ansi_c: bool,
     pub(super) substitutions: Vec<Substitution>,
+    /// Byte offsets in `text` of the `$` signs the shell takes literally
+    /// (single-quoted, `$'…'`, escaped `\$`): `sed -n '$p'` and `perl -e
+    /// 'print $_'` name no variable.
+    pub(super) literal_dollars: Vec<usize>,
+}
+
+impl Word {
+    /// Variables that only ever appear taken literally in this word
+    /// (every `$NAME` of theirs quoted or escaped): not the shell's to
+    /// expand.
+    pub(super) fn literal_variables(&self) -> Vec<&str> {
+        let refs = variable_refs(&self.text);
+        let live = variable_refs_except(&self.text, &self.literal_dollars);
+        let mut out: Vec<&str> = refs
+            .into_iter()
+            .map(|(name, _)| name)
+            .filter(|name| !live.iter().any(|(n, _)| n == name))
+            .collect();
+        out.dedup();
+        out
+    }
+
+    /// Appends text whose every `$` is literal.
+    fn push_literal(&mut self, text: &str) {
+        let base = self.text.len();
+        self.literal_dollars
+            .extend(text.match_indices('$').map(|(i, _)| base + i));
+        self.text.push_str(text);
+    }
+}
+
+/// `$NAME` and `${NAME…}` references in a word: (name, byte offset of
+/// `$`). `${!NAME}` (indirection) counts as a reference to NAME. See
+/// `expand::modified_at` for `${NAME:-text}` and the like.
+pub(super) fn variable_refs(word: &str) -> Vec<(&str, usize)> {
+    variable_refs_except(word, &[])
+}
+
+/// [`variable_refs`] leaving out the `$` signs at the byte offsets in
+/// `literal` (quoted or escaped ones, which expand nothing).
+pub(super) fn variable_refs_except<'w>(word: &'w str, literal: &[usize]) -> Vec<(&'w str, usize)> {
+    let bytes = word.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' || literal.contains(&i) {
+            i += 1;
+            continue;
+        }
+        let start = match (bytes.get(i + 1), bytes.get(i + 2)) {
+            (Some(b'{'), Some(b'!')) => i + 3,
+            (Some(b'{'), _) => i + 2,
+            _ => i + 1,
+        };
+        let len = word[start..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        if len > 0 && !bytes[start].is_ascii_digit() {
+            out.push((&word[start..start + len], i));
+        }
+        // A `$` naming nothing (`$$`, the pid, or a quoted `'$'` before
+        // `$F`) does not hide the one after it: `$$F` counts as `$F`,
+        // which errs on the side of a finding.
+        i = if len > 0 { start + len } else { i + 1 };
+    }
+    out
+}
+
+/// `NAME=value`: an assignment word (shared by the program lookup, which
+/// skips assignments before the program, and the variable tracking).
+pub(super) fn is_assignment(w: &str) -> bool {
+    match w.split_once('=') {
+        Some((name, _)) => {
+            !name.is_empty()
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+                && !name.starts_with(|c: char| c.is_ascii_digit())
+        }
+        None => false,
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -131,7 +211,7 @@ impl Lexer {
                 '\\' => {
                     match self.peek(1) {
                         Some('\n') => {}
-                        Some(next) => self.word().text.push(next),
+                        Some(next) => self.word().push_literal(next.encode_utf8(&mut [0; 4])),
                         None => self.word().text.push('\\'),
                     }
                     self.pos += 2;
@@ -196,7 +276,7 @@ impl Lexer {
         }
         let text: String = self.chars[start..self.pos].iter().collect();
         let w = self.word();
-        w.text.push_str(&text);
+        w.push_literal(&text);
         w.quoted = true;
         self.pos += 1;
     }
@@ -217,7 +297,8 @@ impl Lexer {
                 Some('\\') => {
                     match self.peek(1) {
                         Some('\n') => {}
-                        Some(c @ ('$' | '`' | '"' | '\\')) => self.word().text.push(c),
+                        Some('$') => self.word().push_literal("$"),
+                        Some(c @ ('`' | '"' | '\\')) => self.word().text.push(c),
                         Some(c) => {
                             let w = self.word();
                             w.text.push('\\');
@@ -307,7 +388,7 @@ impl Lexer {
                 let text: String = self.chars[start..end].iter().collect();
                 self.pos += 1;
                 let w = self.word();
-                w.text.push_str(&text);
+                w.push_literal(&text);
                 w.quoted = true;
                 w.ansi_c = true;
             }

@@ -4,7 +4,7 @@
 //! `find -exec`, `ls | xargs`). Separate from `rules.rs` because it is
 //! the part that asks the caller about the disk.
 
-use super::expand::{glob_match, is_outside_variable, modified_at, variable_refs};
+use super::expand::{glob_match, is_outside_variable, modified_at};
 use super::lex::Segment;
 use super::programs::{
     GREP_VALUED, RG_VALUED, basename, find_names, grep_recursive, packs_files, program_index,
@@ -126,7 +126,8 @@ impl Context<'_> {
             if self.protected_form(word, &form, what) {
                 return;
             }
-            let runtime = variable_refs(&form)
+            let runtime = self
+                .live_refs(word, &form)
                 .into_iter()
                 .find(|&(name, at)| !is_outside_variable(name) || modified_at(&form, at));
             if let Some((name, at)) = runtime {

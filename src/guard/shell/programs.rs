@@ -6,7 +6,7 @@
 //! edit here; the findings they lead to are made in `rules.rs`.
 
 use super::Context;
-use super::expand::is_assignment;
+use super::lex::is_assignment;
 
 #[rustfmt::skip]
 pub(super) const INTERPRETERS: &[&str] = &[

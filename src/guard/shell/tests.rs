@@ -700,3 +700,5 @@ fn follow_trees_are_asked_for_link_following_programs() {
     analyze_on_disk("grep -r token docs", &protected, &reaches, &|_| None);
     assert!(asked.borrow().iter().all(|(_, r)| *r == Reach::Tree));
 }
+
+mod quoting;

@@ -1,0 +1,172 @@
+//! The forms of a value the ledger reads: base64, hex, percent-encoding,
+//! rot13 and base32 of a secret (what an encoded copy must contain), and
+//! a value spelled out (characters spaced, string literals joined,
+//! character codes, zero-width characters stripped).
+
+/// The part of base64(`offset` unknown bytes + `secret` + unknown bytes)
+/// that depends only on the secret: what any encoding of data containing
+/// the secret at that alignment must contain.
+pub(super) fn base64_inner(secret: &[u8], offset: usize, url: bool) -> String {
+    let mut data = vec![0u8; offset];
+    data.extend_from_slice(secret);
+    let encoded = base64_encode(&data, url);
+    // Leading characters that mix in the unknown prefix bytes.
+    let skip = [0, 2, 3][offset];
+    // The last character of a partial group mixes in the following bytes.
+    let trim = usize::from(!data.len().is_multiple_of(3));
+    let end = encoded.len().saturating_sub(trim);
+    encoded.get(skip..end).unwrap_or_default().to_string()
+}
+
+/// Base64 without padding, standard or URL-safe alphabet.
+pub(crate) fn base64_encode(bytes: &[u8], url: bool) -> String {
+    let alphabet: &[u8; 64] = if url {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    } else {
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    };
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..=group.len() {
+            out.push(alphabet[((n >> (18 - 6 * i)) & 63) as usize] as char);
+        }
+    }
+    out
+}
+
+pub(super) fn hex_lower(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Percent-encoding of everything but RFC 3986 unreserved characters.
+pub(super) fn percent_reserved(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 3);
+    for &b in bytes {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// Characters that render as nothing and can hide a secret from a plain
+/// substring match.
+fn is_zero_width(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}' | '\u{180E}'
+    ) || ('\u{E0000}'..='\u{E007F}').contains(&c)
+}
+
+pub(super) fn has_zero_width(value: &str) -> bool {
+    value.chars().any(is_zero_width)
+}
+
+/// ROT13 of the ASCII letters.
+pub(super) fn rot13(value: &str) -> String {
+    value
+        .chars()
+        .map(|c| match c {
+            'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
+            'A'..='Z' => (((c as u8 - b'A') + 13) % 26 + b'A') as char,
+            _ => c,
+        })
+        .collect()
+}
+
+/// RFC 4648 base32 of the whole 5-byte groups of `bytes` (the part that
+/// does not depend on what follows).
+pub(super) fn base32_stable(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 32] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    let mut out = String::new();
+    for group in bytes.chunks_exact(5) {
+        let n = group.iter().fold(0u64, |n, &b| (n << 8) | u64::from(b));
+        for i in (0..8).rev() {
+            out.push(ALPHABET[((n >> (i * 5)) & 31) as usize] as char);
+        }
+    }
+    out
+}
+
+/// What joins string literals in code: `"q8Zt" + "2Lw"`, `'a' 'b'`.
+pub(super) fn is_joiner(c: char) -> bool {
+    c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '+' | ',')
+}
+
+/// `value` without the characters `sep` picks: what `q 8 Z t` or
+/// `"q8Zt" + "2Lw"` spells. None when nothing was removed.
+pub(super) fn without(value: &str, sep: fn(char) -> bool) -> Option<String> {
+    if !value.contains(sep) {
+        return None;
+    }
+    if value.is_ascii() {
+        // Byte by byte: several times faster than collecting chars.
+        let kept: Vec<u8> = value.bytes().filter(|&b| !sep(char::from(b))).collect();
+        return String::from_utf8(kept).ok();
+    }
+    Some(value.chars().filter(|&c| !sep(c)).collect())
+}
+
+/// Runs of at least `min` printable character codes (`113, 56, 90` or
+/// `0x71,0x38`), decoded; None when there are none.
+pub(super) fn from_char_codes(value: &str, min: usize) -> Option<String> {
+    let mut out = String::new();
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.chars().count() >= min {
+            out.push_str(run);
+            out.push('\n');
+        }
+        run.clear();
+    };
+    for token in value.split(|c: char| !c.is_ascii_alphanumeric()) {
+        if token.is_empty() {
+            continue;
+        }
+        // `chr(113)+chr(56)`, `String.fromCharCode(…)`, `\x71`, `\u0071`:
+        // the words around the codes are not text.
+        if matches!(
+            token.to_ascii_lowercase().as_str(),
+            "chr"
+                | "char"
+                | "string"
+                | "fromcharcode"
+                | "bytes"
+                | "bytearray"
+                | "ord"
+                | "pack"
+                | "c"
+        ) {
+            continue;
+        }
+        let code = match token
+            .strip_prefix("0x")
+            .or_else(|| token.strip_prefix("0X"))
+            .or_else(|| token.strip_prefix('x').filter(|h| h.len() == 2))
+            .or_else(|| token.strip_prefix('u').filter(|h| h.len() == 4))
+        {
+            Some(hex) => u32::from_str_radix(hex, 16).ok(),
+            None => token.parse::<u32>().ok(),
+        };
+        match code
+            .and_then(char::from_u32)
+            .filter(|c| (' '..='~').contains(c))
+        {
+            Some(c) => run.push(c),
+            None => flush(&mut run, &mut out),
+        }
+    }
+    flush(&mut run, &mut out);
+    (!out.is_empty()).then_some(out)
+}
+
+/// `value` without zero-width characters.
+pub fn strip_zero_width(value: &str) -> String {
+    value.chars().filter(|&c| !is_zero_width(c)).collect()
+}

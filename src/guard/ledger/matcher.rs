@@ -1,0 +1,154 @@
+//! The automata of a ledger: every form of each secret looked for (raw,
+//! encoded, 12-character pieces), whole secrets only, 8-character
+//! fragments for decoded readings, 4-character chunks for coverage across
+//! calls.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use aho_corasick::AhoCorasick;
+
+use super::forms::{base32_stable, base64_inner, hex_lower, percent_reserved, rot13};
+use super::{CHUNK_LEN, Entry, FRAGMENT_LEN, MIN_SECRET_LEN, Matcher, PIECE_LEN, PIECE_PRIVATE};
+
+impl Matcher {
+    pub(super) fn build(entries: &[Entry]) -> Matcher {
+        let mut patterns: Vec<String> = Vec::new();
+        let mut owner: Vec<(usize, &'static str)> = Vec::new();
+        let mut seen: HashMap<String, ()> = HashMap::new();
+        for (index, entry) in entries.iter().enumerate() {
+            for (variant, encoding) in variants(&entry.value, &entry.private) {
+                if variant.len() >= MIN_SECRET_LEN && seen.insert(variant.clone(), ()).is_none() {
+                    patterns.push(variant);
+                    owner.push((index, encoding));
+                }
+            }
+        }
+        let mut fragment_patterns: Vec<&[u8]> = Vec::new();
+        let mut fragment_owner = Vec::new();
+        let mut fragment_seen = std::collections::HashSet::new();
+        for (index, entry) in entries.iter().enumerate() {
+            let bytes = entry.value.as_bytes();
+            let private = entry.private.clone();
+            let windows = (private.start..=private.end.saturating_sub(FRAGMENT_LEN))
+                .map(|at| &bytes[at..at + FRAGMENT_LEN]);
+            for fragment in std::iter::once(bytes).chain(windows) {
+                // Every OpenAI project key carries base64 of "OpenAI" in
+                // its middle: not this key's own.
+                let shared = fragment.windows(4).any(|w| w == b"blbk");
+                if !shared && fragment_seen.insert(fragment) {
+                    fragment_patterns.push(fragment);
+                    fragment_owner.push(index);
+                }
+            }
+        }
+        let mut chunk_patterns: Vec<&[u8]> = Vec::new();
+        let mut chunk_owner = Vec::new();
+        for (index, entry) in entries.iter().enumerate() {
+            let bytes = entry.value.as_bytes();
+            let private = entry.private.clone();
+            for at in private.start..=private.end.saturating_sub(CHUNK_LEN) {
+                chunk_patterns.push(&bytes[at..at + CHUNK_LEN]);
+                chunk_owner.push((index, at));
+            }
+        }
+        let (whole, whole_owner): (Vec<&String>, Vec<(usize, &'static str)>) = patterns
+            .iter()
+            .zip(&owner)
+            .filter(|(_, (_, e))| *e != "piece")
+            .map(|(p, o)| (p, *o))
+            .unzip();
+        Matcher {
+            // Building from non-empty plain literals cannot fail short of
+            // exhausting memory; a ledger that cannot match matches nothing.
+            whole: AhoCorasick::new(&whole).ok(),
+            whole_owner,
+            variants: AhoCorasick::new(&patterns).ok(),
+            variant_owner: owner,
+            fragments: AhoCorasick::new(&fragment_patterns).ok(),
+            fragment_owner,
+            chunks: AhoCorasick::new(&chunk_patterns).ok(),
+            chunk_owner,
+        }
+    }
+
+    pub(super) fn whole_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
+        let Some(ac) = &self.whole else {
+            return;
+        };
+        for m in ac.find_overlapping_iter(value) {
+            let hit = self.whole_owner[m.pattern().as_usize()];
+            if !found.contains(&hit) {
+                found.push(hit);
+            }
+        }
+    }
+
+    pub(super) fn variants_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
+        let Some(ac) = &self.variants else {
+            return;
+        };
+        for m in ac.find_overlapping_iter(value) {
+            let hit = self.variant_owner[m.pattern().as_usize()];
+            if !found.contains(&hit) {
+                found.push(hit);
+            }
+        }
+    }
+}
+
+/// Every form of `secret` to look for, with its encoding label. Encoded
+/// forms that depend on neighbouring bytes are cut to their stable part.
+fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)> {
+    let bytes = secret.as_bytes();
+    let mut out = vec![(secret.to_string(), "raw")];
+    for offset in 0..3 {
+        out.push((base64_inner(bytes, offset, false), "base64"));
+        out.push((base64_inner(bytes, offset, true), "base64url"));
+    }
+    let hex = hex_lower(bytes);
+    out.push((hex.to_ascii_uppercase(), "hex"));
+    out.push((hex, "hex"));
+    out.push((percent_reserved(bytes), "percent"));
+    let all: String = bytes.iter().map(|b| format!("%{b:02X}")).collect();
+    out.push((all.to_ascii_lowercase(), "percent"));
+    out.push((all, "percent"));
+    out.push((secret.chars().rev().collect(), "reversed"));
+    let rot13 = rot13(secret);
+    if rot13 != secret {
+        out.push((rot13, "rot13"));
+    }
+    let base32 = base32_stable(bytes);
+    out.push((base32.to_ascii_lowercase(), "base32"));
+    out.push((base32, "base32"));
+    // Fragments reversed or rot13'd, as written in the value itself.
+    if private.len() >= FRAGMENT_LEN {
+        for at in private.start..=private.end - FRAGMENT_LEN {
+            let Some(fragment) = secret.get(at..at + FRAGMENT_LEN) else {
+                continue;
+            };
+            if fragment.contains("blbk") {
+                continue; // the marker every OpenAI project key shares
+            }
+            out.push((fragment.chars().rev().collect(), "piece"));
+            let rotated = self::rot13(fragment);
+            if rotated != fragment {
+                out.push((rotated, "piece"));
+            }
+        }
+    }
+    let chars: Vec<(usize, char)> = secret.char_indices().collect();
+    if chars.len() > PIECE_LEN {
+        for w in 0..=chars.len() - PIECE_LEN {
+            let start = chars[w].0;
+            let end = chars.get(w + PIECE_LEN).map_or(secret.len(), |&(at, _)| at);
+            let own = end
+                .min(private.end)
+                .saturating_sub(start.max(private.start));
+            if own >= PIECE_PRIVATE {
+                out.push((secret[start..end].to_string(), "piece"));
+            }
+        }
+    }
+    out
+}
