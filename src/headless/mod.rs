@@ -99,7 +99,10 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     // A malformed [prices] entry is said before anything runs.
     crate::settings::prices::price_of(&config.prices, &model.model).map_err(UsageError)?;
     let chosen = args.strategy_args.choose(&config, None)?;
-    let tally: progress::Shared = Arc::new(Mutex::new(progress::Tally::new(config.prices.clone())));
+    let tally: progress::Shared = Arc::new(Mutex::new(progress::Tally::new(
+        config.prices.clone(),
+        &model.model,
+    )));
     let stopping = tally
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
@@ -183,13 +186,13 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     stopping.store(true, Ordering::Relaxed);
     let signal = stop::received();
     let timed_out = session.host.deadline_flag().load(Ordering::Relaxed);
-    let (status, code, text, steps) = match &ran {
+    let (status, code, text) = match &ran {
         _ if signal.is_some() => {
             let sig = signal.unwrap_or(libc::SIGINT);
             let _ = session.log.emit(&interrupted_event(sig));
-            ("interrupted", stop::exit_code(sig), stop::describe(sig), 0)
+            ("interrupted", stop::exit_code(sig), stop::describe(sig))
         }
-        Err(e) => ("error", 1, e.to_string(), 0),
+        Err(e) => ("error", 1, e.to_string()),
         Ok(o) => {
             let (status, code) = match o.status {
                 _ if timed_out => ("time_limit", 4),
@@ -199,18 +202,18 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
                 Status::StepLimit => ("step_limit", 4),
                 Status::TokenLimit => ("token_limit", 4),
             };
-            (status, code, o.text.clone(), o.steps)
+            (status, code, o.text.clone())
         }
     };
     if let Err(e) = &ran {
         // The engine failed before the strategy could log it.
         eprintln!("nib exec: {e}");
     }
-    let (usage, cost, replies) = {
+    // Steps are model replies, counted the same however the run ended.
+    let (usage, cost, steps) = {
         let t = tally.lock().unwrap_or_else(PoisonError::into_inner);
         (t.usage, t.cost, t.steps)
     };
-    let steps = if status == "interrupted" { replies } else { steps };
     let _ = session.log.emit(&Event::Result(RunResult {
         status: status.into(),
         exit_code: code,

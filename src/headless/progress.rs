@@ -40,14 +40,17 @@ pub struct Tally {
 }
 
 impl Tally {
-    pub fn new(prices: BTreeMap<String, Vec<f64>>) -> Tally {
+    /// A tally for a run of `model`: its cost is `None` from the start
+    /// when the model has no price.
+    pub fn new(prices: BTreeMap<String, Vec<f64>>, model: &str) -> Tally {
+        let priced = cost_of(&prices, model, &Usage::default()).is_some();
         Tally {
             busy: None,
             said: Instant::now(),
             streamed: 0,
             usage: Usage::default(),
             steps: 0,
-            cost: Some(0.0),
+            cost: priced.then_some(0.0),
             prices,
             estimate_said: false,
             stopping: Arc::new(AtomicBool::new(false)),

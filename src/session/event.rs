@@ -114,6 +114,10 @@ pub struct LlmResp {
     /// the model wrote it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_text: Option<String>,
+    /// The reply's text when it also made tool calls (the model's
+    /// narration, for a resumed transcript; a final answer is `turn.end`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// A tool call, as the model (or a strategy) made it.
@@ -428,6 +432,7 @@ impl Event {
             Event::LlmResp(LlmResp {
                 stream_fallback: Some(String::new()),
                 raw_text: Some(String::new()),
+                text: Some(String::new()),
                 ..LlmResp::default()
             }),
             Event::ToolCall(ToolCall {

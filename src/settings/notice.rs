@@ -24,7 +24,9 @@ pub fn of_stream(ev: &StreamEvent) -> Option<Notice> {
             wait,
             error,
         } => {
+            // The error without its advice (said once, with the error).
             let first = error.lines().next().unwrap_or_default();
+            let first = first.split_once("; ").map_or(first, |(what, _)| what);
             Some(Notice {
                 kind: "retry".into(),
                 message: format!(

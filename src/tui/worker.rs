@@ -84,6 +84,8 @@ pub struct Session {
     pub log: Arc<EventLog>,
     /// The config the next task runs with (`/model`, `/strategy` change it).
     pub cfg: Arc<Mutex<AgentConfig>>,
+    /// The user config's `[prices]`, for the status line and `/cost`.
+    pub prices: std::collections::BTreeMap<String, Vec<f64>>,
 }
 
 impl Session {
@@ -160,6 +162,7 @@ impl Session {
             host,
             log,
             cfg,
+            prices: user.prices.clone(),
         })
     }
 
@@ -207,12 +210,19 @@ impl Worker {
                 .clone();
             cfg.history = history.clone();
             let ui = self.ui.clone();
+            let log = Arc::clone(&self.log);
             let outcome = run_task_with(
                 Arc::clone(&self.host),
                 Arc::clone(&self.log),
                 &cfg,
                 &prompt,
                 move |ev| {
+                    // What the stream cannot show (a fallback, a retry's
+                    // wait) is a notice in the log, so the transcript and
+                    // a resumed session both show it.
+                    if let Some(n) = crate::settings::notice::of_stream(ev) {
+                        let _ = log.emit(&Event::Notice(n));
+                    }
                     let _ = ui.send(UiEvent::Stream(ev.clone()));
                 },
                 Arc::clone(&self.cancel),
