@@ -133,6 +133,7 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
             }
         })
         .build()?;
+    tally.lock().unwrap_or_else(PoisonError::into_inner).deadline = session.host.deadline_flag();
     // SIGINT, SIGTERM, SIGHUP: stop the run (and every command it started).
     {
         let log = Arc::clone(&session.log);

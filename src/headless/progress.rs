@@ -37,6 +37,8 @@ pub struct Tally {
     /// The run ended (or a signal came): errors that follow are the stop's
     /// echo, not news.
     pub stopping: Arc<AtomicBool>,
+    /// Set when the run's --timeout passed (the host's deadline flag).
+    pub deadline: Arc<AtomicBool>,
 }
 
 impl Tally {
@@ -54,6 +56,7 @@ impl Tally {
             prices,
             estimate_said: false,
             stopping: Arc::new(AtomicBool::new(false)),
+            deadline: Arc::new(AtomicBool::new(false)),
         }
     }
 }
@@ -129,11 +132,18 @@ pub fn line(tally: &Shared, event: &Event) -> Option<String> {
                 Some(sig) if e.summary.starts_with("the user interrupted") => {
                     format!("    stopped: {}", stop::describe(sig))
                 }
+                _ if t.deadline.load(Ordering::Relaxed) && e.kind.as_deref() == Some("timed_out") => {
+                    "    stopped: the run's time limit ran out; it was stopped with everything it started".to_string()
+                }
                 _ => format!("    {mark}: {}", e.summary),
             }
         }
         // Once stopping, the error is the stop itself, said by its own line.
-        Event::Error(_) if t.stopping.load(Ordering::Relaxed) || stop::received().is_some() => {
+        Event::Error(_)
+            if t.stopping.load(Ordering::Relaxed)
+                || t.deadline.load(Ordering::Relaxed)
+                || stop::received().is_some() =>
+        {
             return None;
         }
         Event::Error(e) => format!("error: {}", e.message),

@@ -579,3 +579,72 @@ fn dir_script(ws: &Path, script: Value) -> String {
     fs::write(&path, script.to_string()).expect("script");
     path.display().to_string()
 }
+
+/// A server that cannot stream tool calls and then thinks for 6 s: the
+/// person is told of the fallback once, and hears a heartbeat instead of
+/// silence; estimated counts carry `~`.
+#[test]
+fn a_fallback_is_noted_once_and_a_slow_server_gets_a_heartbeat() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-read", "arguments": {"path": "calc.py"}}],
+         "server": {"stream_tools": false, "stream_usage": false},
+         "faults": [{"delay_first_byte_ms": 6500}]},
+        {"text": "read it", "server": {"stream_tools": false}}
+    ]);
+    let (_d, ws, script) = setup(&script);
+    let run = exec_scripted(&ws, &script, "read calc", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("note: the server cannot stream replies").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("… still waiting for the model (step 1): 5 s, nothing received yet"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("call(s)"), "{}", run.stderr);
+    let notices: Vec<Value> = events(&ws)
+        .into_iter()
+        .filter(|e| e["ev"] == "notice")
+        .collect();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0]["kind"], "stream_fallback");
+}
+
+/// With no model anywhere, nib says where the config goes, the key
+/// variables and the demo; a hosted service without its key is refused
+/// before any request, naming the variable.
+#[test]
+fn first_contact_messages_name_the_config_the_keys_and_the_demo() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str]| {
+        Command::new(NIB)
+            .args(args)
+            .current_dir(dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .env("HOME", dir.path())
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("NIB_API_KEY")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nib")
+    };
+    let out = run(&["exec", "hi"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for want in ["config.toml", "docs/config.md", "nib demo", "OPENAI_API_KEY", "--base-url"] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    assert!(!err.contains("for --provider ollama"), "{err}");
+    let started = std::time::Instant::now();
+    let out = run(&["exec", "hi", "--provider", "openai", "--model", "gpt-4o"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("set OPENAI_API_KEY"), "{err}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(10), "no retries first");
+    let help = run(&["--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("docs/config.md"));
+}
