@@ -662,8 +662,14 @@ fn a_resumed_transcript_has_prompts_narration_and_rendered_answers() {
     assert!(resumed.contains("› look at calc"), "{resumed}");
     assert!(resumed.contains("Let me read it first."), "{resumed}");
     assert!(resumed.contains("\nFixed\n• the add function"), "{resumed}");
-    assert!(!resumed.contains("## Fixed") && !resumed.contains("`add`"), "{resumed}");
-    assert!(resumed.contains("■ done after") || resumed.contains("── end"), "{resumed}");
+    assert!(
+        !resumed.contains("## Fixed") && !resumed.contains("`add`"),
+        "{resumed}"
+    );
+    assert!(
+        resumed.contains("■ done after") || resumed.contains("── end"),
+        "{resumed}"
+    );
 }
 
 /// A server that cannot stream tool calls: the person is told once, in
@@ -701,11 +707,17 @@ fn the_interrupting_notice_goes_with_the_task() {
         Duration::ZERO,
     );
     f.app.submit("talk", Instant::now());
-    f.until("the stream to start", |a| a.transcript_text().contains("word"));
+    f.until("the stream to start", |a| {
+        a.transcript_text().contains("word")
+    });
     f.key(KeyCode::Esc);
     assert!(f.screen(80, 6).contains("interrupting…"));
     f.until_idle();
-    assert!(!f.screen(80, 6).contains("interrupting…"), "{}", f.screen(80, 6));
+    assert!(
+        !f.screen(80, 6).contains("interrupting…"),
+        "{}",
+        f.screen(80, 6)
+    );
 }
 
 /// A command's confirm has no diff, so no split/unified key.
@@ -736,9 +748,15 @@ fn cost_and_status_commands_say_what_they_know() {
     slash(&mut f, "cost");
     slash(&mut f, "status");
     let t = f.app.transcript_text();
-    assert!(t.contains("cost: unknown, no price for scripted-demo"), "{t}");
+    assert!(
+        t.contains("cost: unknown, no price for scripted-demo"),
+        "{t}"
+    );
     assert!(t.contains("[prices]"), "{t}");
-    assert!(t.contains("model: scripted-demo (openai, http://127.0.0.1:"), "{t}");
+    assert!(
+        t.contains("model: scripted-demo (openai, http://127.0.0.1:"),
+        "{t}"
+    );
     assert!(t.contains("nib --resume"), "{t}");
 }
 
@@ -1506,7 +1524,17 @@ fn tmux_demo_end_cost_sigterm_and_resume() {
         socket: format!("nib-e2e-end-{}", std::process::id()),
     };
     tmux.run(&[
-        "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "110", "-y", "30", &command,
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "110",
+        "-y",
+        "30",
+        &command,
     ]);
     tmux.run(&["set", "-g", "escape-time", "10"]);
     for (shown, key) in [
@@ -1561,7 +1589,10 @@ fn tmux_demo_end_cost_sigterm_and_resume() {
         .path()
         .join("events.jsonl");
     let text = std::fs::read_to_string(&log).expect("log");
-    assert!(text.contains("\"ev\":\"interrupted\",\"by\":\"SIGTERM\""), "{text}");
+    assert!(
+        text.contains("\"ev\":\"interrupted\",\"by\":\"SIGTERM\""),
+        "{text}"
+    );
 
     // Resume it: the transcript comes back with the prompts and answers.
     let resume = format!(
@@ -1571,7 +1602,17 @@ fn tmux_demo_end_cost_sigterm_and_resume() {
     );
     tmux.run(&["kill-session", "-t", "t"]);
     tmux.run(&[
-        "-f", "/dev/null", "new-session", "-d", "-s", "t", "-x", "110", "-y", "50", &resume,
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "110",
+        "-y",
+        "50",
+        &resume,
     ]);
     let screen = tmux.wait_for("── end of the resumed session ──");
     assert!(screen.contains("› thanks, now the docs"), "{screen}");

@@ -32,8 +32,7 @@ use crate::session::event::{Interrupted, RunResult};
 use crate::session::resume;
 use crate::settings::prices::show_cost;
 use crate::settings::{
-    Approve, ModelArgs, StrategyArgs, UsageError, UserConfig, model_config, notice, stop,
-    workspace,
+    Approve, ModelArgs, StrategyArgs, UsageError, UserConfig, model_config, notice, stop, workspace,
 };
 use progress::plural;
 
@@ -90,9 +89,9 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     let ws = workspace(args.root.clone())?;
     let resume = match &args.resume {
         None => None,
-        Some(id) => Some(
-            resume::find(&ws.root().join(".nib").join("sessions"), id).map_err(UsageError)?,
-        ),
+        Some(id) => {
+            Some(resume::find(&ws.root().join(".nib").join("sessions"), id).map_err(UsageError)?)
+        }
     };
     // Keep the scripted server alive for the whole run.
     let (model, _server) = model_config(&args.model_args, &config)?;
@@ -133,7 +132,10 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
             }
         })
         .build()?;
-    tally.lock().unwrap_or_else(PoisonError::into_inner).deadline = session.host.deadline_flag();
+    tally
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .deadline = session.host.deadline_flag();
     // SIGINT, SIGTERM, SIGHUP: stop the run (and every command it started).
     {
         let log = Arc::clone(&session.log);

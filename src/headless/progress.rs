@@ -78,7 +78,10 @@ pub fn line(tally: &Shared, event: &Event) -> Option<String> {
     let mut t = lock(tally);
     let line = match event {
         Event::LlmReq(e) => {
-            t.busy = Some((format!("waiting for the model (step {})", e.step), Instant::now()));
+            t.busy = Some((
+                format!("waiting for the model (step {})", e.step),
+                Instant::now(),
+            ));
             t.streamed = 0;
             return None;
         }

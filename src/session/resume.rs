@@ -266,7 +266,10 @@ mod tests {
         );
         let got = earlier_from_log(&path);
         assert_eq!(got[0], (first.to_string(), "fixed".to_string()));
-        assert_eq!(got[1], ("now mean".to_string(), "mean fixed too".to_string()));
+        assert_eq!(
+            got[1],
+            ("now mean".to_string(), "mean fixed too".to_string())
+        );
         assert_eq!(got[2].0, "and the docs");
         assert!(
             got[2].1.contains("interrupted") && got[2].1.contains("tests pass"),
@@ -301,7 +304,10 @@ mod tests {
         fs::write(&torn, text).unwrap();
         let all = list(dir.path());
         assert_eq!(all.len(), 2);
-        assert_eq!((all[0].task.as_str(), all[0].status.as_str()), ("one", "done"));
+        assert_eq!(
+            (all[0].task.as_str(), all[0].status.as_str()),
+            ("one", "done")
+        );
         assert_eq!(all[1].status, "unfinished");
         assert_eq!(all[1].total().prompt, 5);
         assert_eq!(find(dir.path(), "20261202").unwrap(), torn);
@@ -309,6 +315,10 @@ mod tests {
         assert!(e.contains("2 sessions start with"), "{e}");
         let e = find(dir.path(), "zzz").unwrap_err();
         assert!(e.contains("nib sessions"), "{e}");
-        assert!(find(dir.path(), "").unwrap().ends_with("20261202-100000-bbbb/events.jsonl"));
+        assert!(
+            find(dir.path(), "")
+                .unwrap()
+                .ends_with("20261202-100000-bbbb/events.jsonl")
+        );
     }
 }

@@ -216,14 +216,32 @@ mod tests {
         let mut bare = c.clone();
         bare.approvals.clear();
         let shown = format!("{bare:?}");
-        assert!(!shown.contains("None"), "a key the sample leaves out: {shown}");
+        assert!(
+            !shown.contains("None"),
+            "a key the sample leaves out: {shown}"
+        );
         assert!(!c.set.is_empty() && !c.prices.is_empty() && !c.approvals.is_empty());
         let listed = |key: &str| doc.contains(&format!("| `{key}`"));
         for key in [
-            "provider", "model", "base_url", "num_ctx", "max_reply_tokens", "stream",
-            "text_tool_calls", "first_byte_timeout", "total_timeout", "max_steps", "strategy",
-            "hooks", "[set]", "[prices]", "[guard] protected", "[guard] redact",
-            "[guard] shell_network", "[guard] file_sandbox", "[guard] file_sandbox_workspace",
+            "provider",
+            "model",
+            "base_url",
+            "num_ctx",
+            "max_reply_tokens",
+            "stream",
+            "text_tool_calls",
+            "first_byte_timeout",
+            "total_timeout",
+            "max_steps",
+            "strategy",
+            "hooks",
+            "[set]",
+            "[prices]",
+            "[guard] protected",
+            "[guard] redact",
+            "[guard] shell_network",
+            "[guard] file_sandbox",
+            "[guard] file_sandbox_workspace",
             "[[approvals]]",
         ] {
             assert!(listed(key), "docs/config.md's table lacks {key}");

@@ -133,7 +133,10 @@ pub fn built_in(model: &str) -> Option<Price> {
     BUILT_IN
         .iter()
         .filter(|(key, ..)| {
-            name == *key || name.strip_prefix(key).is_some_and(|rest| rest.starts_with('-'))
+            name == *key
+                || name
+                    .strip_prefix(key)
+                    .is_some_and(|rest| rest.starts_with('-'))
         })
         .max_by_key(|(key, ..)| key.len())
         .map(|&(_, input, output, cached)| Price {

@@ -48,8 +48,8 @@ use crate::files::Workspace;
 use crate::guard::approvals::Approval;
 use crate::session::{Entry, Event as LogEvent};
 use crate::settings::{UsageError, UserConfig, model_config, stop, workspace};
-use std::sync::Arc;
 use app::{Action, App, AppOptions};
+use std::sync::Arc;
 use style::Theme;
 use worker::{Session, UiEvent};
 
@@ -162,7 +162,14 @@ fn pick_session(all: &[crate::session::resume::SessionSummary]) -> Result<PathBu
     let shown = &all[all.len().saturating_sub(20)..];
     eprintln!("sessions in this workspace (newest last):");
     for (i, s) in shown.iter().enumerate() {
-        let task: String = s.task.lines().next().unwrap_or_default().chars().take(60).collect();
+        let task: String = s
+            .task
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .take(60)
+            .collect();
         eprintln!(
             "  {:>2}  {}  {:<11}  {}",
             i + 1,
@@ -191,7 +198,12 @@ fn pick_session(all: &[crate::session::resume::SessionSummary]) -> Result<PathBu
     shown
         .get(n.wrapping_sub(1))
         .map(|s| s.path.clone())
-        .ok_or_else(|| UsageError(format!("no session {n}: give a number from 1 to {}", shown.len())))
+        .ok_or_else(|| {
+            UsageError(format!(
+                "no session {n}: give a number from 1 to {}",
+                shown.len()
+            ))
+        })
 }
 
 /// Run the client on a session until the user quits.

@@ -114,7 +114,10 @@ fn a_task_end_to_end_in_each_protocol() {
             (&json!("done"), &json!(0), &json!(4)),
             "{protocol}"
         );
-        assert!(result["usage"]["prompt"].as_u64().unwrap_or(0) > 0, "{result}");
+        assert!(
+            result["usage"]["prompt"].as_u64().unwrap_or(0) > 0,
+            "{result}"
+        );
         // A scripted model has no price: no cost rather than a made-up one.
         assert!(result.get("cost_usd").is_none(), "{result}");
         assert_eq!(
@@ -231,12 +234,22 @@ fn the_step_limit_exits_4() {
     let run = exec_scripted(&ws, &script, "loop", &["--max-steps", "2"]);
     assert_eq!(run.code, 4, "{}", run.stderr);
     let evs = events(&ws);
-    let end = evs.iter().rfind(|e| e["ev"] == "turn.end").expect("turn.end");
+    let end = evs
+        .iter()
+        .rfind(|e| e["ev"] == "turn.end")
+        .expect("turn.end");
     assert_eq!(end["reason"], "step_limit");
     let result = evs.last().expect("events");
-    assert_eq!((&result["status"], &result["exit_code"]), (&json!("step_limit"), &json!(4)));
+    assert_eq!(
+        (&result["status"], &result["exit_code"]),
+        (&json!("step_limit"), &json!(4))
+    );
     // Said in words, with the flag that raises it.
-    assert!(run.stderr.contains("step limit (2; --max-steps"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("step limit (2; --max-steps"),
+        "{}",
+        run.stderr
+    );
     assert!(!run.stderr.contains("step_limit"), "{}", run.stderr);
 }
 
@@ -278,9 +291,18 @@ fn the_result_carries_the_cost_and_the_time_limit_exits_4() {
         "done"
     ]);
     let (_d, ws, script) = setup(&script);
-    let run = exec_scripted(&ws, &script, "wait", &["--approve", "writes", "--timeout", "2"]);
+    let run = exec_scripted(
+        &ws,
+        &script,
+        "wait",
+        &["--approve", "writes", "--timeout", "2"],
+    );
     assert_eq!(run.code, 4, "{}", run.stderr);
-    assert!(run.stderr.contains("time limit (2 s; --timeout"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("time limit (2 s; --timeout"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(events(&ws).last().expect("events")["status"], "time_limit");
 }
 
@@ -496,7 +518,10 @@ fn a_signal_stops_every_command_and_the_log_resumes() {
         .enumerate()
     {
         // A sleep no other test runs, so the search finds only ours.
-        let secs = format!("{}", 30_071 + n * 7 + std::process::id() as usize % 1000 * 100);
+        let secs = format!(
+            "{}",
+            30_071 + n * 7 + std::process::id() as usize % 1000 * 100
+        );
         let script = json!([
             {"tool_calls": [{"name": "shell", "arguments": {"command": format!("sleep {secs}"), "timeout": 600}}]},
             "never reached"
@@ -556,8 +581,15 @@ fn a_signal_stops_every_command_and_the_log_resumes() {
         let again = dir_script(&ws, json!(["carried on"]));
         let run = nib(
             &[
-                "exec", "--resume", "go on", "--root", &root, "--provider", "scripted",
-                "--model", &again,
+                "exec",
+                "--resume",
+                "go on",
+                "--root",
+                &root,
+                "--provider",
+                "scripted",
+                "--model",
+                &again,
             ],
             &ws,
         );
@@ -595,13 +627,16 @@ fn a_fallback_is_noted_once_and_a_slow_server_gets_a_heartbeat() {
     let run = exec_scripted(&ws, &script, "read calc", &[]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(
-        run.stderr.matches("note: the server cannot stream replies").count(),
+        run.stderr
+            .matches("note: the server cannot stream replies")
+            .count(),
         1,
         "{}",
         run.stderr
     );
     assert!(
-        run.stderr.contains("… still waiting for the model (step 1): 5 s, nothing received yet"),
+        run.stderr
+            .contains("… still waiting for the model (step 1): 5 s, nothing received yet"),
         "{}",
         run.stderr
     );
@@ -635,7 +670,13 @@ fn first_contact_messages_name_the_config_the_keys_and_the_demo() {
     let out = run(&["exec", "hi"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
-    for want in ["config.toml", "docs/config.md", "nib demo", "OPENAI_API_KEY", "--base-url"] {
+    for want in [
+        "config.toml",
+        "docs/config.md",
+        "nib demo",
+        "OPENAI_API_KEY",
+        "--base-url",
+    ] {
         assert!(err.contains(want), "{want}: {err}");
     }
     assert!(!err.contains("for --provider ollama"), "{err}");
@@ -644,7 +685,10 @@ fn first_contact_messages_name_the_config_the_keys_and_the_demo() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(err.contains("set OPENAI_API_KEY"), "{err}");
-    assert!(started.elapsed() < std::time::Duration::from_secs(10), "no retries first");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "no retries first"
+    );
     let help = run(&["--help"]);
     assert!(String::from_utf8_lossy(&help.stdout).contains("docs/config.md"));
 }

@@ -158,7 +158,14 @@ fn service_unavailable_beyond_the_retries_is_an_http_error() {
         // The one retry is announced with its wait (clients show it as a
         // notice); nothing of a reply arrived.
         assert!(
-            matches!(events.as_slice(), [StreamEvent::Retry { retry: 1, retries: 1, .. }]),
+            matches!(
+                events.as_slice(),
+                [StreamEvent::Retry {
+                    retry: 1,
+                    retries: 1,
+                    ..
+                }]
+            ),
             "{provider}: {events:?}"
         );
         assert_eq!(srv.requests().len(), 2, "{provider}: one try and one retry");

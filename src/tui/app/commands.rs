@@ -387,7 +387,10 @@ fn status(app: &mut App, _: Option<&str>) -> Result<Action, CommandError> {
             cfg.model.base_url
         ),
         format!("strategy: {strategy}"),
-        format!("workspace: {}", app.session.host.workspace().root().display()),
+        format!(
+            "workspace: {}",
+            app.session.host.workspace().root().display()
+        ),
         format!(
             "session: {} (log {}; `nib --resume {}` continues it)",
             app.session.log.id(),
