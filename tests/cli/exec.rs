@@ -285,6 +285,29 @@ fn the_result_carries_the_cost_and_the_time_limit_exits_4() {
     let cost = result["cost_usd"].as_f64().expect("a cost");
     assert!((cost - want).abs() < 1e-6, "{cost} vs {want}");
     assert!(stderr.contains(", $"), "{stderr}");
+    // `nib sessions` lists it with its status, task and cost.
+    let listed = Command::new(NIB)
+        .args(["sessions", "--json", "--root"])
+        .arg(&ws)
+        .env("XDG_CONFIG_HOME", &home)
+        .output()
+        .expect("nib sessions");
+    let rows = support::jsonl(&String::from_utf8_lossy(&listed.stdout), "sessions");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(
+        (&rows[0]["status"], &rows[0]["task"]),
+        (&json!("done"), &json!("hi"))
+    );
+    assert!((rows[0]["cost_usd"].as_f64().unwrap_or(0.0) - cost).abs() < 1e-6);
+    assert_eq!(rows[0]["id"], result["session"]);
+    let table = Command::new(NIB)
+        .args(["sessions", "--root"])
+        .arg(&ws)
+        .env("XDG_CONFIG_HOME", &home)
+        .output()
+        .expect("nib sessions");
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.contains("done") && table.contains("  hi"), "{table}");
 
     let script = json!([
         {"tool_calls": [{"name": "shell", "arguments": {"command": "sleep 60", "timeout": 600}}]},
