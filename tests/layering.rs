@@ -21,7 +21,7 @@ const ALLOWED: &[(&str, &[&str])] = &[
     ("prim", &["call", "guard", "files", "edit"]),
     ("engine", &["call", "prim", "edit"]),
     // What every client shares.
-    ("settings", &["model", "guard", "files"]),
+    ("settings", &["model", "guard", "files", "session"]),
     (
         "agent",
         &[

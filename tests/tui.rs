@@ -637,6 +637,127 @@ fn a_failed_edit_shows_its_hint_and_a_session_can_be_resumed() {
         "{resumed}"
     );
     assert!(resumed.contains("I see"), "{resumed}");
+    // The person's prompt comes back too, as it was typed.
+    assert!(resumed.contains("› fix add"), "{resumed}");
+}
+
+/// A resumed transcript has the prompts, the narration before tool
+/// calls, and the answer rendered (markdown, not its raw marks).
+#[test]
+fn a_resumed_transcript_has_prompts_narration_and_rendered_answers() {
+    let mut f = Fixture::new(
+        json!([
+            {"text": "Let me read it first.", "tool_calls": [{"name": "fs-read", "arguments": {"path": "calc.py"}}]},
+            "## Fixed\n- the `add` function"
+        ]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("look at calc", Instant::now());
+    f.until_idle();
+    let events = f.app.session().log.path().to_path_buf();
+    let mut g = Fixture::new(json!([]), &[], Duration::ZERO);
+    nib::tui::replay(&mut g.app, &events);
+    let resumed = g.app.transcript_text();
+    assert!(resumed.contains("› look at calc"), "{resumed}");
+    assert!(resumed.contains("Let me read it first."), "{resumed}");
+    assert!(resumed.contains("\nFixed\n• the add function"), "{resumed}");
+    assert!(
+        !resumed.contains("## Fixed") && !resumed.contains("`add`"),
+        "{resumed}"
+    );
+    assert!(
+        resumed.contains("■ done after") || resumed.contains("── end"),
+        "{resumed}"
+    );
+}
+
+/// A server that cannot stream tool calls: the person is told once, in
+/// the transcript, and the task's end is said in words.
+#[test]
+fn a_stream_fallback_is_a_note_and_the_end_is_said_in_words() {
+    let mut f = Fixture::new(
+        json!([
+            {"tool_calls": [{"name": "fs-read", "arguments": {"path": "calc.py"}}],
+             "server": {"stream_tools": false}},
+            {"text": "done", "server": {"stream_tools": false}}
+        ]),
+        &[("calc.py", CALC)],
+        Duration::ZERO,
+    );
+    f.app.submit("read", Instant::now());
+    f.until_idle();
+    let t = f.app.transcript_text();
+    assert_eq!(
+        t.matches("note: the server cannot stream replies").count(),
+        1,
+        "{t}"
+    );
+    assert!(t.contains("■ done after 2 steps"), "{t}");
+    assert!(!t.contains("step(s)") && !t.contains("1 steps"), "{t}");
+}
+
+/// Esc's "interrupting…" goes when the task has ended.
+#[test]
+fn the_interrupting_notice_goes_with_the_task() {
+    let long = "word ".repeat(400);
+    let mut f = Fixture::new(
+        json!([{"text": long, "fragment": 5, "faults": [{"delay_between_chunks_ms": 20}]}]),
+        &[],
+        Duration::ZERO,
+    );
+    f.app.submit("talk", Instant::now());
+    f.until("the stream to start", |a| {
+        a.transcript_text().contains("word")
+    });
+    f.key(KeyCode::Esc);
+    assert!(f.screen(80, 6).contains("interrupting…"));
+    f.until_idle();
+    assert!(
+        !f.screen(80, 6).contains("interrupting…"),
+        "{}",
+        f.screen(80, 6)
+    );
+}
+
+/// A command's confirm has no diff, so no split/unified key.
+#[test]
+fn a_shell_confirm_offers_no_split_view() {
+    let mut f = Fixture::new(
+        json!([{"tool_calls": [{"name": "shell", "arguments": {"command": "echo hi"}}]}, "ok"]),
+        &[],
+        Duration::ZERO,
+    );
+    f.app.submit("say hi", Instant::now());
+    f.until_confirm();
+    let screen = f.screen(100, 12);
+    assert!(screen.contains("y approve"), "{screen}");
+    assert!(!screen.contains("split"), "{screen}");
+    f.key(KeyCode::Char('n'));
+    f.key(KeyCode::Enter);
+    f.until_idle();
+}
+
+/// /cost says why a cost is unknown and how to give a price; /status
+/// names the model, the session and how to resume it.
+#[test]
+fn cost_and_status_commands_say_what_they_know() {
+    let mut f = Fixture::new(json!(["hi"]), &[], Duration::ZERO);
+    f.app.submit("hello", Instant::now());
+    f.until_idle();
+    slash(&mut f, "cost");
+    slash(&mut f, "status");
+    let t = f.app.transcript_text();
+    assert!(
+        t.contains("cost: unknown, no price for scripted-demo"),
+        "{t}"
+    );
+    assert!(t.contains("[prices]"), "{t}");
+    assert!(
+        t.contains("model: scripted-demo (openai, http://127.0.0.1:"),
+        "{t}"
+    );
+    assert!(t.contains("nib --resume"), "{t}");
 }
 
 #[test]
@@ -720,6 +841,8 @@ fn each_command_is_reachable_by_name_and_alias() {
                 "approvals" => text.starts_with("no standing approvals"),
                 "clear" => f.screen(80, 4).contains("cleared"),
                 "help" => text.contains("commands:"),
+                "cost" => text.starts_with("cost: unknown, no price for scripted-demo"),
+                "status" => text.starts_with("model: scripted-demo"),
                 "quit" => action == Action::Quit && f.app.quitting(),
                 other => panic!("/{other}: no expected effect written in this test"),
             };
@@ -959,7 +1082,9 @@ fn tmux_runs_nib_demo_end_to_end() {
     tmux.wait_for("applied 2 of 2 edits to calc.py");
     let calc = std::fs::read_to_string(project.join("calc.py")).expect("calc.py");
     assert!(calc.contains("return a + b"), "{calc}");
-    tmux.wait_for("╭ shell");
+    let screen = tmux.wait_for("╭ shell");
+    // A command has no diff to split.
+    assert!(!screen.contains("t split"), "{screen}");
     std::thread::sleep(Duration::from_millis(100));
     tmux.run(&["send-keys", "-t", "t", "y"]);
     tmux.wait_for("notes.txt (+3 -0)");
@@ -1368,4 +1493,130 @@ fn text_edits_run_in_the_client() {
         f.app.transcript_text()
     );
     assert!(f.app.transcript_text().contains("Fixed add."));
+}
+
+/// After the demo's script: a follow-up gets the demo's closing message
+/// (no HTTP error), the status line shows the cost from the user's
+/// [prices], /cost and /status answer, SIGTERM exits 143 with the log
+/// saying so, and `nib --resume` brings the transcript back whole.
+#[test]
+#[ignore = "needs tmux"]
+fn tmux_demo_end_cost_sigterm_and_resume() {
+    require_tmux();
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let project = scratch.path().join("demo");
+    let config = scratch.path().join("config");
+    std::fs::create_dir_all(config.join("nib")).expect("config dir");
+    std::fs::write(
+        config.join("nib/config.toml"),
+        "[prices]\n\"scripted-demo\" = [1000, 2000]\n",
+    )
+    .expect("config");
+    let bin = env!("CARGO_BIN_EXE_nib");
+    let code = scratch.path().join("code");
+    let command = format!(
+        "env TERM=xterm-256color XDG_CONFIG_HOME={} {bin} demo --dir {} --arm-ms 50; echo \"exit=$?\" > {}; sleep 60",
+        config.display(),
+        project.display(),
+        code.display()
+    );
+    let tmux = Tmux {
+        socket: format!("nib-e2e-end-{}", std::process::id()),
+    };
+    tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "110",
+        "-y",
+        "30",
+        &command,
+    ]);
+    tmux.run(&["set", "-g", "escape-time", "10"]);
+    for (shown, key) in [
+        ("fs-edit calc.py (+2 -2)", "y"),
+        ("╭ shell", "y"),
+        ("notes.txt (+3 -0)", "n"),
+    ] {
+        tmux.wait_for(shown);
+        std::thread::sleep(Duration::from_millis(150));
+        tmux.run(&["send-keys", "-t", "t", key]);
+    }
+    tmux.run(&["send-keys", "-t", "t", "Enter"]);
+    let screen = tmux.wait_for("■ done after");
+    // The user's price for the demo's model: a cost in the status line.
+    assert!(screen.contains(" · $"), "{screen}");
+    tmux.run(&["send-keys", "-t", "t", "-l", "thanks, now the docs"]);
+    tmux.run(&["send-keys", "-t", "t", "Enter"]);
+    let screen = tmux.wait_for("The demo's script has ended");
+    assert!(!screen.contains("HTTP 410"), "{screen}");
+    tmux.run(&["send-keys", "-t", "t", "-l", "/cost"]);
+    tmux.run(&["send-keys", "-t", "t", "Enter"]);
+    tmux.wait_for("cost: $");
+    tmux.run(&["send-keys", "-t", "t", "-l", "/status"]);
+    tmux.run(&["send-keys", "-t", "t", "Enter"]);
+    tmux.wait_for("session: ");
+    let pid = tmux.run(&["display", "-p", "-t", "t", "#{pane_pid}"]);
+    // The pane runs sh; nib is its child.
+    let out = std::process::Command::new("pgrep")
+        .args(["-P", pid.trim(), "-x", "nib"])
+        .output()
+        .expect("pgrep");
+    let nib_pid = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    assert!(!nib_pid.is_empty(), "nib is not running under the pane");
+    std::process::Command::new("kill")
+        .args(["-TERM", &nib_pid])
+        .status()
+        .expect("kill");
+    tmux.wait_for("stopped by SIGTERM");
+    let start = Instant::now();
+    while !code.exists() {
+        assert!(start.elapsed() < WAIT, "nib did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let status = std::fs::read_to_string(&code).expect("exit code");
+    assert_eq!(status.trim(), "exit=143");
+    let log = std::fs::read_dir(project.join(".nib/sessions"))
+        .expect("sessions")
+        .flatten()
+        .next()
+        .expect("a session")
+        .path()
+        .join("events.jsonl");
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        text.contains("\"ev\":\"interrupted\",\"by\":\"SIGTERM\""),
+        "{text}"
+    );
+
+    // Resume it: the transcript comes back with the prompts and answers.
+    let resume = format!(
+        "cd {} && env TERM=xterm-256color XDG_CONFIG_HOME={} {bin} --resume --provider scripted --model hello; sleep 60",
+        project.display(),
+        config.display()
+    );
+    tmux.run(&["kill-session", "-t", "t"]);
+    tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "110",
+        "-y",
+        "50",
+        &resume,
+    ]);
+    let screen = tmux.wait_for("── end of the resumed session ──");
+    assert!(screen.contains("› thanks, now the docs"), "{screen}");
+    assert!(screen.contains("Let me read calc.py first."), "{screen}");
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
+    tmux.run(&["send-keys", "-t", "t", "C-c"]);
 }

@@ -11,6 +11,9 @@ pub(super) fn error_kind(e: &ModelError) -> &'static str {
         ModelError::StreamCut { .. } => "stream_cut",
         ModelError::Timeout { .. } => "timeout",
         ModelError::Http { .. } => "http",
+        // The client already tried every attempt it may: asking again
+        // would only repeat the same wait and the same error.
+        ModelError::Connect { .. } => "unreachable",
         _ if e.is_transient() => "transient",
         _ => "model",
     }

@@ -265,6 +265,8 @@ impl Shared {
             streamed: reply.streamed,
             stream_fallback: reply.stream_fallback.clone(),
             raw_text: reply.raw_text.clone(),
+            text: (!reply.tool_calls.is_empty() && !reply.text.trim().is_empty())
+                .then(|| reply.text.clone()),
         }));
     }
 

@@ -12,6 +12,7 @@ mod apply_formats;
 mod console;
 mod scenario;
 mod script;
+mod sessions;
 mod stats;
 mod tools;
 mod undo;
@@ -25,6 +26,7 @@ pub use crate::settings::UsageError;
 pub use apply::ApplyArgs;
 pub use scenario::ScenarioArgs;
 pub use script::ScriptArgs;
+pub use sessions::SessionsArgs;
 pub use stats::StatsArgs;
 pub use tools::ToolsArgs;
 pub use undo::UndoArgs;
@@ -32,6 +34,9 @@ pub use undo::UndoArgs;
 /// nib: a coding-agent runtime with the agent loop in Scheme.
 #[derive(Debug, Parser)]
 #[command(name = "nib", version, about, long_about = None)]
+#[command(
+    after_help = "Configuration: ~/.config/nib/config.toml ($XDG_CONFIG_HOME/nib/config.toml); every key, its default and where it may be set: docs/config.md. API keys: NIB_API_KEY, else OPENAI_API_KEY / ANTHROPIC_API_KEY / OLLAMA_API_KEY. No model yet? `nib demo`."
+)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct Cli {
     #[command(subcommand)]
@@ -58,8 +63,12 @@ pub enum Command {
     /// Statistics from event logs: requests, tokens, fs-edit failures.
     Stats(StatsArgs),
     /// Run one task headless, for scripts and CI (exit codes: 0 done,
-    /// 1 error, 2 usage, 3 refused, 4 step or token limit).
+    /// 1 error, 2 usage, 3 refused, 4 step, token or time limit, 128+N
+    /// stopped by signal N: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
     Exec(crate::headless::ExecArgs),
+    /// The sessions of this workspace: when, the task, how it ended,
+    /// steps, tokens and cost, and the id `--resume` takes.
+    Sessions(SessionsArgs),
     /// Run headless sessions over SWE-bench instances and write their
     /// patches as predictions (`grade`: a quick local test run; `merge`:
     /// join shards' predictions; `show ID`: an instance's trajectory).
@@ -105,6 +114,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Script(args) => script::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Exec(args) => crate::headless::run(args),
+        Command::Sessions(args) => sessions::run(args),
         Command::Swebench(args) => crate::headless::swebench::run(*args),
         Command::Scenario(args) => scenario::run(args),
         Command::Console(args) => console::run(*args),

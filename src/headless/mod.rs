@@ -5,8 +5,11 @@
 //! `--json`, progress on stderr otherwise), answers confirms by policy
 //! (Write confirms by `--approve`, Security confirms always refused) and
 //! maps the outcome to an exit code: 0 done, 1 error, 2 usage, 3 refused
-//! (the run needed a confirm it could not get), 4 step or token limit. It
-//! never waits for input.
+//! (the run needed a confirm it could not get), 4 step, token or time
+//! limit, 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129
+//! SIGHUP; every command it started is stopped first, and the log ends
+//! with `interrupted`). The last event is `result`: the status, the exit
+//! code, steps, tokens and cost. It never waits for input.
 
 // The binary's edge: this client's output is the process's own stdout
 // and stderr, so printing is its job (everything below the clients is
@@ -16,16 +19,24 @@
 use std::io::{Read, Write as _};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use clap::Args;
 
-use crate::agent::{AgentConfig, Confirms, SessionBuilder, Status};
-use crate::session::{Entry, Event};
+use crate::agent::{AgentConfig, Confirms, LogPlace, SessionBuilder, Status};
+use crate::model::{StreamEvent, show_tokens};
+use crate::session::Event;
+use crate::session::event::{Interrupted, RunResult};
+use crate::session::resume;
+use crate::settings::prices::show_cost;
 use crate::settings::{
-    Approve, ModelArgs, StrategyArgs, UsageError, UserConfig, model_config, workspace,
+    Approve, ModelArgs, StrategyArgs, UsageError, UserConfig, model_config, notice, stop, workspace,
 };
+use progress::plural;
 
+mod progress;
 pub mod swebench;
 
 #[derive(Debug, Args)]
@@ -54,6 +65,11 @@ pub struct ExecArgs {
     /// Stream the events as JSONL on stdout (progress goes to stderr).
     #[arg(long)]
     pub json: bool,
+    /// Continue an earlier session of this workspace: its log, and its
+    /// tasks as context (`--resume` alone: the latest; `--resume=ID`: an
+    /// id or the start of one; `nib sessions` lists them).
+    #[arg(long, num_args = 0..=1, require_equals = true, default_missing_value = "")]
+    pub resume: Option<String>,
     /// Run commands without the file sandbox (they can read protected
     /// files and write anywhere you can); logged as a warning.
     #[arg(long)]
@@ -71,9 +87,26 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
             .file_sandbox = Some(false);
     }
     let ws = workspace(args.root.clone())?;
+    let resume = match &args.resume {
+        None => None,
+        Some(id) => {
+            Some(resume::find(&ws.root().join(".nib").join("sessions"), id).map_err(UsageError)?)
+        }
+    };
     // Keep the scripted server alive for the whole run.
     let (model, _server) = model_config(&args.model_args, &config)?;
+    // A malformed [prices] entry is said before anything runs.
+    crate::settings::prices::price_of(&config.prices, &model.model).map_err(UsageError)?;
     let chosen = args.strategy_args.choose(&config, None)?;
+    let tally: progress::Shared = Arc::new(Mutex::new(progress::Tally::new(
+        config.prices.clone(),
+        &model.model,
+    )));
+    let stopping = tally
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .stopping
+        .clone();
     let mut builder = SessionBuilder::new(
         ws,
         Confirms::Policy {
@@ -81,6 +114,9 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
         },
     )
     .user_config(&config);
+    if let Some(path) = &resume {
+        builder = builder.log(LogPlace::At(path.clone()));
+    }
     if args.json {
         builder = builder.subscribe(|entry| {
             let mut out = std::io::stdout().lock();
@@ -88,13 +124,41 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
             let _ = out.flush();
         });
     }
-    let session = builder.subscribe(progress).build()?;
+    let shown = Arc::clone(&tally);
+    let session = builder
+        .subscribe(move |entry| {
+            if let Some(line) = progress::line(&shown, &entry.event) {
+                eprintln!("{line}");
+            }
+        })
+        .build()?;
+    tally
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .deadline = session.host.deadline_flag();
+    // SIGINT, SIGTERM, SIGHUP: stop the run (and every command it started).
+    {
+        let log = Arc::clone(&session.log);
+        let stopping = Arc::clone(&stopping);
+        stop::catch(session.host.cancel_flag(), move |sig| {
+            stopping.store(true, Ordering::Relaxed);
+            let _ = log.emit(&interrupted_event(sig));
+        });
+    }
     eprintln!("nib exec: {}", network_note(&session));
     // Without the sandbox the session's warning event already said so.
     let (files, warning) = session.host.sandbox_status();
     if warning.is_none() {
         eprintln!("nib exec: {files}");
     }
+    let prompt = match &resume {
+        Some(path) => {
+            eprintln!("nib exec: resuming {}", path.display());
+            resume::with_earlier(&resume::earlier_from_log(path), &task)
+        }
+        None => task.clone(),
+    };
+    let max_steps = args.max_steps.or(config.max_steps).unwrap_or(30).max(1);
     let cfg = AgentConfig {
         model,
         strategy: chosen.strategy,
@@ -103,42 +167,112 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
         settings: chosen.settings,
         history: serde_json::Value::Null,
         program: None,
-        max_steps: args.max_steps.or(config.max_steps).unwrap_or(30).max(1),
+        max_steps,
         max_tokens: args.max_tokens,
         deadline: Duration::from_secs(args.timeout.max(1)),
     };
-    let outcome = match session.run(&cfg, &task, |_| {}) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("nib exec: {e}");
-            return Ok(ExitCode::from(1));
+    let started = Instant::now();
+    let over = Arc::new(AtomicBool::new(false));
+    progress::heartbeat(Arc::clone(&tally), Arc::clone(&over));
+    let log = Arc::clone(&session.log);
+    let streamed = Arc::clone(&tally);
+    let ran = session.run(&cfg, &prompt, move |ev| {
+        if let StreamEvent::TextDelta(t) | StreamEvent::ReasoningDelta(t) = ev {
+            progress::streamed(&streamed, t.chars().count());
+        }
+        if let Some(n) = notice::of_stream(ev) {
+            let _ = log.emit(&Event::Notice(n));
+        }
+    });
+    over.store(true, Ordering::Relaxed);
+    stopping.store(true, Ordering::Relaxed);
+    let signal = stop::received();
+    let timed_out = session.host.deadline_flag().load(Ordering::Relaxed);
+    let (status, code, text) = match &ran {
+        _ if signal.is_some() => {
+            let sig = signal.unwrap_or(libc::SIGINT);
+            let _ = session.log.emit(&interrupted_event(sig));
+            ("interrupted", stop::exit_code(sig), stop::describe(sig))
+        }
+        Err(e) => ("error", 1, e.to_string()),
+        Ok(o) => {
+            let (status, code) = match o.status {
+                _ if timed_out => ("time_limit", 4),
+                Status::Done if o.refused_confirms > 0 => ("refused", 3),
+                Status::Done => ("done", 0),
+                Status::Error => ("error", 1),
+                Status::StepLimit => ("step_limit", 4),
+                Status::TokenLimit => ("token_limit", 4),
+            };
+            (status, code, o.text.clone())
         }
     };
+    if let Err(e) = &ran {
+        // The engine failed before the strategy could log it.
+        eprintln!("nib exec: {e}");
+    }
+    // Steps are model replies, counted the same however the run ended.
+    let (usage, cost, steps) = {
+        let t = tally.lock().unwrap_or_else(PoisonError::into_inner);
+        (t.usage, t.cost, t.steps)
+    };
+    let _ = session.log.emit(&Event::Result(RunResult {
+        status: status.into(),
+        exit_code: code,
+        steps,
+        usage,
+        cost_usd: cost,
+        duration_ms: started.elapsed().as_millis() as u64,
+        text: text.clone(),
+        session: session.log.id().to_string(),
+    }));
     // stdout is the model's answer; an error was already shown once, on
     // stderr, as the run's `error` event.
-    if !args.json && !outcome.text.is_empty() && outcome.status != Status::Error {
-        println!("{}", outcome.text);
+    let answered = !matches!(status, "error" | "interrupted" | "time_limit");
+    if !args.json && answered && !text.is_empty() {
+        println!("{text}");
     }
-    eprintln!(
-        "nib exec: {} after {} steps, {} tokens; events in {}",
-        outcome.status.as_str(),
-        outcome.steps,
-        outcome.tokens,
-        session.log.path().display()
-    );
-    let code = match outcome.status {
-        Status::Done if outcome.refused_confirms > 0 => {
-            eprintln!(
-                "nib exec: {} call(s) needed a confirm this run could not give",
-                outcome.refused_confirms
-            );
-            3
+    let ended = match status {
+        "done" => "done".to_string(),
+        "refused" => {
+            let n = ran.as_ref().map_or(0, |o| o.refused_confirms) as u64;
+            format!(
+                "done, but {} a confirm this run could not give (--approve writes allows edits and commands)",
+                plural(n, "call needed", "calls needed")
+            )
         }
-        Status::Done => 0,
-        Status::Error => 1,
-        Status::StepLimit | Status::TokenLimit => 4,
+        "step_limit" => format!("stopped at the step limit ({max_steps}; --max-steps raises it)"),
+        "token_limit" => format!(
+            "stopped at the token limit ({}; --max-tokens raises it)",
+            args.max_tokens
+        ),
+        "time_limit" => format!(
+            "stopped at the time limit ({} s; --timeout raises it)",
+            args.timeout
+        ),
+        "interrupted" => format!("{text}; its commands were stopped"),
+        _ => "failed (the error is above)".to_string(),
     };
-    Ok(ExitCode::from(code))
+    let money = cost.map_or(String::new(), |c| format!(", {}", show_cost(c)));
+    eprintln!(
+        "nib exec: {ended}; {}, {} tokens{money}; resume with `nib exec --resume={} TASK`",
+        plural(steps, "step", "steps"),
+        show_tokens(usage.prompt + usage.completion, usage.estimated),
+        session.log.id()
+    );
+    Ok(ExitCode::from(code.clamp(0, 255) as u8))
+}
+
+/// The `interrupted` event of a run a signal stopped.
+fn interrupted_event(sig: i32) -> Event {
+    Event::Interrupted(Interrupted {
+        by: stop::name(sig),
+        message: format!(
+            "{}; the commands it ran were stopped with everything they started",
+            stop::describe(sig)
+        ),
+        exit_code: Some(stop::exit_code(sig)),
+    })
 }
 
 /// Whether this run's commands have network, said before it starts.
@@ -169,37 +303,4 @@ fn read_task(task: Option<&str>) -> Result<String, UsageError> {
         ));
     }
     Ok(task)
-}
-
-/// A line on stderr for the events a person follows.
-fn progress(entry: &Entry) {
-    let line = match &entry.event {
-        Event::LlmResp(e) => format!(
-            "step {}: {} tool call(s), {} prompt tokens",
-            e.step, e.tool_calls, e.usage.prompt
-        ),
-        Event::ToolCall(e) => {
-            let form = &e.positional;
-            let shown: String = form.chars().take(120).collect();
-            let cut = if form.chars().count() > 120 {
-                " …"
-            } else {
-                ""
-            };
-            let shown = if shown.is_empty() { &e.name } else { &shown };
-            format!("  {shown}{cut}")
-        }
-        Event::ToolResult(e) => {
-            let mark = if e.ok { "ok" } else { "failed" };
-            format!("    {mark}: {}", e.summary)
-        }
-        Event::Error(e) => format!("error: {}", e.message),
-        Event::Warning(e) => format!("warning: {}", e.message),
-        Event::Strategy(e) if e.action == "say" || e.action == "display" => {
-            format!("strategy: {}", e.text)
-        }
-        Event::Strategy(e) => format!("strategy {}: {}", e.action, e.text),
-        _ => return,
-    };
-    eprintln!("{line}");
 }

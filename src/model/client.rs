@@ -352,6 +352,12 @@ impl Client {
                 return Err(settle(err, start, attempt, Some(note)));
             }
             retried += 1;
+            on_event(&StreamEvent::Retry {
+                retry: retried,
+                retries: self.cfg.retries,
+                wait,
+                error: err.to_string(),
+            });
             if self.or_cancel(tokio::time::sleep(wait)).await.is_none() {
                 let acc = self.accum(&call);
                 return Err(settle(self.interrupted(&acc), start, attempt, None));

@@ -119,7 +119,11 @@ fn http_hint(status: u16, attempts: u32) -> String {
             "the server rejected the request: check --model, and whether the conversation \
              exceeds the model's context (compact it, or raise num_ctx / the server's context size)"
         }
-        401 | 403 => "check the API key for this provider (and that it may use this model)",
+        401 | 403 => {
+            "check the API key: nib sends NIB_API_KEY, else OPENAI_API_KEY (--provider openai), \
+             ANTHROPIC_API_KEY (anthropic) or OLLAMA_API_KEY (ollama); and that it may use this model"
+        }
+        410 => "the server has nothing more to give for this conversation",
         404 => {
             "check --model and --base-url (for Ollama, pull the model first: `ollama pull NAME`)"
         }

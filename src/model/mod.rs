@@ -396,6 +396,14 @@ pub enum StreamEvent {
     TextToolCalls {
         count: usize,
     },
+    /// An attempt failed before the reply began and the call is tried
+    /// again after `wait`: `retry` of `retries`, `error` why.
+    Retry {
+        retry: u32,
+        retries: u32,
+        wait: Duration,
+        error: String,
+    },
     /// One line exactly as the server sent it (without its line ending);
     /// blank lines are left out.
     Raw(String),

@@ -177,11 +177,13 @@ fn fenced(text: &str, tools: &[&str]) -> Option<Parsed> {
     while let Some(open) = text[pos..].find("```").map(|i| pos + i) {
         let info_end = text[open + 3..].find('\n').map(|i| open + 3 + i)?;
         let info = text[open + 3..info_end].trim();
-        let Some(close) = text[info_end..].find("```").map(|i| info_end + i) else {
-            break;
+        let (close, end) = match text[info_end..].find("```") {
+            Some(i) => (info_end + i, info_end + i + 3),
+            // A fence never closed (small models often stop there): the
+            // block runs to the end, and counts only as whole JSON.
+            None => (text.len(), text.len()),
         };
         let block = &text[info_end + 1..close];
-        let end = close + 3;
         let wanted = matches!(info, "" | "json" | "tool_call" | "tool_code" | "jsonc");
         match json_calls(block.trim()) {
             Some(found) if wanted && known(&found, tools) => {
@@ -319,6 +321,20 @@ mod tests {
         assert_eq!(
             p.calls,
             vec![call("fs-read", r#"{"path":"src/a.rs","start":10}"#)]
+        );
+    }
+
+    #[test]
+    fn a_fence_left_open_still_holds_a_call() {
+        let text =
+            "Reading it.\n```json\n{\"name\": \"fs-read\", \"arguments\": {\"path\": \"x\"}}\n";
+        let got = parse(text, TOOLS).expect("a call");
+        assert_eq!(got.calls[0].name, "fs-read");
+        assert_eq!(got.text, "Reading it.");
+        // Half a JSON object is no call.
+        assert_eq!(
+            parse("```json\n{\"name\": \"fs-read\", \"argu", TOOLS),
+            None
         );
     }
 

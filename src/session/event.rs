@@ -44,6 +44,12 @@ pub enum Event {
     TurnEnd(TurnEnd),
     #[serde(rename = "error")]
     Error(ErrorEvent),
+    #[serde(rename = "notice")]
+    Notice(Notice),
+    #[serde(rename = "interrupted")]
+    Interrupted(Interrupted),
+    #[serde(rename = "result")]
+    Result(RunResult),
     /// An event of a strategy's own kind (`(emit "my.kind" fields)`).
     #[serde(untagged)]
     Custom(Custom),
@@ -108,6 +114,10 @@ pub struct LlmResp {
     /// the model wrote it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub raw_text: Option<String>,
+    /// The reply's text when it also made tool calls (the model's
+    /// narration, for a resumed transcript; a final answer is `turn.end`'s).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// A tool call, as the model (or a strategy) made it.
@@ -274,6 +284,51 @@ pub struct ErrorEvent {
     pub message: String,
 }
 
+/// Something a person should know that is neither an error nor a
+/// warning about settings: the server cannot stream tool calls, a retry
+/// and its wait, a slow server still thinking, usage estimated.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Notice {
+    /// `stream_fallback`, `retry`, `waiting`, `estimated`, or a client's own.
+    pub kind: String,
+    pub message: String,
+}
+
+/// A client was stopped from outside (a signal) or by the person (Esc):
+/// its commands were stopped with everything they started.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Interrupted {
+    /// `SIGINT`, `SIGTERM`, `SIGHUP`, or `user` (Esc in the terminal client).
+    pub by: String,
+    pub message: String,
+    /// The exit code the client ends with (absent when it goes on).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+}
+
+/// The last event of a `nib exec` run: how it ended and what it cost.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RunResult {
+    /// `done`, `refused`, `step_limit`, `token_limit`, `time_limit`,
+    /// `interrupted` or `error`.
+    pub status: String,
+    pub exit_code: i32,
+    pub steps: u64,
+    /// The session's token totals (`estimated` when some count is nib's).
+    pub usage: Usage,
+    /// USD, from `[prices]` or the built-in table; absent when the model's
+    /// price is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cost_usd: Option<f64>,
+    pub duration_ms: u64,
+    /// The model's last answer, or what went wrong.
+    pub text: String,
+    pub session: String,
+}
+
 /// An event of a kind nib does not know: a strategy's own.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Custom {
@@ -300,13 +355,16 @@ impl Event {
             Event::Strategy(_) => "strategy",
             Event::TurnEnd(_) => "turn.end",
             Event::Error(_) => "error",
+            Event::Notice(_) => "notice",
+            Event::Interrupted(_) => "interrupted",
+            Event::Result(_) => "result",
             Event::Custom(c) => &c.ev,
         }
     }
 
     /// The kinds nib itself writes: a strategy's `emit` may not use them
     /// (its fields would not be what readers of that kind expect).
-    pub const KNOWN: [&'static str; 14] = [
+    pub const KNOWN: [&'static str; 17] = [
         "session.start",
         "llm.req",
         "llm.resp",
@@ -321,6 +379,9 @@ impl Event {
         "strategy",
         "turn.end",
         "error",
+        "notice",
+        "interrupted",
+        "result",
     ];
 
     /// The event's fields as a JSON object, `ev` first.
@@ -371,6 +432,7 @@ impl Event {
             Event::LlmResp(LlmResp {
                 stream_fallback: Some(String::new()),
                 raw_text: Some(String::new()),
+                text: Some(String::new()),
                 ..LlmResp::default()
             }),
             Event::ToolCall(ToolCall {
@@ -405,6 +467,15 @@ impl Event {
             Event::Error(ErrorEvent {
                 step: Some(0),
                 ..ErrorEvent::default()
+            }),
+            Event::Notice(Notice::default()),
+            Event::Interrupted(Interrupted {
+                exit_code: Some(130),
+                ..Interrupted::default()
+            }),
+            Event::Result(RunResult {
+                cost_usd: Some(0.0),
+                ..RunResult::default()
             }),
         ]
     }

@@ -1,6 +1,7 @@
 //! The session record: the event log every part of nib appends to while a
 //! session runs (`EventLog`, in `log.rs`) and the statistics `nib stats`
-//! computes from such logs afterwards (`stats`, in `stats.rs`). The error
+//! computes from such logs afterwards (`stats`, in `stats.rs`); `resume.rs`
+//! reads sessions back (the list, an id prefix, a resumed task's context). The error
 //! type for both is `SessionError`; `time.rs` formats the timestamps.
 //!
 //! # The event log (schema version 1)
@@ -24,7 +25,7 @@
 //! |------|--------|
 //! | `session.start` | `id`, `root`, `model`, `provider`, `strategy`, `nib_version`, `task` |
 //! | `llm.req` | `step`, `model`, `messages`: N, `tools`: N |
-//! | `llm.resp` | `step`, `model`, `duration_ms`, `usage`: {`prompt`, `cached`, `completion`, `reported`, `estimated`}, `tool_calls`: N, `finish`, `streamed`, `stream_fallback` (the call that found the server cannot stream tool calls), `raw_text` (when calls were read from the text) |
+//! | `llm.resp` | `step`, `model`, `duration_ms`, `usage`: {`prompt`, `cached`, `completion`, `reported`, `estimated`}, `tool_calls`: N, `finish`, `streamed`, `stream_fallback` (the call that found the server cannot stream tool calls), `raw_text` (when calls were read from the text), `text` (the reply's text when it made tool calls too) |
 //! | `tool.call` | `step`, `call`, `id`, `name`, `positional`: "(fs-edit ...)", `args`: {the JSON arguments}, `quirks`: [strings, e.g. "list-as-string"], `by` (when not the model: "strategy", "text"), `raw_arguments` (arguments that did not parse, exactly as received) |
 //! | `guard` | `step`, `call`, `decision`: "allow" / "write" / "security" / "deny", `reasons`: [{`rule`, `param`, `message`, `line`}] |
 //! | `confirm` | `step`, `call`, `kind`: "write" / "security", `answer`: "yes" / "no", `by`: "user" / "policy" |
@@ -36,6 +37,9 @@
 //! | `strategy` | `action`: "say" / "refuse" / "continue" / "compact" / a strategy's own, `text` |
 //! | `turn.end` | `step`, `reason`: "done" / "step_limit" / "token_limit" / "error" / "refused", `text` |
 //! | `error` | `step` (when a model call failed), `message` |
+//! | `notice` | `kind`: "stream_fallback" / "retry" / "waiting" / "estimated" / a client's own, `message` |
+//! | `interrupted` | `by`: "SIGINT" / "SIGTERM" / "SIGHUP" / "user", `message`, `exit_code` (when the client ends) |
+//! | `result` | (`nib exec`, last) `status`, `exit_code`, `steps`, `usage`: {`prompt`, `cached`, `completion`, `reported`, `estimated`}, `cost_usd` (when the price is known), `duration_ms`, `text`, `session` |
 //!
 //! The types are in `event.rs` ([`Event`]); a test checks this table
 //! against them, so the two cannot drift. A strategy's own kinds
@@ -59,6 +63,7 @@
 
 pub mod event;
 mod log;
+pub mod resume;
 mod stats;
 mod time;
 

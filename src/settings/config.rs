@@ -1,5 +1,7 @@
 //! The user's configuration: `$XDG_CONFIG_HOME/nib/config.toml` (or
-//! `~/.config/nib/config.toml`). Flags override it.
+//! `~/.config/nib/config.toml`). Flags override it. Every key, its
+//! default and where it may be set: docs/config.md (a test below keeps
+//! its sample and table in step with this struct).
 //!
 //! Which model nib talks to, and where, comes only from here and from
 //! flags, never from the workspace: a cloned repository could otherwise send
@@ -46,8 +48,8 @@ pub struct UserConfig {
     pub set: std::collections::BTreeMap<String, String>,
     pub max_steps: Option<u64>,
     /// Model prices, USD per million tokens (`[prices]`, `"gpt-4o" =
-    /// [2.5, 10]` or `[in, out, cached]`; `"*"` for any other model):
-    /// what `nib swebench` counts cost and its cost limits by.
+    /// [2.5, 10]` or `[in, out, cached]`; `"*"` for any other model), over
+    /// the built-in table (`prices.rs`): what every client counts cost by.
     #[serde(default)]
     pub prices: std::collections::BTreeMap<String, Vec<f64>>,
     /// How the guard judges calls.
@@ -220,6 +222,53 @@ mod tests {
         let e = UserConfig::parse("modle = \"x\"\n").unwrap_err();
         assert!(e.contains("modle"), "{e}");
         assert!(UserConfig::parse("").is_ok());
+    }
+
+    /// docs/config.md's sample sets every key the file may hold, and each
+    /// key is in its table: the reference cannot miss one or name a wrong one.
+    #[test]
+    fn the_documented_sample_sets_every_key() {
+        let doc = include_str!("../../docs/config.md");
+        let sample = doc
+            .split("```toml\n")
+            .nth(1)
+            .and_then(|rest| rest.split("```").next())
+            .expect("a toml sample");
+        let c = UserConfig::parse(sample).expect("the sample parses");
+        // An approval has either paths or a command: leave them out.
+        let mut bare = c.clone();
+        bare.approvals.clear();
+        let shown = format!("{bare:?}");
+        assert!(
+            !shown.contains("None"),
+            "a key the sample leaves out: {shown}"
+        );
+        assert!(!c.set.is_empty() && !c.prices.is_empty() && !c.approvals.is_empty());
+        let listed = |key: &str| doc.contains(&format!("| `{key}`"));
+        for key in [
+            "provider",
+            "model",
+            "base_url",
+            "num_ctx",
+            "max_reply_tokens",
+            "stream",
+            "text_tool_calls",
+            "first_byte_timeout",
+            "total_timeout",
+            "max_steps",
+            "strategy",
+            "hooks",
+            "[set]",
+            "[prices]",
+            "[guard] protected",
+            "[guard] redact",
+            "[guard] shell_network",
+            "[guard] file_sandbox",
+            "[guard] file_sandbox_workspace",
+            "[[approvals]]",
+        ] {
+            assert!(listed(key), "docs/config.md's table lacks {key}");
+        }
     }
 
     #[test]

@@ -1,13 +1,18 @@
 //! Settings every client shares, below all of them: the user's and the
 //! workspace's configuration (`config`), the model flags and how they
 //! resolve to a model (`model`), the workspace root, and [`UsageError`],
-//! the error for how nib was invoked (exit code 2).
+//! the error for how nib was invoked (exit code 2); what model calls cost
+//! (`prices`), how a client stops on a signal (`stop`), and the notices
+//! a model call's stream calls for (`notice`).
 //!
 //! `cli`, `headless` and `tui` depend on this module; it depends on no
 //! client, so a flag or a config key is defined once for all of them.
 
 pub mod config;
 pub mod model;
+pub mod notice;
+pub mod prices;
+pub mod stop;
 pub mod strategy;
 
 use std::fmt;

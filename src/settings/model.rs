@@ -138,12 +138,18 @@ pub fn choose_model(args: &ModelArgs, config: &UserConfig) -> Result<ModelChoice
         });
     }
     let p = provider(chosen);
-    let model = args.model.clone().or(config.model.clone()).ok_or_else(|| {
-        UsageError(format!(
-            "give --model NAME for --provider {} (or set model in the config file)",
-            p.as_str()
-        ))
-    })?;
+    let nothing_chosen = args.provider.is_none() && config.provider.is_none();
+    let model = match args.model.clone().or(config.model.clone()) {
+        Some(m) => m,
+        None if nothing_chosen => return Err(UsageError(first_run_message())),
+        None => {
+            return Err(UsageError(format!(
+                "give --model NAME for --provider {} (or set model = \"NAME\" in {}; docs/config.md lists the keys)",
+                p.as_str(),
+                config_file_shown()
+            )));
+        }
+    };
     let mut cfg = ModelConfig::new(p, model);
     if let Some(url) = args.base_url.clone().or(config.base_url.clone()) {
         cfg.base_url = url;
@@ -164,12 +170,58 @@ pub fn choose_model(args: &ModelArgs, config: &UserConfig) -> Result<ModelChoice
         .or_else(|_| std::env::var(key_var))
         .ok()
         .filter(|k| !k.is_empty());
-    if p == Provider::Anthropic && cfg.api_key.is_none() {
-        return Err(UsageError(
-            "--provider anthropic needs an API key in ANTHROPIC_API_KEY (or NIB_API_KEY)".into(),
-        ));
+    if cfg.api_key.is_none() && needs_key(p, &cfg.base_url) {
+        return Err(UsageError(format!(
+            "--provider {} at {} needs an API key: set {key_var} (or NIB_API_KEY) in the environment",
+            p.as_str(),
+            cfg.base_url
+        )));
     }
     Ok(ModelChoice::Remote(cfg))
+}
+
+/// Hosted services that refuse every request without a key: checked
+/// before the first request, not found out after its retries. A server
+/// elsewhere (llama.cpp, vLLM, a proxy) may need none.
+fn needs_key(p: Provider, base_url: &str) -> bool {
+    match p {
+        Provider::Anthropic => true,
+        Provider::OpenAi => ["api.openai.com", "openrouter.ai"]
+            .iter()
+            .any(|host| base_url.contains(host)),
+        Provider::Ollama => false,
+    }
+}
+
+/// The user config file as a person reads it (`~/.config/nib/config.toml`).
+pub fn config_file_shown() -> String {
+    let Some(path) = UserConfig::path() else {
+        return "~/.config/nib/config.toml".into();
+    };
+    let shown = path.display().to_string();
+    match std::env::var("HOME") {
+        Ok(home) if !home.is_empty() && shown.starts_with(&format!("{home}/")) => {
+            format!("~{}", &shown[home.len()..])
+        }
+        _ => shown,
+    }
+}
+
+/// What nib says when no model is set anywhere: where the config lives,
+/// the three usual setups, the key variables, and the demo.
+pub fn first_run_message() -> String {
+    format!(
+        "no model is set. nib reads it from {file} (every key: docs/config.md) or from flags:\n\
+         \x20 a local llama.cpp / vLLM / LM Studio server:  --provider openai --base-url http://127.0.0.1:8080 --model NAME\n\
+         \x20 Ollama:                                        --provider ollama --model qwen2.5-coder:14b\n\
+         \x20 OpenAI or Anthropic:                           --provider openai --model gpt-4o (key in OPENAI_API_KEY; ANTHROPIC_API_KEY for --provider anthropic)\n\
+         or put the same in {file}:\n\
+         \x20 provider = \"openai\"\n\
+         \x20 base_url = \"http://127.0.0.1:8080\"\n\
+         \x20 model = \"qwen2.5-coder\"\n\
+         To see nib work first, with no model at all: nib demo",
+        file = config_file_shown()
+    )
 }
 
 /// The settings for how replies come over the wire, which apply to

@@ -35,6 +35,12 @@ use crate::model::StreamEvent;
 use crate::prim::{Answer, Question};
 use crate::session::event::Event;
 use crate::settings::UserConfig;
+use crate::settings::prices::cost_of;
+
+/// `1 step`, `2 steps`.
+pub fn plural(n: u64, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
 
 /// How long keys are ignored after a confirm appears, by default, so a
 /// keystroke meant for something else cannot answer it.
@@ -74,7 +80,7 @@ pub enum Action {
 }
 
 /// The status line's numbers.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct StatusLine {
     pub model: String,
     pub tokens_in: u64,
@@ -85,6 +91,8 @@ pub struct StatusLine {
     /// Some count is an estimate (the server reported none): shown `~1.2k`.
     pub estimated: bool,
     pub step: u64,
+    /// USD so far; `None` when a model's price is unknown.
+    pub cost: Option<f64>,
 }
 
 /// The terminal client.
@@ -121,6 +129,7 @@ impl App {
             .model
             .model
             .clone();
+        let cost = cost_of(&session.prices, &model, &Default::default());
         App {
             session,
             events,
@@ -135,6 +144,7 @@ impl App {
             ask: None,
             input: String::new(),
             status: StatusLine {
+                cost,
                 model,
                 ..StatusLine::default()
             },
@@ -203,12 +213,26 @@ impl App {
         self.history.push(line);
     }
 
-    /// Start a task as if the user typed it.
-    pub fn submit(&mut self, task: &str, now: Instant) {
+    /// A task as the transcript shows it: `› task`.
+    pub fn push_prompt(&mut self, task: &str) {
         self.history.push(Line::from(vec![
             Span::styled("› ", self.opts.theme.accent()),
-            Span::styled(task.to_string(), self.opts.theme.text()),
+            Span::styled(mask_secrets(task), self.opts.theme.text()),
         ]));
+    }
+
+    /// Model text, rendered as the stream renders it (a resumed answer).
+    pub fn push_markdown_text(&mut self, text: &str) {
+        self.flush_partial();
+        for line in text.lines() {
+            self.push_markdown(&mask_secrets(line));
+        }
+        self.in_code = false;
+    }
+
+    /// Start a task as if the user typed it.
+    pub fn submit(&mut self, task: &str, now: Instant) {
+        self.push_prompt(task);
         if self.session.submit(task.to_string()) {
             self.running = Some(now);
             self.status.step = 0;
@@ -263,32 +287,46 @@ impl App {
             UiEvent::TaskDone(result) => {
                 self.flush_partial();
                 self.running = None;
+                // "interrupting…" and the like belong to the task that ended.
+                self.notice = None;
                 // A confirm still open belongs to a finished task.
                 self.confirm = None;
-                let t = self.opts.theme;
-                let line = match result {
-                    Ok(o) if o.text.contains("interrupted by the user") => {
-                        Line::from(Span::styled("■ interrupted; the session goes on", t.warn()))
-                    }
-                    Ok(o) => match o.status {
-                        Status::Done => Line::from(Span::styled(
-                            format!("■ done after {} steps", o.steps),
-                            t.dim(),
-                        )),
-                        // The details were shown with the run's error event.
-                        Status::Error => Line::from(Span::styled(
-                            format!("■ error: {}", o.text.lines().next().unwrap_or_default()),
-                            t.error(),
-                        )),
-                        s => Line::from(Span::styled(
-                            format!("■ stopped: {} ({})", s.as_str(), o.text),
-                            t.warn(),
-                        )),
-                    },
-                    Err(e) => Line::from(Span::styled(format!("■ error: {e}"), t.error())),
-                };
+                let line = self.end_line(result);
                 self.history.push(line);
             }
+        }
+    }
+
+    /// The line that closes a task: how it ended, in words.
+    fn end_line(&self, result: Result<crate::agent::Outcome, String>) -> Line<'static> {
+        let t = self.opts.theme;
+        match result {
+            Ok(o) if o.text.contains("interrupted by the user") => {
+                Line::from(Span::styled("■ interrupted; the session goes on", t.warn()))
+            }
+            Ok(o) => match o.status {
+                Status::Done => Line::from(Span::styled(
+                    format!("■ done after {}", plural(o.steps, "step", "steps")),
+                    t.dim(),
+                )),
+                // The error itself was shown once, with the run's error event.
+                Status::Error => Line::from(Span::styled(
+                    "■ stopped by the error above; the session goes on",
+                    t.error(),
+                )),
+                Status::StepLimit => Line::from(Span::styled(
+                    format!(
+                        "■ stopped at the step limit ({}; max_steps in the config raises it)",
+                        plural(o.steps, "step", "steps")
+                    ),
+                    t.warn(),
+                )),
+                Status::TokenLimit => Line::from(Span::styled(
+                    "■ stopped: the token budget is used up",
+                    t.warn(),
+                )),
+            },
+            Err(e) => Line::from(Span::styled(format!("■ error: {e}"), t.error())),
         }
     }
 
@@ -298,6 +336,14 @@ impl App {
             Event::LlmReq(e) => self.status.step = e.step,
             Event::LlmResp(e) => {
                 self.flush_partial();
+                if let Some(n) = crate::settings::notice::of_estimate(e, self.status.estimated) {
+                    self.push_notice(&n.message);
+                }
+                let cost = cost_of(&self.session.prices, &e.model, &e.usage);
+                self.status.cost = match (self.status.cost, cost) {
+                    (Some(a), Some(b)) => Some(a + b),
+                    _ => None,
+                };
                 self.status.estimated |= e.usage.estimated;
                 self.status.tokens_in += e.usage.prompt;
                 self.status.tokens_cached += e.usage.cached;
@@ -390,6 +436,13 @@ impl App {
                     t.warn(),
                 )));
             }
+            Event::Notice(e) => self.push_notice(&e.message),
+            Event::Interrupted(e) => {
+                self.history.push(Line::from(Span::styled(
+                    format!("■ {}", mask_secrets(&e.message)),
+                    t.warn(),
+                )));
+            }
             _ => {}
         }
     }
@@ -434,6 +487,14 @@ impl App {
             self.push_markdown(&line);
         }
         self.in_code = false;
+    }
+
+    /// A notice: something the person should know that no card shows.
+    fn push_notice(&mut self, msg: &str) {
+        self.history.push(Line::from(Span::styled(
+            format!("note: {}", mask_secrets(msg)),
+            self.opts.theme.warn(),
+        )));
     }
 
     fn note_error(&mut self, msg: &str) {

@@ -99,6 +99,11 @@ pub fn prepare(dir: &Path, key: &FakeKey) -> std::io::Result<()> {
     )
 }
 
+/// What the demo's model answers once its script has run out.
+pub const DEMO_END: &str = "(The demo's script has ended: this scripted model has nothing more to say. \
+To work with a real model, quit (Ctrl-C twice) and run `nib` in your project with a model set in \
+~/.config/nib/config.toml; docs/config.md lists the keys.)";
+
 /// The demo's scripted model, with `key` in the step that tries to leak it.
 pub fn script(key: &FakeKey) -> Script {
     let text = SCRIPT
@@ -148,6 +153,10 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, UsageError> {
     let ws = Workspace::open(&dir).map_err(|e| UsageError(e.to_string()))?;
     let server = ScriptedServer::start(script(&key))
         .map_err(|e| UsageError(format!("could not start the scripted model: {e}")))?;
+    server.set_on_end(crate::model::scripted::ScriptedReply {
+        text: DEMO_END.into(),
+        ..Default::default()
+    });
     let config = UserConfig::load()?;
     let opts = ClientOptions {
         alt_screen: !args.no_alt_screen,

@@ -47,8 +47,9 @@ use crate::agent::AgentConfig;
 use crate::files::Workspace;
 use crate::guard::approvals::Approval;
 use crate::session::{Entry, Event as LogEvent};
-use crate::settings::{UsageError, UserConfig, model_config, workspace};
+use crate::settings::{UsageError, UserConfig, model_config, stop, workspace};
 use app::{Action, App, AppOptions};
+use std::sync::Arc;
 use style::Theme;
 use worker::{Session, UiEvent};
 
@@ -65,8 +66,9 @@ pub struct TuiArgs {
     pub model_args: crate::settings::ModelArgs,
     #[command(flatten)]
     pub strategy_args: crate::settings::StrategyArgs,
-    /// Show an earlier session's transcript first (default: the latest in
-    /// this workspace's .nib/sessions/).
+    /// Continue an earlier session: its transcript, its log, its context
+    /// (an id or the start of one; alone: pick from a list, `nib sessions`
+    /// lists them too).
     #[arg(long, num_args = 0..=1, default_missing_value = "")]
     pub resume: Option<String>,
     /// Never use the alternate screen (the full-screen diff grows the
@@ -138,23 +140,70 @@ pub(crate) fn require_terminal(what: &str) -> Result<(), UsageError> {
     )))
 }
 
-/// `.nib/sessions/<id>/events.jsonl`, or the newest session's for "".
+/// The session `--resume` names: an id or the start of one; with none, a
+/// picker (the sessions, newest last, and a number to type) when there is
+/// more than one.
 fn find_session(root: &Path, id: &str) -> Result<PathBuf, UsageError> {
     let dir = root.join(".nib").join("sessions");
     if !id.is_empty() {
-        let p = dir.join(id).join("events.jsonl");
-        return if p.is_file() {
-            Ok(p)
-        } else {
-            Err(UsageError(format!(
-                "no session {id} in {}; `ls {}` lists them",
-                dir.display(),
-                dir.display()
-            )))
-        };
+        return crate::session::resume::find(&dir, id).map_err(UsageError);
     }
-    crate::session::newest_session(&dir)
-        .ok_or_else(|| UsageError(format!("no sessions to resume in {}", dir.display())))
+    let all = crate::session::resume::list(&dir);
+    if all.len() < 2 {
+        return crate::session::resume::find(&dir, "").map_err(UsageError);
+    }
+    pick_session(&all)
+}
+
+/// A line-mode picker, before the terminal is taken over: the last 20
+/// sessions numbered, Enter alone for the newest.
+fn pick_session(all: &[crate::session::resume::SessionSummary]) -> Result<PathBuf, UsageError> {
+    use std::io::BufRead;
+    let shown = &all[all.len().saturating_sub(20)..];
+    eprintln!("sessions in this workspace (newest last):");
+    for (i, s) in shown.iter().enumerate() {
+        let task: String = s
+            .task
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .chars()
+            .take(60)
+            .collect();
+        eprintln!(
+            "  {:>2}  {}  {:<11}  {}",
+            i + 1,
+            s.started.get(..16).unwrap_or(&s.started).replace('T', " "),
+            s.status,
+            style::mask_secrets(&task)
+        );
+    }
+    eprint!("resume which? [number, Enter for {}] ", shown.len());
+    let mut line = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut line)
+        .map_err(|e| UsageError(format!("cannot read the choice: {e}")))?;
+    let line = line.trim();
+    let n = if line.is_empty() {
+        shown.len()
+    } else {
+        line.parse::<usize>().map_err(|_| {
+            UsageError(format!(
+                "{line:?} is not a number from 1 to {}; `nib --resume ID` takes an id",
+                shown.len()
+            ))
+        })?
+    };
+    shown
+        .get(n.wrapping_sub(1))
+        .map(|s| s.path.clone())
+        .ok_or_else(|| {
+            UsageError(format!(
+                "no session {n}: give a number from 1 to {}",
+                shown.len()
+            ))
+        })
 }
 
 /// Run the client on a session until the user quits.
@@ -185,15 +234,56 @@ pub fn run_client(
     if let Some(task) = &opts.first_task {
         app.submit(task, Instant::now());
     }
+    // SIGTERM, SIGHUP (and SIGINT from outside; Ctrl-C is a key here):
+    // stop the task and its commands, log it, give the terminal back.
+    {
+        let log = Arc::clone(&app.session().log);
+        stop::catch(app.session().cancel.clone(), move |sig| {
+            let _ = log.emit(&stopped_event(sig));
+            restore();
+        });
+    }
     let mut term = Term::start(opts.alt_screen)
         .map_err(|e| UsageError(format!("cannot set up the terminal: {e}")))?;
     let result = event_loop(&mut app, &mut term);
+    let signal = stop::received();
+    if let Some(sig) = signal {
+        // The worker has seen the cancel flag: wait (a little) for the
+        // task to end, so its commands are stopped before nib exits.
+        let until = Instant::now() + Duration::from_secs(5);
+        while app.running() && Instant::now() < until {
+            app.pump(Duration::from_millis(50), Instant::now());
+        }
+        let _ = app.session().log.emit(&stopped_event(sig));
+    }
     term.stop();
     result.map_err(|e| UsageError(format!("terminal error: {e}")))?;
+    if let Some(sig) = signal {
+        eprintln!(
+            "nib: {}; `nib --resume {}` continues the session",
+            stop::describe(sig),
+            app.session().log.id()
+        );
+        return Ok(ExitCode::from(stop::exit_code(sig).clamp(0, 255) as u8));
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Show an earlier session's events as its transcript.
+/// The `interrupted` event of a client a signal stopped.
+fn stopped_event(sig: i32) -> LogEvent {
+    LogEvent::Interrupted(crate::session::event::Interrupted {
+        by: stop::name(sig),
+        message: format!(
+            "{}; the commands it ran were stopped with everything they started",
+            stop::describe(sig)
+        ),
+        exit_code: Some(stop::exit_code(sig)),
+    })
+}
+
+/// Show an earlier session's events as its transcript: each task as it
+/// was typed, the model's narration, the tool cards, notices, and each
+/// answer rendered as it was shown live.
 pub fn replay(app: &mut App, events: &Path) {
     let text = match std::fs::read_to_string(events) {
         Ok(t) => t,
@@ -208,15 +298,28 @@ pub fn replay(app: &mut App, events: &Path) {
     app.push_line(Line::from(format!("── resumed {} ──", events.display())));
     let now = Instant::now();
     for line in text.lines() {
+        // A line a kill cut short does not read: skip it.
         let Ok(entry) = Entry::parse(line) else {
             continue;
         };
-        if let LogEvent::TurnEnd(end) = &entry.event {
-            for l in end.text.lines() {
-                app.push_line(Line::from(style::mask_secrets(l)));
+        match &entry.event {
+            LogEvent::SessionStart(start) => {
+                let task = crate::session::resume::own_task(&start.task);
+                app.push_prompt(task);
             }
-        } else {
-            app.on_event(UiEvent::Log(Box::new(entry)), now);
+            LogEvent::LlmResp(resp) if resp.tool_calls > 0 => {
+                // Narration before tool calls (the final answer is the
+                // turn's end, below).
+                if let Some(said) = &resp.text {
+                    app.push_markdown_text(said);
+                }
+                app.on_event(UiEvent::Log(Box::new(entry)), now);
+            }
+            LogEvent::TurnEnd(end) if end.reason == "done" => {
+                app.push_markdown_text(&end.text);
+            }
+            LogEvent::TurnEnd(_) => {}
+            _ => app.on_event(UiEvent::Log(Box::new(entry)), now),
         }
     }
     app.push_line(Line::from("── end of the resumed session ──"));
@@ -255,7 +358,7 @@ fn event_loop(app: &mut App, term: &mut Term) -> std::io::Result<()> {
                 _ => {}
             }
         }
-        if app.quitting() {
+        if app.quitting() || stop::received().is_some() {
             return Ok(());
         }
         // The elapsed-time counter moves while a task runs.

@@ -24,6 +24,7 @@ use crate::model::StreamEvent;
 use crate::prim::schema::positional;
 use crate::prim::{Answer, ConfirmAnswer, ConfirmRequest, Host, Question};
 use crate::session::event::{self, Event};
+use crate::session::resume::{EARLIER_KEPT, earlier_from_log, with_earlier};
 use crate::session::{Entry, EventLog};
 use crate::settings::UserConfig;
 
@@ -83,6 +84,8 @@ pub struct Session {
     pub log: Arc<EventLog>,
     /// The config the next task runs with (`/model`, `/strategy` change it).
     pub cfg: Arc<Mutex<AgentConfig>>,
+    /// The user config's `[prices]`, for the status line and `/cost`.
+    pub prices: std::collections::BTreeMap<String, Vec<f64>>,
 }
 
 impl Session {
@@ -159,6 +162,7 @@ impl Session {
             host,
             log,
             cfg,
+            prices: user.prices.clone(),
         })
     }
 
@@ -206,12 +210,19 @@ impl Worker {
                 .clone();
             cfg.history = history.clone();
             let ui = self.ui.clone();
+            let log = Arc::clone(&self.log);
             let outcome = run_task_with(
                 Arc::clone(&self.host),
                 Arc::clone(&self.log),
                 &cfg,
                 &prompt,
                 move |ev| {
+                    // What the stream cannot show (a fallback, a retry's
+                    // wait) is a notice in the log, so the transcript and
+                    // a resumed session both show it.
+                    if let Some(n) = crate::settings::notice::of_stream(ev) {
+                        let _ = log.emit(&Event::Notice(n));
+                    }
                     let _ = ui.send(UiEvent::Stream(ev.clone()));
                 },
                 Arc::clone(&self.cancel),
@@ -231,63 +242,6 @@ impl Worker {
             }
         }
     }
-}
-
-/// The tasks of a logged session and their answers: each run's
-/// `session.start` task (without the context nib put in front of it) and
-/// the text of the `turn.end` that closed it; the last few, as a live
-/// session keeps them.
-pub fn earlier_from_log(path: &std::path::Path) -> Vec<(String, String)> {
-    let Ok(text) = std::fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut out: Vec<(String, String)> = Vec::new();
-    let mut open: Option<String> = None;
-    for line in text.lines() {
-        match Event::parse_line(line) {
-            Ok(Event::SessionStart(e)) => {
-                let task = e
-                    .task
-                    .split_once(NEW_REQUEST)
-                    .map_or(e.task.as_str(), |(_, t)| t)
-                    .to_string();
-                open = (!task.is_empty()).then_some(task);
-            }
-            Ok(Event::TurnEnd(e)) => {
-                if let Some(task) = open.take() {
-                    out.push((task, e.text));
-                }
-            }
-            _ => {}
-        }
-    }
-    let skip = out.len().saturating_sub(EARLIER_KEPT);
-    out.split_off(skip)
-}
-
-/// What separates the context from the new request in a task.
-const NEW_REQUEST: &str = "\nThe user's new request:\n";
-
-/// How many earlier tasks (and answers) the next task is given.
-const EARLIER_KEPT: usize = 5;
-/// The most characters of one earlier answer given.
-const EARLIER_ANSWER_CHARS: usize = 2000;
-
-/// `task` with the session's earlier tasks and answers in front of it.
-fn with_earlier(earlier: &[(String, String)], task: &str) -> String {
-    if earlier.is_empty() {
-        return task.to_string();
-    }
-    let mut out = String::from("Earlier in this session (for context):\n");
-    for (t, answer) in earlier {
-        let answer: String = answer.chars().take(EARLIER_ANSWER_CHARS).collect();
-        out.push_str(&format!(
-            "\n- The user asked: {t}\n  You answered: {answer}\n"
-        ));
-    }
-    out.push_str(NEW_REQUEST);
-    out.push_str(task);
-    out
 }
 
 /// The host's confirm callback: standing approvals answer the Write
@@ -378,37 +332,5 @@ fn asker(
             return Some(Answer::Skipped);
         }
         Some(answer.recv().unwrap_or(Answer::Skipped))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_resumed_log_gives_back_its_tasks_and_answers() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let path = dir.path().join("events.jsonl");
-        let first = "fix add in calc.py";
-        let second = with_earlier(&[(first.to_string(), "fixed".to_string())], "now mean");
-        let lines = [
-            serde_json::json!({"ev": "session.start", "task": first}),
-            serde_json::json!({"ev": "tool.call", "name": "fs-read"}),
-            serde_json::json!({"ev": "turn.end", "text": "fixed"}),
-            serde_json::json!({"ev": "session.start", "task": second}),
-            serde_json::json!({"ev": "turn.end", "text": "mean fixed too"}),
-            // A run cut off before its end has no answer to give back.
-            serde_json::json!({"ev": "session.start", "task": "and the docs"}),
-        ];
-        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-        std::fs::write(&path, text).expect("write the log");
-        assert_eq!(
-            earlier_from_log(&path),
-            [
-                (first.to_string(), "fixed".to_string()),
-                ("now mean".to_string(), "mean fixed too".to_string())
-            ]
-        );
-        assert!(earlier_from_log(&dir.path().join("missing.jsonl")).is_empty());
     }
 }

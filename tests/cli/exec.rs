@@ -106,7 +106,20 @@ fn a_task_end_to_end_in_each_protocol() {
         let evs = events(&ws);
         let k = kinds(&evs);
         assert_eq!(k.first().map(String::as_str), Some("session.start"));
-        assert_eq!(k.last().map(String::as_str), Some("turn.end"));
+        // The task's end, then the run's result with its totals.
+        assert_eq!(k[k.len() - 2..], ["turn.end", "result"]);
+        let result = &evs[evs.len() - 1];
+        assert_eq!(
+            (&result["status"], &result["exit_code"], &result["steps"]),
+            (&json!("done"), &json!(0), &json!(4)),
+            "{protocol}"
+        );
+        assert!(
+            result["usage"]["prompt"].as_u64().unwrap_or(0) > 0,
+            "{result}"
+        );
+        // A scripted model has no price: no cost rather than a made-up one.
+        assert!(result.get("cost_usd").is_none(), "{result}");
         assert_eq!(
             k.iter().filter(|e| *e == "llm.resp").count(),
             4,
@@ -220,8 +233,100 @@ fn the_step_limit_exits_4() {
     let (_d, ws, script) = setup(&script);
     let run = exec_scripted(&ws, &script, "loop", &["--max-steps", "2"]);
     assert_eq!(run.code, 4, "{}", run.stderr);
-    let last = events(&ws).pop().expect("events");
-    assert_eq!(last["reason"], "step_limit");
+    let evs = events(&ws);
+    let end = evs
+        .iter()
+        .rfind(|e| e["ev"] == "turn.end")
+        .expect("turn.end");
+    assert_eq!(end["reason"], "step_limit");
+    let result = evs.last().expect("events");
+    assert_eq!(
+        (&result["status"], &result["exit_code"]),
+        (&json!("step_limit"), &json!(4))
+    );
+    // Said in words, with the flag that raises it.
+    assert!(
+        run.stderr.contains("step limit (2; --max-steps"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("step_limit"), "{}", run.stderr);
+}
+
+/// The user config's [prices] prices the run: the cost is in the
+/// `result` event and on the last line; a run's time limit exits 4.
+#[test]
+fn the_result_carries_the_cost_and_the_time_limit_exits_4() {
+    let (_d, ws, script) = setup(&json!(["nothing to do"]));
+    let home = ws.parent().expect("parent").join("home");
+    fs::create_dir_all(home.join("nib")).expect("config dir");
+    // The scripted server names the model after the script's file stem.
+    fs::write(
+        home.join("nib/config.toml"),
+        "[prices]\n\"*\" = [1000000, 2000000]\n",
+    )
+    .expect("config");
+    let out = Command::new(NIB)
+        .args(["exec", "hi", "--json", "--root"])
+        .arg(&ws)
+        .args(["--provider", "scripted", "--model", &script])
+        .env("XDG_CONFIG_HOME", &home)
+        .current_dir(&ws)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run nib");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let lines = support::jsonl(&String::from_utf8_lossy(&out.stdout), "stdout");
+    let result = lines.last().expect("a result");
+    assert_eq!(result["ev"], "result");
+    let u = &result["usage"];
+    let want = u["prompt"].as_f64().unwrap_or(0.0) + 2.0 * u["completion"].as_f64().unwrap_or(0.0);
+    let cost = result["cost_usd"].as_f64().expect("a cost");
+    assert!((cost - want).abs() < 1e-6, "{cost} vs {want}");
+    assert!(stderr.contains(", $"), "{stderr}");
+    // `nib sessions` lists it with its status, task and cost.
+    let listed = Command::new(NIB)
+        .args(["sessions", "--json", "--root"])
+        .arg(&ws)
+        .env("XDG_CONFIG_HOME", &home)
+        .output()
+        .expect("nib sessions");
+    let rows = support::jsonl(&String::from_utf8_lossy(&listed.stdout), "sessions");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(
+        (&rows[0]["status"], &rows[0]["task"]),
+        (&json!("done"), &json!("hi"))
+    );
+    assert!((rows[0]["cost_usd"].as_f64().unwrap_or(0.0) - cost).abs() < 1e-6);
+    assert_eq!(rows[0]["id"], result["session"]);
+    let table = Command::new(NIB)
+        .args(["sessions", "--root"])
+        .arg(&ws)
+        .env("XDG_CONFIG_HOME", &home)
+        .output()
+        .expect("nib sessions");
+    let table = String::from_utf8_lossy(&table.stdout);
+    assert!(table.contains("done") && table.contains("  hi"), "{table}");
+
+    let script = json!([
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "sleep 60", "timeout": 600}}]},
+        "done"
+    ]);
+    let (_d, ws, script) = setup(&script);
+    let run = exec_scripted(
+        &ws,
+        &script,
+        "wait",
+        &["--approve", "writes", "--timeout", "2"],
+    );
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("time limit (2 s; --timeout"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(events(&ws).last().expect("events")["status"], "time_limit");
 }
 
 #[test]
@@ -408,4 +513,205 @@ fn the_run_timeout_stops_a_running_command() {
         "{}",
         run.stderr
     );
+}
+
+/// The processes whose command line contains `needle` (from /proc).
+fn processes_with(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(cmdline) = fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let line = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if line.contains(needle) {
+            found.push(format!("{}: {line}", entry.file_name().to_string_lossy()));
+        }
+    }
+    found
+}
+
+/// SIGINT, SIGTERM and SIGHUP to `nib exec` while the model's command
+/// sleeps: the command is stopped with its process group (nothing is left
+/// running), the log ends with `interrupted` and `result`, nib exits 128 +
+/// the signal, and `--resume` carries the interrupted task on.
+#[test]
+fn a_signal_stops_every_command_and_the_log_resumes() {
+    for (n, sig) in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP]
+        .into_iter()
+        .enumerate()
+    {
+        // A sleep no other test runs, so the search finds only ours.
+        let secs = format!(
+            "{}",
+            30_071 + n * 7 + std::process::id() as usize % 1000 * 100
+        );
+        let script = json!([
+            {"tool_calls": [{"name": "shell", "arguments": {"command": format!("sleep {secs}"), "timeout": 600}}]},
+            "never reached"
+        ]);
+        let (_dir, ws, script) = setup(&script);
+        let child = Command::new(NIB)
+            .args(["exec", "wait for it", "--root"])
+            .arg(&ws)
+            .args(["--provider", "scripted", "--model", &script])
+            .args(["--approve", "writes"])
+            .current_dir(&ws)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn nib");
+        let needle = format!("sleep {secs}");
+        let waited = std::time::Instant::now();
+        while processes_with(&needle).is_empty() {
+            assert!(
+                waited.elapsed() < std::time::Duration::from_secs(120),
+                "the command never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // SAFETY: a plain kill(2) of the child we spawned.
+        unsafe {
+            libc::kill(child.id() as i32, sig);
+        }
+        let out = child.wait_with_output().expect("wait for nib");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(128 + sig), "{stderr}");
+        // The group is killed before nib exits; give the kernel a moment
+        // to reap what it killed, without assuming how long.
+        let reaped = std::time::Instant::now();
+        while !processes_with(&needle).is_empty()
+            && reaped.elapsed() < std::time::Duration::from_secs(10)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        assert_eq!(processes_with(&needle), Vec::<String>::new(), "{stderr}");
+        let evs = events(&ws);
+        let last: Vec<String> = kinds(&evs).into_iter().rev().take(2).collect();
+        assert_eq!(last, ["result", "interrupted"], "{stderr}");
+        let result = &evs[evs.len() - 1];
+        assert_eq!(result["status"], "interrupted");
+        assert_eq!(result["exit_code"], 128 + sig);
+        assert!(
+            !stderr.contains("error: interrupted by the user"),
+            "one stop, said once: {stderr}"
+        );
+        // The stop is named as the signal, never as the person's Esc.
+        assert!(!stderr.contains("(Esc)"), "{stderr}");
+
+        // --resume continues that log, with the interrupted task as context.
+        let root = ws.display().to_string();
+        let again = dir_script(&ws, json!(["carried on"]));
+        let run = nib(
+            &[
+                "exec",
+                "--resume",
+                "go on",
+                "--root",
+                &root,
+                "--provider",
+                "scripted",
+                "--model",
+                &again,
+            ],
+            &ws,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        let evs = events(&ws);
+        let starts: Vec<&Value> = evs.iter().filter(|e| e["ev"] == "session.start").collect();
+        assert_eq!(starts.len(), 2, "one log, two tasks");
+        let task = starts[1]["task"].as_str().unwrap_or_default();
+        assert!(
+            task.contains("wait for it") && task.contains("interrupted") && task.ends_with("go on"),
+            "{task}"
+        );
+    }
+}
+
+/// A script file next to the workspace.
+fn dir_script(ws: &Path, script: Value) -> String {
+    let path = ws.parent().expect("parent").join("again.json");
+    fs::write(&path, script.to_string()).expect("script");
+    path.display().to_string()
+}
+
+/// A server that cannot stream tool calls and then thinks for 6 s: the
+/// person is told of the fallback once, and hears a heartbeat instead of
+/// silence; estimated counts carry `~`.
+#[test]
+fn a_fallback_is_noted_once_and_a_slow_server_gets_a_heartbeat() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-read", "arguments": {"path": "calc.py"}}],
+         "server": {"stream_tools": false, "stream_usage": false},
+         "faults": [{"delay_first_byte_ms": 6500}]},
+        {"text": "read it", "server": {"stream_tools": false}}
+    ]);
+    let (_d, ws, script) = setup(&script);
+    let run = exec_scripted(&ws, &script, "read calc", &[]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stderr
+            .matches("note: the server cannot stream replies")
+            .count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("… still waiting for the model (step 1): 5 s, nothing received yet"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("call(s)"), "{}", run.stderr);
+    let notices: Vec<Value> = events(&ws)
+        .into_iter()
+        .filter(|e| e["ev"] == "notice")
+        .collect();
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0]["kind"], "stream_fallback");
+}
+
+/// With no model anywhere, nib says where the config goes, the key
+/// variables and the demo; a hosted service without its key is refused
+/// before any request, naming the variable.
+#[test]
+fn first_contact_messages_name_the_config_the_keys_and_the_demo() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let run = |args: &[&str]| {
+        Command::new(NIB)
+            .args(args)
+            .current_dir(dir.path())
+            .env("XDG_CONFIG_HOME", dir.path().join("config"))
+            .env("HOME", dir.path())
+            .env_remove("OPENAI_API_KEY")
+            .env_remove("NIB_API_KEY")
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nib")
+    };
+    let out = run(&["exec", "hi"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    for want in [
+        "config.toml",
+        "docs/config.md",
+        "nib demo",
+        "OPENAI_API_KEY",
+        "--base-url",
+    ] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    assert!(!err.contains("for --provider ollama"), "{err}");
+    let started = std::time::Instant::now();
+    let out = run(&["exec", "hi", "--provider", "openai", "--model", "gpt-4o"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("set OPENAI_API_KEY"), "{err}");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "no retries first"
+    );
+    let help = run(&["--help"]);
+    assert!(String::from_utf8_lossy(&help.stdout).contains("docs/config.md"));
 }

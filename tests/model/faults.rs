@@ -3,7 +3,7 @@
 use std::time::{Duration, Instant};
 
 use nib::model::scripted::{Fault, Framing, ScriptedReply, render};
-use nib::model::{Client, FinishReason, ModelConfig, ModelError, Provider};
+use nib::model::{Client, FinishReason, ModelConfig, ModelError, Provider, StreamEvent};
 
 use crate::support::{call, client, config, essence, request, rich_expected, rich_reply, server};
 
@@ -155,7 +155,19 @@ fn service_unavailable_beyond_the_retries_is_an_http_error() {
             }
             other => panic!("{provider}: {other:?}"),
         }
-        assert!(events.is_empty());
+        // The one retry is announced with its wait (clients show it as a
+        // notice); nothing of a reply arrived.
+        assert!(
+            matches!(
+                events.as_slice(),
+                [StreamEvent::Retry {
+                    retry: 1,
+                    retries: 1,
+                    ..
+                }]
+            ),
+            "{provider}: {events:?}"
+        );
         assert_eq!(srv.requests().len(), 2, "{provider}: one try and one retry");
     }
 }

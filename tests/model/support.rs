@@ -192,7 +192,7 @@ pub fn check_order(events: &[StreamEvent]) {
                     "a fallback after the reply began: {events:?}"
                 );
             }
-            StreamEvent::Usage(_) | StreamEvent::Raw(_) => {}
+            StreamEvent::Usage(_) | StreamEvent::Raw(_) | StreamEvent::Retry { .. } => {}
         }
     }
 }

@@ -269,7 +269,7 @@ impl fmt::Display for ScriptError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "script {}: {} (the format is described in nib::model::scripted)",
+            "script {}: {} (a script is a JSON array of replies: a string for a text reply, or an object with \"text\" and \"tool_calls\": [{{\"name\", \"arguments\"}}]; examples/demo/script.json is one)",
             self.source, self.message
         )
     }

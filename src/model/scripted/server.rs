@@ -67,6 +67,8 @@ struct State {
     chunk_size: Option<usize>,
     framing: Framing,
     quirks: Quirks,
+    /// Served once the script is used up ([`ScriptedServer::set_on_end`]).
+    on_end: Option<ScriptedReply>,
 }
 
 struct Shared {
@@ -121,6 +123,7 @@ impl ScriptedServer {
                 chunk_size: None,
                 framing: Framing::Chunked,
                 quirks: Quirks::default(),
+                on_end: None,
             }),
         });
         let accept_shared = shared.clone();
@@ -185,6 +188,13 @@ impl ScriptedServer {
     /// Adds a reply at the end of the script.
     pub fn push(&self, reply: ScriptedReply) {
         self.shared.state().replies.push(reply);
+    }
+
+    /// What the server answers once the script has no reply left: this
+    /// reply, every time, instead of HTTP 410 (the demo ends its script
+    /// with a message saying so, not an error).
+    pub fn set_on_end(&self, reply: ScriptedReply) {
+        self.shared.state().on_end = Some(reply);
     }
 
     /// How many replies have not been served yet.
@@ -371,6 +381,11 @@ fn decide(shared: &Shared, req: &Incoming, body: &Value) -> (Action, Option<Prov
         return (Action::NotFound, provider);
     }
     let next = state.next;
+    if next >= state.replies.len()
+        && let Some(end) = state.on_end.clone()
+    {
+        state.replies.push(end);
+    }
     let Some(reply) = state.replies.get(next) else {
         return (Action::Exhausted(state.replies.len()), provider);
     };

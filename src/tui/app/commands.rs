@@ -16,6 +16,7 @@ use std::sync::PoisonError;
 use super::{Action, App};
 use crate::edit::did_you_mean;
 use crate::files::Versions;
+use crate::settings::prices::{BUILT_IN_DATE, PriceSource, price_of, show_cost};
 
 /// What a command takes after its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,6 +88,20 @@ pub static COMMANDS: &[SlashCommand] = &[
         doc: "show the strategy, or use FILE from the next task",
         arg: Arg::Optional("FILE"),
         run: strategy,
+    },
+    SlashCommand {
+        name: "cost",
+        aliases: &[],
+        doc: "what this session's model calls cost, and the price used",
+        arg: Arg::None,
+        run: cost,
+    },
+    SlashCommand {
+        name: "status",
+        aliases: &[],
+        doc: "the model, server, strategy, session log, tokens and cost",
+        arg: Arg::None,
+        run: status,
     },
     SlashCommand {
         name: "approvals",
@@ -301,6 +316,97 @@ fn strategy(app: &mut App, file: Option<&str>) -> Result<Action, CommandError> {
             drop(cfg);
             app.note(format!("strategy: {file} from the next task"));
         }
+    }
+    Ok(Action::None)
+}
+
+/// Tokens as the status line shows them (`~` when estimated).
+fn tokens(app: &App) -> String {
+    let s = &app.status;
+    let k = |n: u64| crate::model::show_tokens(n, s.estimated);
+    format!(
+        "in {} · out {} · cached {}",
+        k(s.tokens_in),
+        k(s.tokens_out),
+        k(s.tokens_cached)
+    )
+}
+
+fn cost(app: &mut App, _: Option<&str>) -> Result<Action, CommandError> {
+    let model = app.status.model.clone();
+    let config = crate::settings::model::config_file_shown();
+    let line = match (
+        app.status.cost,
+        price_of(&app.session.prices, &model).ok().flatten(),
+    ) {
+        (Some(usd), Some((p, source))) => {
+            let from = match source {
+                PriceSource::Config => format!("your [prices] entry in {config}"),
+                PriceSource::Default => format!("your [prices] \"*\" entry in {config}"),
+                PriceSource::BuiltIn => format!(
+                    "nib's built-in table of {BUILT_IN_DATE}; a [prices] entry in {config} overrides it"
+                ),
+            };
+            format!(
+                "cost: {} this session ({}), at ${}/${} per million tokens in/out for {model}, from {from}",
+                show_cost(usd),
+                tokens(app),
+                p.input,
+                p.output
+            )
+        }
+        _ => format!(
+            "cost: unknown, no price for {model} ({}); add \"{model}\" = [IN, OUT] (USD per million tokens) under [prices] in {config}, or \"*\" = [0, 0] for a local server",
+            tokens(app)
+        ),
+    };
+    app.note(line);
+    Ok(Action::None)
+}
+
+fn status(app: &mut App, _: Option<&str>) -> Result<Action, CommandError> {
+    let cfg = app
+        .session
+        .cfg
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone();
+    let strategy = cfg
+        .strategy
+        .as_ref()
+        .map_or("default (shipped)".into(), |p| p.display().to_string());
+    let money = app
+        .status
+        .cost
+        .map_or("unknown (/cost says why)".into(), show_cost);
+    let lines = [
+        format!(
+            "model: {} ({}, {})",
+            app.status.model,
+            cfg.model.provider.as_str(),
+            cfg.model.base_url
+        ),
+        format!("strategy: {strategy}"),
+        format!(
+            "workspace: {}",
+            app.session.host.workspace().root().display()
+        ),
+        format!(
+            "session: {} (log {}; `nib --resume {}` continues it)",
+            app.session.log.id(),
+            app.session.log.path().display(),
+            app.session.log.id()
+        ),
+        format!(
+            "tokens: {} · context {} · step {}",
+            tokens(app),
+            crate::model::show_tokens(app.status.context, app.status.estimated),
+            app.status.step
+        ),
+        format!("cost: {money}"),
+    ];
+    for line in lines {
+        app.note(line);
     }
     Ok(Action::None)
 }

@@ -160,6 +160,12 @@ impl App {
                 t.dim(),
             ),
         ];
+        if let Some(cost) = s.cost {
+            spans.push(Span::styled(
+                format!(" · {}", crate::settings::prices::show_cost(cost)),
+                t.dim(),
+            ));
+        }
         if self.running() {
             spans.push(Span::styled(" · esc to interrupt", t.dim()));
         }
@@ -336,7 +342,10 @@ impl App {
                     first.extend(hint("e", "edit"));
                 }
                 first.extend(hint("f", if c.full { "inline" } else { "full" }));
-                first.extend(hint("t", if c.split { "unified" } else { "split" }));
+                // Split and unified are views of a diff; a command has none.
+                if !c.lines.is_empty() {
+                    first.extend(hint("t", if c.split { "unified" } else { "split" }));
+                }
                 first.extend(hint("esc", "stop"));
                 let note = match (&self.notice, armed) {
                     (Some(n), _) => Span::styled(n.clone(), t.warn()),
