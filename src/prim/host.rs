@@ -14,6 +14,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::args::Shell;
+use super::confine::Sandbox;
 use super::error::ToolError;
 use super::fs::{self, Plan};
 use super::handlers::{Handler, Output, primitive};
@@ -223,17 +224,8 @@ pub struct Host {
     deadline_passed: Arc<AtomicBool>,
     /// Where `shell` commands run (this machine unless told otherwise).
     shell_place: tools::ShellPlace,
-    /// The session's sandbox, set up before the first call (`sandbox`).
+    /// The session's sandbox, set up before the first call (`confine`).
     sandbox: std::sync::OnceLock<Sandbox>,
-}
-
-/// What a session's commands run in, decided once: the environment they
-/// get and the directories that stand in for `/tmp` and the rest (none
-/// where the system has no mount namespaces or the user turned the
-/// sandbox off).
-struct Sandbox {
-    env: crate::guard::environment::ChildEnv,
-    dirs: Option<tools::mountns::SessionDirs>,
 }
 
 impl Host {
@@ -265,51 +257,16 @@ impl Host {
         }
     }
 
-    /// The session's sandbox, made at the first call: what the kernel
-    /// takes from commands is told to the guard (so its word rules do not
-    /// ask about it), and the secrets the session starts with (the
-    /// workspace's secret files, credentials left out of the environment)
-    /// join its ledger, so any output carrying one is redacted.
+    /// The session's sandbox, made at the first call (`confine`).
     fn sandbox(&self) -> &Sandbox {
-        self.sandbox.get_or_init(|| {
-            let policy = self.guard.policy();
-            let env = crate::guard::environment::child_env(std::env::vars_os(), &policy.env_allow);
-            let local = matches!(self.shell_place, tools::ShellPlace::Local);
-            let dirs = (local && policy.file_sandbox && tools::mountns::available())
-                .then(tools::mountns::SessionDirs::create)
-                .and_then(Result::ok);
-            // A container (nib swebench) is started with `--network none`
-            // and the image's own environment: the network and the host's
-            // credentials are out of its reach too.
-            self.guard.set_containment(crate::guard::Containment {
-                network: !local || (!policy.shell_network && tools::netns::available()),
-                mounts: dirs.is_some(),
-                env: !local || dirs.is_some(),
-                writes: local && policy.file_sandbox && tools::landlock::available(),
-            });
-            self.guard.learn_startup_secrets(&self.ws, &env.secrets);
-            Sandbox { env, dirs }
-        })
+        self.sandbox
+            .get_or_init(|| Sandbox::new(&self.guard, &self.ws, &self.shell_place))
     }
 
     /// One line on what commands run in, for a client to show before the
     /// session starts, and a warning when the mount sandbox is missing.
     pub fn sandbox_status(&self) -> (String, Option<String>) {
-        let sandbox = self.sandbox();
-        if !self.guard.policy().file_sandbox {
-            return tools::landlock::status(false);
-        }
-        if sandbox.dirs.is_some() {
-            return (
-                "commands run in a sandbox: secret files read as empty, home shows only toolchains and caches, private /tmp, git hooks and config read-only, no credentials in the environment".to_string(),
-                None,
-            );
-        }
-        let (line, _) = tools::landlock::status(true);
-        let warning = format!(
-            "this system does not allow a private mount namespace, so secret files are not masked from commands: {line}"
-        );
-        (warning.clone(), Some(warning))
+        self.sandbox().status(self.guard.policy().file_sandbox)
     }
 
     /// This host with its `shell` commands run at `place` (a container the
@@ -629,60 +586,12 @@ impl Host {
         (result, asked)
     }
 
-    /// The sandbox's plans for the next command: the mount plan (prepared
-    /// for the child) where the system has mount namespaces, and the
-    /// Landlock plan; none when the user turned the sandbox off, and an
-    /// empty Landlock plan where the kernel has none (the shell tool says
-    /// so), without searching the workspace.
-    fn command_plans(
-        &self,
-    ) -> Result<
-        (
-            Option<crate::guard::sandbox::FilePlan>,
-            Option<tools::mountns::Prepared>,
-        ),
-        ToolError,
-    > {
-        if !self.guard.policy().file_sandbox {
-            return Ok((None, None));
-        }
-        let sandbox = self.sandbox();
-        let mounts = sandbox
-            .dirs
-            .as_ref()
-            .map(|dirs| (self.guard.mount_plan(&self.ws, dirs.path()), dirs));
-        let private = sandbox
-            .dirs
-            .as_ref()
-            .map(|d| d.writable())
-            .unwrap_or_default();
-        let files = if tools::landlock::available() {
-            self.guard
-                .file_plan(&self.ws, mounts.as_ref().map(|(p, _)| p), &private)
-        } else {
-            crate::guard::sandbox::FilePlan::default()
-        };
-        let own_user = self.guard.policy().shell_network || !tools::netns::available();
-        let prepared = match mounts {
-            Some((plan, dirs)) => Some(
-                tools::mountns::prepare(&plan, dirs, own_user, Some(self.ws.root())).map_err(|source| {
-                    ToolError::CannotStart {
-                        what: "prepare the command's sandbox",
-                        source,
-                        next: "rename the file whose path holds a NUL byte, or turn the sandbox off in your config ([guard] file_sandbox = false)",
-                    }
-                })?,
-            ),
-            None => None,
-        };
-        Ok((Some(files), prepared))
-    }
-
     fn carry_out(&self, call: &Call, plan: Plan) -> Result<ToolResult, ToolError> {
         match plan {
             Plan::Write(w) => fs::commit(self, *w),
             Plan::Exec => {
-                let (files, mounts) = self.command_plans()?;
+                let sandbox = self.sandbox();
+                let (files, mounts) = sandbox.command_plans(&self.guard, &self.ws)?;
                 let auto_run = matches!(self.shell_place, tools::ShellPlace::Local)
                     .then(|| tools::autorun::snapshot(self.ws.root()));
                 let result = tools::shell_in(
@@ -694,7 +603,7 @@ impl Host {
                         network: self.guard.policy().shell_network,
                         files: files.as_ref(),
                         mounts,
-                        env: Some(&self.sandbox().env),
+                        env: Some(&sandbox.env),
                     },
                     Some(tools::Stop {
                         cancel: &self.cancel,

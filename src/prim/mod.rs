@@ -9,6 +9,7 @@
 //! the same guard, every file planned before any is written.
 
 mod args;
+mod confine;
 mod error;
 mod fs;
 mod handlers;

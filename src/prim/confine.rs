@@ -1,0 +1,105 @@
+//! What a session's commands run in, decided once per session: the
+//! environment they get (`guard::environment`), the directories that
+//! stand in for `/tmp` and the rest (`tools::mountns`), what the kernel
+//! takes away told to the guard, and per command the plans the kernel
+//! carries out (the mount namespace, Landlock).
+
+use super::error::ToolError;
+use super::tools;
+use crate::files::Workspace;
+use crate::guard::Guard;
+
+/// The sandbox of one session: none of the directories where the system
+/// has no mount namespaces or the user turned the sandbox off.
+pub(crate) struct Sandbox {
+    pub(crate) env: crate::guard::environment::ChildEnv,
+    dirs: Option<tools::mountns::SessionDirs>,
+}
+
+/// A command's plans: Landlock's, and the mount namespace's made ready
+/// for the child.
+type Plans = (
+    Option<crate::guard::sandbox::FilePlan>,
+    Option<tools::mountns::Prepared>,
+);
+
+impl Sandbox {
+    /// Made at the session's first call: what the kernel takes from
+    /// commands is told to the guard (so its word rules do not ask about
+    /// it), and the secrets the session starts with (the workspace's
+    /// secret files, credentials left out of the environment) join its
+    /// ledger, so any output carrying one is redacted.
+    pub(crate) fn new(guard: &Guard, ws: &Workspace, place: &tools::ShellPlace) -> Sandbox {
+        let policy = guard.policy();
+        let env = crate::guard::environment::child_env(std::env::vars_os(), &policy.env_allow);
+        let local = matches!(place, tools::ShellPlace::Local);
+        let dirs = (local && policy.file_sandbox && tools::mountns::available())
+            .then(tools::mountns::SessionDirs::create)
+            .and_then(Result::ok);
+        // A container (nib swebench) is started with `--network none`
+        // and the image's own environment: the network and the host's
+        // credentials are out of its reach too.
+        guard.set_containment(crate::guard::Containment {
+            network: !local || (!policy.shell_network && tools::netns::available()),
+            mounts: dirs.is_some(),
+            env: !local || dirs.is_some(),
+            writes: local && policy.file_sandbox && tools::landlock::available(),
+        });
+        guard.learn_startup_secrets(ws, &env.secrets);
+        Sandbox { env, dirs }
+    }
+
+    /// One line on what commands run in, and a warning when the mount
+    /// sandbox is missing.
+    pub(crate) fn status(&self, enabled: bool) -> (String, Option<String>) {
+        if !enabled {
+            return tools::landlock::status(false);
+        }
+        if self.dirs.is_some() {
+            return (
+                "commands run in a sandbox: secret files read as empty, home shows only toolchains and caches, private /tmp, git hooks and config read-only, no credentials in the environment".to_string(),
+                None,
+            );
+        }
+        let (line, _) = tools::landlock::status(true);
+        let warning = format!(
+            "this system does not allow a private mount namespace, so secret files are not masked from commands: {line}"
+        );
+        (warning.clone(), Some(warning))
+    }
+
+    /// The plans for the next command: the mount plan where the system
+    /// has mount namespaces, and the Landlock plan; none when the user
+    /// turned the sandbox off, and an empty Landlock plan where the
+    /// kernel has none (the shell tool says so), without searching the
+    /// workspace.
+    pub(crate) fn command_plans(&self, guard: &Guard, ws: &Workspace) -> Result<Plans, ToolError> {
+        if !guard.policy().file_sandbox {
+            return Ok((None, None));
+        }
+        let mounts = self
+            .dirs
+            .as_ref()
+            .map(|dirs| (guard.mount_plan(ws, dirs.path()), dirs));
+        let private = self.dirs.as_ref().map(|d| d.writable()).unwrap_or_default();
+        let files = if tools::landlock::available() {
+            guard.file_plan(ws, mounts.as_ref().map(|(p, _)| p), &private)
+        } else {
+            crate::guard::sandbox::FilePlan::default()
+        };
+        let own_user = guard.policy().shell_network || !tools::netns::available();
+        let prepared = match mounts {
+            Some((plan, dirs)) => Some(
+                tools::mountns::prepare(&plan, dirs, own_user, Some(ws.root())).map_err(
+                    |source| ToolError::CannotStart {
+                        what: "prepare the command's sandbox",
+                        source,
+                        next: "rename the file whose path holds a NUL byte, or turn the sandbox off in your config ([guard] file_sandbox = false)",
+                    },
+                )?,
+            ),
+            None => None,
+        };
+        Ok((Some(files), prepared))
+    }
+}
