@@ -21,7 +21,7 @@ use std::path::PathBuf;
 
 pub use read::{Stamp, TextFile, content_hash, content_hash_v1, read_bytes, read_text};
 pub use resolve::{Resolved, Workspace};
-pub use versions::{FileLock, Undone, VersionId, Versions};
+pub use versions::{FileLock, Patch, RolledBack, Undone, VersionId, Versions};
 pub use write::{
     Expect, clean_stale_temps, clean_stale_temps_in, is_temp_name, write_atomic, write_checked,
     write_resolved,
