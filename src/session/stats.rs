@@ -498,7 +498,7 @@ impl fmt::Display for Stats {
         }
         if self.truncated_files > 0 {
             notes.push(format!(
-                "{} {} with a cut-off last line, skipped",
+                "{} {} with a cut-off last line",
                 self.truncated_files,
                 plural(self.truncated_files, "file", "files")
             ));
