@@ -49,7 +49,7 @@ for mode in text toolargs keepalive; do
     --base-url "http://127.0.0.1:$port" --model m --timeout "$t" "say hi" \
     >"$work/out" 2>"$work/err"
   code=$?
-  read -r secs kib < "$work/time"
+  read -r secs kib < <(tail -1 "$work/time")
   echo "$mode: exit $code, ${secs} s, peak $((kib / 1024)) MiB; error: $(grep -v '^\s*$' "$work/err" | tail -2 | tr '\n' ' ' | cut -c1-300)"
   kill $server 2>/dev/null; wait $server 2>/dev/null
 done
