@@ -709,8 +709,11 @@ fn a_torn_last_line_is_cut_off_before_the_next_append_and_said_so() {
     }
     // A crash in the middle of the next append.
     let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
-    std::io::Write::write_all(&mut f, br#"{"v":1,"t":"2026-12-04T00:00:00.000Z","ev":"err"#)
-        .unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        br#"{"v":1,"t":"2026-12-04T00:00:00.000Z","ev":"err"#,
+    )
+    .unwrap();
     drop(f);
     let log = EventLog::at(&path).unwrap();
     log.emit_json("error", json!({"message": "second"}))

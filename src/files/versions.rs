@@ -988,7 +988,9 @@ mod tests {
         fs::write(ws.root().join("a.txt"), "a0").unwrap();
         fs::write(ws.root().join("b.txt"), "b0").unwrap();
         let write = |store: &Versions, rel: &str, prev: &[u8], new: &[u8]| {
-            store.write(&ws.resolve(rel).unwrap(), Some(prev), new).unwrap();
+            store
+                .write(&ws.resolve(rel).unwrap(), Some(prev), new)
+                .unwrap();
         };
         let finals: [(&str, Option<&[u8]>); 2] = [("a.txt", Some(b"a1")), ("b.txt", Some(b"b1"))];
         // Killed after the first file: the journal stays, nobody holds it.
@@ -999,7 +1001,10 @@ mod tests {
         drop(patch);
         let notes = versions.recover(&ws);
         assert_eq!(notes.len(), 1, "{notes:?}");
-        assert!(notes[0].contains("rolled back: restored a.txt"), "{notes:?}");
+        assert!(
+            notes[0].contains("rolled back: restored a.txt"),
+            "{notes:?}"
+        );
         assert_eq!(content(&ws, "a.txt"), "a0");
         assert_eq!(content(&ws, "b.txt"), "b0");
         assert!(versions.recover(&ws).is_empty());

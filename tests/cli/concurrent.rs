@@ -229,7 +229,10 @@ fn a_patch_killed_anywhere_leaves_every_file_all_old_or_all_new() {
     }
     // Both ends were seen (a kill before the first write, and after the
     // last), so the kills did spread over the patch.
-    assert!(counts.len() == 2 || counts.values().sum::<i32>() == 60, "{counts:?}");
+    assert!(
+        counts.len() == 2 || counts.values().sum::<i32>() == 60,
+        "{counts:?}"
+    );
 }
 
 #[test]
@@ -242,7 +245,10 @@ fn a_patch_is_undone_in_one_step_or_refused_whole() {
     assert_eq!(tree_state(&ws, &old), "new");
     let undo = nib(&["undo"], ws.root(), None);
     assert_eq!(undo.code, 0, "{undo:?}");
-    assert!(undo.stdout.contains("undid the whole patch: 5 files"), "{undo:?}");
+    assert!(
+        undo.stdout.contains("undid the whole patch: 5 files"),
+        "{undo:?}"
+    );
     assert_eq!(tree_state(&ws, &old), "old");
     let again = nib(&["undo"], ws.root(), None);
     assert_ne!(again.code, 0, "{again:?}");

@@ -195,30 +195,34 @@ impl Versions {
                 "nib: a patch a kill cut off at its very end was already whole: completed ({})",
                 names()
             )),
-            Op::Apply => Some(match self.roll_back_group(ws, &journal.group, Changed::Keep) {
-                Ok(done) => format!(
-                    "nib: a patch a kill cut off half way was rolled back: {}",
-                    rolled_back_note(&done, &names())
-                ),
-                Err(e) => format!(
-                    "nib: a patch a kill cut off half way could not be rolled back ({}): {e}; \
+            Op::Apply => Some(
+                match self.roll_back_group(ws, &journal.group, Changed::Keep) {
+                    Ok(done) => format!(
+                        "nib: a patch a kill cut off half way was rolled back: {}",
+                        rolled_back_note(&done, &names())
+                    ),
+                    Err(e) => format!(
+                        "nib: a patch a kill cut off half way could not be rolled back ({}): {e}; \
                      run `nib undo` to try again",
-                    names()
-                ),
-            }),
-            Op::Undo => Some(match self.roll_back_group(ws, &journal.group, Changed::Keep) {
-                Ok(done) if done.undone.is_empty() && done.kept.is_empty() => {
-                    "nib: an undo of a patch a kill cut off was already whole: completed".into()
-                }
-                Ok(done) => format!(
-                    "nib: an undo of a patch a kill cut off half way was completed: {}",
-                    rolled_back_note(&done, "")
-                ),
-                Err(e) => format!(
-                    "nib: an undo of a patch a kill cut off could not be completed: {e}; run \
+                        names()
+                    ),
+                },
+            ),
+            Op::Undo => Some(
+                match self.roll_back_group(ws, &journal.group, Changed::Keep) {
+                    Ok(done) if done.undone.is_empty() && done.kept.is_empty() => {
+                        "nib: an undo of a patch a kill cut off was already whole: completed".into()
+                    }
+                    Ok(done) => format!(
+                        "nib: an undo of a patch a kill cut off half way was completed: {}",
+                        rolled_back_note(&done, "")
+                    ),
+                    Err(e) => format!(
+                        "nib: an undo of a patch a kill cut off could not be completed: {e}; run \
                      `nib undo` again"
-                ),
-            }),
+                    ),
+                },
+            ),
         };
         let _ = fs::remove_file(path);
         note

@@ -8,7 +8,9 @@ use std::collections::HashSet;
 use std::fs::{self, File};
 use std::os::unix::fs::PermissionsExt;
 
-use super::{DroppedLine, Line, Undone, UndoneLine, VersionId, Versions, WriteLine, id_number, now};
+use super::{
+    DroppedLine, Line, Undone, UndoneLine, VersionId, Versions, WriteLine, id_number, now,
+};
 use crate::files::{Expect, FileError, Resolved, Workspace, read_bytes, write_checked};
 
 /// How a group's rollback treats a file changed since nib wrote it.

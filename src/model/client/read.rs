@@ -11,10 +11,10 @@ use tokio::time::timeout;
 
 use super::{Call, Client, Failure, chain};
 use crate::model::anthropic::{self, AnthropicDecoder};
+use crate::model::error::show_duration;
 use crate::model::ollama::{self, OllamaDecoder};
 use crate::model::openai::{self, OpenAiDecoder};
 use crate::model::stream::{Accum, DecodeError, Decoder, LineSplitter, error_message};
-use crate::model::error::show_duration;
 use crate::model::{ModelError, Provider, Reply, StreamEvent};
 
 /// How much of an HTTP error body is read.

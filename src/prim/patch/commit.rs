@@ -39,7 +39,11 @@ pub fn write_all(
         }
     };
     let mut out = write_each(patch.store(), plans);
-    let Some(bad) = out.iter().find_map(|r| r.as_ref().err()).map(|f| f.path.clone()) else {
+    let Some(bad) = out
+        .iter()
+        .find_map(|r| r.as_ref().err())
+        .map(|f| f.path.clone())
+    else {
         patch.commit();
         return out;
     };
