@@ -266,14 +266,14 @@ fn a_file_written_this_way_can_be_undone_and_counts_as_read() {
         .undo(f.host.workspace(), Some("b.py"), false)
         .expect("undo the fs-write");
     assert_eq!(f.read("b.py"), "def mul(a, b):\n    return a * b\n");
-    versions
+    // The text's two files are one patch: one undo takes both back.
+    let undone = versions
         .undo(f.host.workspace(), Some("b.py"), false)
         .expect("undo the text edit");
     assert_eq!(f.read("b.py"), B);
-    versions
-        .undo(f.host.workspace(), Some("a.py"), false)
-        .expect("undo a.py");
     assert_eq!(f.read("a.py"), A);
+    assert_eq!(undone.also.len(), 1, "{undone:?}");
+    assert_eq!(undone.also[0].path, "a.py");
 }
 
 #[test]
