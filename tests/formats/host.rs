@@ -382,7 +382,10 @@ fn a_file_failing_at_the_write_puts_back_the_files_written_before_it() {
     assert_eq!(results[0].path, "a.py");
     assert_eq!(results[0].result.kind, Some("not_written"));
     assert!(
-        results[0].result.text.contains("put back, because writing b.py failed"),
+        results[0]
+            .result
+            .text
+            .contains("put back, because writing b.py failed"),
         "{}",
         results[0].result.text
     );
