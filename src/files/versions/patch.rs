@@ -164,7 +164,9 @@ impl Versions {
                 notes.push(note);
             }
         }
-        sync_dir(&dir);
+        if !notes.is_empty() {
+            sync_dir(&dir);
+        }
         notes
     }
 
