@@ -3,8 +3,9 @@
 //! `Resolved`), reading text files (`read_text`, `content_hash`), atomic
 //! writes that keep permissions (`write_atomic`), and the versions store
 //! under `.nib/versions/` that lets `nib undo` restore the last write
-//! (`Versions`), and running git hardened against the repository it runs
-//! in (`git`). The error type for all of it but git is `FileError`.
+//! (`Versions`; several files written as one patch, `Patch`, with
+//! recovery of a patch a kill cut off), and running git hardened against
+//! the repository it runs in (`git`). The error type for all of it but git is `FileError`.
 //!
 //! The pure edit logic (matching, splicing, text formats) lives in `edit/`
 //! and never touches the file system; this module never interprets text.

@@ -17,6 +17,9 @@
 //! and skips the entry instead of calling the file changed.
 //! `locks/<hash>.lock` are the per-file advisory locks (flock) held across
 //! check-and-rename, so two nib processes writing one file take turns.
+//! A write that is one file of a patch carries `group`; `patches/` holds
+//! the journals of patches being written or undone (`versions/patch.rs`),
+//! and `versions/undo.rs` undoes writes, a patch's all at once.
 //!
 //! The index is read tolerantly: a line that does not parse (a crash in the
 //! middle of an append) is skipped. `.nib/` is created with a `.gitignore`
