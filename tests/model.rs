@@ -10,11 +10,15 @@
 //! - `local`: what real local servers do (no streaming with tools, no
 //!   usage, tool calls as text), unstreamed replies, and waits bounded by
 //!   Retry-After, the deadline and the cancel flag.
+//! - `hostile`: servers that stream without end or only keep-alives, ended
+//!   by the reply's size and progress bounds and the run's deadline.
 //!
 //! Run with `cargo test --test model`.
 
 #[path = "model/faults.rs"]
 mod faults;
+#[path = "model/hostile.rs"]
+mod hostile;
 #[path = "model/local.rs"]
 mod local;
 #[path = "model/requests.rs"]

@@ -698,3 +698,59 @@ fn an_empty_log_has_no_models() {
     assert!(s.total.prompt_per_request.is_none());
     assert!(s.to_string().contains("no model requests"), "{s}");
 }
+
+#[test]
+fn a_torn_last_line_is_cut_off_before_the_next_append_and_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.jsonl");
+    {
+        let log = EventLog::at(&path).unwrap();
+        log.emit_json("error", json!({"message": "first"})).unwrap();
+    }
+    // A crash in the middle of the next append.
+    let mut f = fs::OpenOptions::new().append(true).open(&path).unwrap();
+    std::io::Write::write_all(
+        &mut f,
+        br#"{"v":1,"t":"2026-12-04T00:00:00.000Z","ev":"err"#,
+    )
+    .unwrap();
+    drop(f);
+    let log = EventLog::at(&path).unwrap();
+    log.emit_json("error", json!({"message": "second"}))
+        .unwrap();
+    let lines = read_jsonl(&path);
+    assert_eq!(lines.len(), 3, "{lines:?}");
+    assert_eq!(lines[0]["message"], "first");
+    assert_eq!(lines[1]["ev"], "log.repaired");
+    assert_eq!(lines[1]["dropped_bytes"], 47);
+    assert_eq!(lines[2]["message"], "second");
+    // A log with nothing but a torn line is emptied, then written whole.
+    let only = dir.path().join("only.jsonl");
+    fs::write(&only, "{\"v\":1,\"t\"").unwrap();
+    EventLog::at(&only).unwrap();
+    let lines = read_jsonl(&only);
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["ev"], "log.repaired");
+}
+
+#[test]
+fn stats_skip_a_torn_line_and_read_the_line_glued_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("events.jsonl");
+    let req = |model: &str| {
+        format!(
+            "{{\"v\":1,\"t\":\"2026-12-04T00:00:00.000Z\",\"ev\":\"x.note\",\"model\":\"{model}\"}}"
+        )
+    };
+    // An old log: a torn line glued to the next, and a torn last line.
+    let text = format!(
+        "{}\n{{\"v\":1,\"t\":\"2026-12-04T00:0{}\n{{\"v\":1,\"t\":\"20",
+        req("m1"),
+        req("m2")
+    );
+    fs::write(&path, text).unwrap();
+    let s: Stats = stats(&[path]).unwrap();
+    assert_eq!(s.events, 2, "{s:?}");
+    assert_eq!(s.truncated_files, 1);
+    assert!(s.to_string().contains("cut-off last line"), "{s}");
+}

@@ -9,6 +9,10 @@ use crate::model::{Message, ModelError, Reply, ToolCall};
 pub(super) fn error_kind(e: &ModelError) -> &'static str {
     match e {
         ModelError::StreamCut { .. } => "stream_cut",
+        // The run's own end: asking again cannot help.
+        ModelError::Timeout {
+            phase: "deadline", ..
+        } => "deadline",
         ModelError::Timeout { .. } => "timeout",
         ModelError::Http { .. } => "http",
         // The client already tried every attempt it may: asking again

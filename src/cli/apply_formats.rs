@@ -9,11 +9,19 @@
 //! user's yes to ordinary writes; protected paths need `--allow-protected`.
 
 use super::Format;
-use super::apply::{ApplyArgs, CallReport, Status, check_path, failed};
+use super::apply_report::{CallReport, Status, check_path, failed};
 use crate::files::{Versions, Workspace};
 use crate::prim::patch::{self, FileFailure, Plan, Tense, TextFormat};
 
-pub(super) fn run(ws: &Workspace, args: &ApplyArgs, input: &str) -> Vec<CallReport> {
+/// What `nib apply`'s flags say to a text format's run.
+pub(super) struct TextArgs<'a> {
+    pub format: Format,
+    pub known_files: &'a [String],
+    pub allow_protected: bool,
+    pub dry_run: bool,
+}
+
+pub(super) fn run(ws: &Workspace, args: &TextArgs<'_>, input: &str) -> Vec<CallReport> {
     let Some(format) = text_format(args.format) else {
         return vec![failed(
             String::new(),
@@ -21,7 +29,7 @@ pub(super) fn run(ws: &Workspace, args: &ApplyArgs, input: &str) -> Vec<CallRepo
             Some("parse"),
         )];
     };
-    let changes = match patch::parse_changes(ws, format, input, &args.known_files) {
+    let changes = match patch::parse_changes(ws, format, input, args.known_files) {
         Ok(c) => c,
         Err(f) => return vec![report(f)],
     };
@@ -39,7 +47,7 @@ pub(super) fn run(ws: &Workspace, args: &ApplyArgs, input: &str) -> Vec<CallRepo
     let written = if args.dry_run {
         vec![Ok(None); plans.len()]
     } else {
-        patch::write_all(&Versions::new(ws), &plans)
+        patch::write_all(ws, &Versions::new(ws), &plans)
     };
     plans
         .iter()

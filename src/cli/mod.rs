@@ -9,6 +9,7 @@
 
 mod apply;
 mod apply_formats;
+mod apply_report;
 mod console;
 mod scenario;
 mod script;

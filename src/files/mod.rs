@@ -3,8 +3,9 @@
 //! `Resolved`), reading text files (`read_text`, `content_hash`), atomic
 //! writes that keep permissions (`write_atomic`), and the versions store
 //! under `.nib/versions/` that lets `nib undo` restore the last write
-//! (`Versions`), and running git hardened against the repository it runs
-//! in (`git`). The error type for all of it but git is `FileError`.
+//! (`Versions`; several files written as one patch, `Patch`, with
+//! recovery of a patch a kill cut off), and running git hardened against
+//! the repository it runs in (`git`). The error type for all of it but git is `FileError`.
 //!
 //! The pure edit logic (matching, splicing, text formats) lives in `edit/`
 //! and never touches the file system; this module never interprets text.
@@ -21,7 +22,7 @@ use std::path::PathBuf;
 
 pub use read::{Stamp, TextFile, content_hash, content_hash_v1, read_bytes, read_text};
 pub use resolve::{Resolved, Workspace};
-pub use versions::{FileLock, Undone, VersionId, Versions};
+pub use versions::{FileLock, Patch, RolledBack, Undone, VersionId, Versions};
 pub use write::{
     Expect, clean_stale_temps, clean_stale_temps_in, is_temp_name, write_atomic, write_checked,
     write_resolved,

@@ -17,26 +17,30 @@
 //! and skips the entry instead of calling the file changed.
 //! `locks/<hash>.lock` are the per-file advisory locks (flock) held across
 //! check-and-rename, so two nib processes writing one file take turns.
+//! A write that is one file of a patch carries `group`; `patches/` holds
+//! the journals of patches being written or undone (`versions/patch.rs`),
+//! and `versions/undo.rs` undoes writes, a patch's all at once.
 //!
 //! The index is read tolerantly: a line that does not parse (a crash in the
 //! middle of an append) is skipped. `.nib/` is created with a `.gitignore`
 //! of `*`, and `versions/` always gets one, so the store is never committed.
 
-use std::collections::HashSet;
+mod patch;
+mod undo;
+
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
 use super::write::{BeforeRename, is_disk_full, remove_checked_then, write_checked_then};
-use super::{
-    Expect, FileError, Resolved, Workspace, content_hash, content_hash_v1, read_bytes,
-    write_checked,
-};
+pub use patch::{Patch, RolledBack};
+
+use super::{Expect, FileError, Resolved, Workspace, content_hash, content_hash_v1};
 
 /// The id of one recorded write: a zero-padded increasing number ("000001").
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -64,6 +68,8 @@ pub struct Undone {
     /// true: the previous content was put back; false: the file did not
     /// exist before that write, so it was deleted.
     pub restored: bool,
+    /// The other files of the same patch, undone with it (newest first).
+    pub also: Vec<Undone>,
 }
 
 /// A held per-file lock (`Versions::lock`); dropping it releases it.
@@ -78,6 +84,9 @@ pub struct FileLock {
 pub struct Versions {
     root: PathBuf,
     dir: PathBuf,
+    /// The patch (`versions/patch.rs`) whose writes this store records:
+    /// each index line then names it, so undo and recovery find them all.
+    group: Option<String>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -99,6 +108,9 @@ struct WriteLine {
     /// undo expects no file there and puts the previous content back.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     removed: bool,
+    /// The patch this write belongs to: undone together with the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    group: Option<String>,
 }
 
 /// What an index line says of the two versions: their hashes, and
@@ -172,7 +184,11 @@ impl Versions {
     pub fn new(ws: &Workspace) -> Versions {
         let root = ws.root().to_path_buf();
         let dir = root.join(".nib").join("versions");
-        Versions { root, dir }
+        Versions {
+            root,
+            dir,
+            group: None,
+        }
     }
 
     /// Where the store lives.
@@ -307,6 +323,7 @@ impl Versions {
             prev_hash: Some(hashes.prev),
             hashing: HASHING,
             removed: hashes.removed,
+            group: self.group.clone(),
         };
         if let Err(e) = self.append_synced(&line, sync) {
             let _ = fs::remove_file(&prev_path);
@@ -469,102 +486,6 @@ impl Versions {
         Ok(FileLock { _file: file })
     }
 
-    /// Undoes the newest write not yet undone (of `path`, when given):
-    /// puts the previous content back, or deletes the file if the write
-    /// created it. Refuses when the file changed since nib wrote it, unless
-    /// `force`.
-    pub fn undo(
-        &self,
-        ws: &Workspace,
-        path: Option<&str>,
-        force: bool,
-    ) -> Result<Undone, FileError> {
-        let only = path.map(|p| ws.resolve(p)).transpose()?;
-        let lines = self.load()?;
-        let mut done: HashSet<String> = lines
-            .iter()
-            .filter_map(|l| match l {
-                Line::Undone(u) => Some(u.undone.clone()),
-                Line::Dropped(d) => Some(d.dropped.clone()),
-                Line::Write(_) => None,
-            })
-            .collect();
-        let (entry, target, current, _lock) = loop {
-            let entry = lines
-                .iter()
-                .rev()
-                .filter_map(|l| match l {
-                    Line::Write(w) => Some(w),
-                    Line::Undone(_) | Line::Dropped(_) => None,
-                })
-                .find(|w| {
-                    id_number(&w.id).is_some()
-                        && !done.contains(w.id.as_str())
-                        && only.as_ref().is_none_or(|o| o.rel == w.path)
-                })
-                .ok_or_else(|| FileError::NothingToUndo {
-                    path: only.as_ref().map(|o| o.rel.clone()),
-                })?;
-            // Resolve again: the path is pinned to the workspace like any other.
-            let target = ws.resolve(&entry.path)?;
-            let lock = self.lock(&target.rel)?;
-            let current = read_bytes(&target)?;
-            if never_landed(entry, current.as_deref()) {
-                // Killed between its index line and its rename: the file
-                // is as it was, so there is nothing of this write to undo.
-                let _ = self.append(&DroppedLine {
-                    dropped: entry.id.clone(),
-                    t: now(),
-                });
-                done.insert(entry.id.clone());
-                continue;
-            }
-            break (entry, target, current, lock);
-        };
-        if !force {
-            match &current {
-                None if entry.removed => {}
-                Some(bytes)
-                    if !entry.removed && entry.hash_of(bytes) == Some(entry.written_hash) => {}
-                Some(_) => {
-                    return Err(FileError::ChangedSinceWrite {
-                        path: target.rel.clone(),
-                        deleted: false,
-                    });
-                }
-                None => {
-                    return Err(FileError::ChangedSinceWrite {
-                        path: target.rel.clone(),
-                        deleted: true,
-                    });
-                }
-            }
-        }
-        if entry.existed {
-            let previous = self.read_prev(&entry.id, &target.rel)?;
-            let expected = current.as_deref().map_or(Expect::Absent, Expect::Bytes);
-            write_checked(&target, expected, &previous)?;
-        } else if current.is_some() {
-            delete(&target)?;
-        }
-        self.append(&UndoneLine {
-            undone: entry.id.clone(),
-            t: now(),
-        })
-        .map_err(|e| FileError::VersionStore {
-            detail: format!(
-                "{} was restored, but recording that in {} failed: {e}; do not undo again until that is fixed, or the next undo would check the wrong write",
-                target.rel,
-                self.shown(&self.dir.join(INDEX))
-            ),
-        })?;
-        Ok(Undone {
-            id: VersionId(entry.id.clone()),
-            path: target.rel,
-            restored: entry.existed,
-        })
-    }
-
     /// Reads the index, skipping lines that do not parse.
     fn load(&self) -> Result<Vec<Line>, FileError> {
         let index = self.dir.join(INDEX);
@@ -715,50 +636,6 @@ fn same_file(path: &Path, file: &File) -> bool {
     }
 }
 
-/// Whether a recorded write never reached the file: it does not hold what
-/// was written but still holds what the write would have replaced.
-fn never_landed(entry: &WriteLine, current: Option<&[u8]>) -> bool {
-    let Some(prev_hash) = entry.prev_hash else {
-        return false;
-    };
-    match current {
-        Some(bytes) if entry.removed => entry.hash_of(bytes) == Some(prev_hash),
-        None if entry.removed => false,
-        Some(bytes) => {
-            let Some(now) = entry.hash_of(bytes) else {
-                return false;
-            };
-            now != entry.written_hash && entry.existed && now == prev_hash
-        }
-        None => !entry.existed,
-    }
-}
-
-/// Deletes a file undo found was created by nib's write.
-fn delete(target: &Resolved) -> Result<(), FileError> {
-    let meta = fs::symlink_metadata(&target.real).map_err(|e| FileError::Io {
-        action: "delete",
-        path: target.rel.clone(),
-        source: e,
-    })?;
-    if meta.permissions().mode() & 0o200 == 0 {
-        return Err(FileError::ReadOnly {
-            path: target.rel.clone(),
-        });
-    }
-    fs::remove_file(&target.real).map_err(|e| FileError::Io {
-        action: "delete",
-        path: target.rel.clone(),
-        source: e,
-    })?;
-    if let Some(parent) = target.real.parent()
-        && let Ok(dir) = File::open(parent)
-    {
-        let _ = dir.sync_all();
-    }
-    Ok(())
-}
-
 /// The number of a well-formed id (ASCII digits only; anything else in the
 /// index is ignored, so it can never name a file outside the store).
 fn id_number(id: &str) -> Option<u64> {
@@ -778,7 +655,8 @@ fn now() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::files::read_text;
+    use crate::files::{read_bytes, read_text};
+    use std::os::unix::fs::PermissionsExt;
 
     fn setup() -> (tempfile::TempDir, Workspace, Versions) {
         let dir = tempfile::tempdir().unwrap();
@@ -861,7 +739,8 @@ mod tests {
             Undone {
                 id,
                 path: "a.txt".into(),
-                restored: true
+                restored: true,
+                also: Vec::new(),
             }
         );
         assert_eq!(content(&ws, "a.txt"), "before\n");
@@ -1105,5 +984,55 @@ mod tests {
             versions.undo(&ws, None, false),
             Err(FileError::ChangedSinceWrite { .. })
         ));
+    }
+    #[test]
+    fn a_cut_off_patch_is_rolled_back_or_completed_at_the_next_start() {
+        let (_dir, ws, versions) = setup();
+        fs::write(ws.root().join("a.txt"), "a0").unwrap();
+        fs::write(ws.root().join("b.txt"), "b0").unwrap();
+        let write = |store: &Versions, rel: &str, prev: &[u8], new: &[u8]| {
+            store
+                .write(&ws.resolve(rel).unwrap(), Some(prev), new)
+                .unwrap();
+        };
+        let finals: [(&str, Option<&[u8]>); 2] = [("a.txt", Some(b"a1")), ("b.txt", Some(b"b1"))];
+        // Killed after the first file: the journal stays, nobody holds it.
+        let patch = versions.begin_patch(&finals).unwrap();
+        write(patch.store(), "a.txt", b"a0", b"a1");
+        // While the patch runs, recovery leaves it alone.
+        assert!(versions.recover(&ws).is_empty());
+        drop(patch);
+        let notes = versions.recover(&ws);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("rolled back: restored a.txt"),
+            "{notes:?}"
+        );
+        assert_eq!(content(&ws, "a.txt"), "a0");
+        assert_eq!(content(&ws, "b.txt"), "b0");
+        assert!(versions.recover(&ws).is_empty());
+        assert!(matches!(
+            versions.undo(&ws, None, false),
+            Err(FileError::NothingToUndo { .. })
+        ));
+        // Killed after the last file, before the journal went: completed,
+        // and one undo takes the whole patch back.
+        let patch = versions.begin_patch(&finals).unwrap();
+        write(patch.store(), "a.txt", b"a0", b"a1");
+        write(patch.store(), "b.txt", b"b0", b"b1");
+        drop(patch);
+        let notes = versions.recover(&ws);
+        assert!(notes[0].contains("completed"), "{notes:?}");
+        assert_eq!(content(&ws, "a.txt"), "a1");
+        let undone = versions.undo(&ws, Some("a.txt"), false).unwrap();
+        assert_eq!(undone.also.len(), 1, "{undone:?}");
+        assert_eq!(content(&ws, "a.txt"), "a0");
+        assert_eq!(content(&ws, "b.txt"), "b0");
+        assert!(
+            fs::read_dir(versions.dir().join("patches"))
+                .unwrap()
+                .next()
+                .is_none()
+        );
     }
 }

@@ -356,7 +356,18 @@ fn rename_over_expected(
     if !unchanged && !holds(&mut old, want)? {
         return Err(changed());
     }
+    let checked = written_stamp(&old.metadata()?);
     before_rename(Some(&old))?;
+    // A last look, right before the rename: recording the version took a
+    // while, and an appender that wrote meanwhile moved the file's size and
+    // modification time (or another file took the path). Then the caller
+    // plans again rather than relying on the look after the rename. (Not
+    // the change time: the version's hard link moves that.)
+    if written_stamp(&old.metadata()?) != checked
+        || written_stamp(&fs::symlink_metadata(real)?) != checked
+    {
+        return Err(changed());
+    }
     fs::rename(temp, real)?;
     // A writer that opened the file just before the rename may write to
     // the replaced inode just after it: syncing the directory first (done
@@ -397,6 +408,18 @@ fn rename_over_expected(
         Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(()),
         Err(e) => Err(e),
     }
+}
+
+/// What a write to a file moves: which file it is, its size and its
+/// modification time.
+fn written_stamp(meta: &Metadata) -> (u64, u64, u64, i64, i64) {
+    (
+        meta.dev(),
+        meta.ino(),
+        meta.len(),
+        meta.mtime(),
+        meta.mtime_nsec(),
+    )
 }
 
 /// Deletes `file` only if it holds `want` right before (the delete's
@@ -504,7 +527,7 @@ fn temp_pid(name: &[u8]) -> Option<u32> {
 }
 
 /// Whether process `pid` is alive (a temp file of a live nib may be in use).
-fn alive(pid: u32) -> bool {
+pub(crate) fn alive(pid: u32) -> bool {
     if pid == std::process::id() {
         return true;
     }

@@ -258,6 +258,14 @@ impl Client {
         on_event: &mut dyn FnMut(&StreamEvent),
     ) -> Result<Reply, ModelError> {
         let start = Instant::now();
+        // After the run's deadline no request goes out: the deadline is the
+        // cause, and a strategy reads kind `deadline` and does not retry.
+        if self.deadline.is_some_and(|d| start >= d) {
+            return Err(ModelError::Timeout {
+                phase: "deadline",
+                after: Duration::ZERO,
+            });
+        }
         let total_end = start
             .checked_add(self.cfg.total_timeout)
             .unwrap_or(start + Duration::from_secs(365 * 86400));
@@ -360,7 +368,7 @@ impl Client {
             });
             if self.or_cancel(tokio::time::sleep(wait)).await.is_none() {
                 let acc = self.accum(&call);
-                return Err(settle(self.interrupted(&acc), start, attempt, None));
+                return Err(settle(self.interrupted(&call, &acc), start, attempt, None));
             }
         }
     }
@@ -399,16 +407,18 @@ impl Client {
     }
 
     /// A reply the cancel flag stopped, with what had arrived.
-    fn interrupted(&self, acc: &Accum) -> ModelError {
+    fn interrupted(&self, call: &Call<'_>, acc: &Accum) -> ModelError {
         let at_deadline = self
             .deadline
             .is_some_and(|d| Instant::now() + CANCEL_POLL * 2 >= d);
-        let detail = if at_deadline {
-            "stopped at the run's time limit"
-        } else {
-            "interrupted by the user"
-        };
-        cut(acc, detail.into())
+        if at_deadline {
+            // The deadline is the cause: said as such, so it is not retried.
+            return ModelError::Timeout {
+                phase: "deadline",
+                after: call.start.elapsed().max(Duration::from_millis(1)),
+            };
+        }
+        cut(acc, "interrupted by the user".into())
     }
 
     fn send_failure(&self, e: &reqwest::Error) -> Failure {

@@ -49,15 +49,19 @@ pub enum ModelError {
     },
     /// The server sent something that is not the protocol's stream.
     Protocol(String),
+    /// The reply would not end: it passed `max_reply_bytes`, or went on for
+    /// `stall_timeout` without progress. Not retried: the same server
+    /// would do it again. `partial` holds what had arrived.
+    Runaway { detail: String, partial: Box<Reply> },
 }
 
 impl ModelError {
     /// The partial reply of a stream that broke off, if this is one.
     pub fn partial(&self) -> Option<&Reply> {
         match self {
-            ModelError::StreamCut { partial, .. } | ModelError::Remote { partial, .. } => {
-                Some(partial)
-            }
+            ModelError::StreamCut { partial, .. }
+            | ModelError::Remote { partial, .. }
+            | ModelError::Runaway { partial, .. } => Some(partial),
             _ => None,
         }
     }
@@ -72,7 +76,7 @@ impl ModelError {
             | ModelError::StreamCut { .. }
             | ModelError::Remote { .. } => true,
             ModelError::Http { status, .. } => *status == 408 || *status == 429 || *status >= 500,
-            ModelError::Config(_) | ModelError::Protocol(_) => false,
+            ModelError::Config(_) | ModelError::Protocol(_) | ModelError::Runaway { .. } => false,
         }
     }
 }
@@ -223,6 +227,11 @@ impl fmt::Display for ModelError {
                          (retries and the reply included); raise total_timeout (seconds) in the \
                          config if the model is just slow"
                     ),
+                    "deadline" if after.is_empty() || after == "0 ms" => write!(
+                        f,
+                        "the run's time limit had passed before this model call, so no \
+                         request was sent; give the run more time (--timeout)"
+                    ),
                     "deadline" => write!(
                         f,
                         "the run's time limit came during the model call (after waiting \
@@ -257,6 +266,10 @@ impl fmt::Display for ModelError {
                 f,
                 "the model server reported an error in the middle of the reply: {message}; \
                  try again (the partial reply is incomplete)"
+            ),
+            ModelError::Runaway { detail, .. } => write!(
+                f,
+                "the model server's reply would not end, so nib stopped reading it: {detail}"
             ),
             ModelError::Protocol(msg) => write!(
                 f,

@@ -200,6 +200,10 @@ impl FromStr for Provider {
 pub const DEFAULT_FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(180);
 /// [`ModelConfig::total_timeout`] unless set: 30 min.
 pub const DEFAULT_TOTAL_TIMEOUT: Duration = Duration::from_secs(1800);
+/// [`ModelConfig::max_reply_bytes`] unless set: 32 MiB.
+pub const DEFAULT_MAX_REPLY_BYTES: u64 = 32 << 20;
+/// [`ModelConfig::stall_timeout`] unless set: 5 min.
+pub const DEFAULT_STALL_TIMEOUT: Duration = Duration::from_secs(300);
 
 /// How to reach a model and how patiently.
 #[derive(Debug, Clone, PartialEq)]
@@ -238,6 +242,12 @@ pub struct ModelConfig {
     /// [`text_calls`]. Default on for `ollama` and `openai`, off for
     /// `anthropic` (whose models always call tools natively).
     pub text_tool_calls: bool,
+    /// The most bytes one reply's body may have: a server that streams
+    /// without end is stopped there, not when memory runs out.
+    pub max_reply_bytes: u64,
+    /// The longest a reply may go on arriving without progress (no text,
+    /// reasoning, tool call or finish: only keep-alives or empty chunks).
+    pub stall_timeout: Duration,
 }
 
 /// Whether the client asks for a streamed reply.
@@ -310,6 +320,8 @@ impl ModelConfig {
             total_timeout: DEFAULT_TOTAL_TIMEOUT,
             stream: StreamMode::Auto,
             text_tool_calls: provider != Provider::Anthropic,
+            max_reply_bytes: DEFAULT_MAX_REPLY_BYTES,
+            stall_timeout: DEFAULT_STALL_TIMEOUT,
         }
     }
 }

@@ -27,11 +27,13 @@
 //! session (fs-write may replace it next) and forgets its last fs-edit,
 //! like an fs-write.
 
+mod commit;
 mod plan;
 
 use serde_json::json;
 
-pub use plan::{FileFailure, PathCheck, Plan, Tense, parse_changes, plan_all, write_all};
+pub use commit::write_all;
+pub use plan::{FileFailure, PathCheck, Plan, Tense, parse_changes, plan_all};
 
 use super::host::{ConfirmOut, ConfirmRequest, Host, ReasonOut, ToolResult};
 use super::{parse, table};
@@ -235,7 +237,7 @@ impl Host {
 
     /// Write the approved files and record them in the session's state.
     fn write_approved(&self, plans: &[Plan], verdicts: Vec<Verdict>) -> Vec<FileResult> {
-        let written = write_all(&self.versions, plans);
+        let written = write_all(&self.ws, &self.versions, plans);
         plans
             .iter()
             .zip(written)

@@ -90,11 +90,13 @@ impl EventLog {
 
     fn open(id: String, path: PathBuf) -> Result<EventLog, SessionError> {
         let file = OpenOptions::new()
+            .read(true)
             .append(true)
             .create(true)
             .open(&path)
             .map_err(|e| io_err("open", &path, e))?;
-        Ok(EventLog {
+        let torn = repair_torn_line(&file).map_err(|e| io_err("repair", &path, e))?;
+        let log = EventLog {
             id,
             path,
             serial: SERIALS.fetch_add(1, Ordering::Relaxed),
@@ -104,7 +106,21 @@ impl EventLog {
             }),
             subscribers: Mutex::new(Vec::new()),
             scrubber: Mutex::new(None),
-        })
+        };
+        if torn > 0 {
+            // Said in the log itself, where a reader looks for the cause.
+            let mut fields = Map::new();
+            fields.insert("dropped_bytes".into(), Value::from(torn));
+            fields.insert(
+                "why".into(),
+                Value::from("the log's last line was cut off (a crash mid-append); it was removed"),
+            );
+            log.emit(&Event::Custom(Custom {
+                ev: "log.repaired".into(),
+                fields,
+            }))?;
+        }
+        Ok(log)
     }
 
     /// The session id (`<yyyymmdd-hhmmss>-<4 hex>`).
@@ -455,6 +471,38 @@ fn json_kind(v: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
+}
+
+/// A last line without its newline (a crash in the middle of an append)
+/// would glue onto the next line written: it is cut off, back to the last
+/// newline. Returns how many bytes went.
+fn repair_torn_line(file: &File) -> io::Result<u64> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(0);
+    }
+    // Back from the end a block at a time to the last newline.
+    let mut end = len;
+    let mut block = vec![0u8; 64 * 1024];
+    while end > 0 {
+        let start = end.saturating_sub(block.len() as u64);
+        let n = usize::try_from(end - start).unwrap_or(block.len());
+        file.read_exact_at(&mut block[..n], start)?;
+        if let Some(at) = block[..n].iter().rposition(|&b| b == b'\n') {
+            let keep = start + at as u64 + 1;
+            if keep == len {
+                return Ok(0);
+            }
+            file.set_len(keep)?;
+            file.sync_all()?;
+            return Ok(len - keep);
+        }
+        end = start;
+    }
+    file.set_len(0)?;
+    file.sync_all()?;
+    Ok(len)
 }
 
 #[cfg(test)]

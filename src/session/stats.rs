@@ -187,7 +187,7 @@ fn scan_file(
         let event = std::str::from_utf8(&buf)
             .ok()
             .filter(|line| !line.trim().is_empty())
-            .map(Event::parse_line);
+            .map(|line| Event::parse_line(line).or_else(|e| glued(line).ok_or(e)));
         match event {
             None if std::str::from_utf8(&buf).is_ok() => {} // a blank line
             Some(Ok(ev)) => {
@@ -200,6 +200,14 @@ fn scan_file(
     }
     scan.finish(models);
     Ok(())
+}
+
+/// The whole line after a torn one it was glued to (a log written by a
+/// nib that crashed mid-append, before logs repaired that): the torn start
+/// is skipped, counted as an unreadable line by the caller's note.
+fn glued(line: &str) -> Option<Event> {
+    let at = line.get(1..)?.find("{\"v\":")? + 1;
+    Event::parse_line(&line[at..]).ok()
 }
 
 /// One reply's tool calls.

@@ -38,6 +38,12 @@ pub struct UserConfig {
     pub first_byte_timeout: Option<u64>,
     /// Seconds one model call may take in all (default 1800).
     pub total_timeout: Option<u64>,
+    /// The most bytes one reply may have, in MiB (default 32): a server
+    /// that streams without end is stopped there.
+    pub max_reply_mib: Option<u64>,
+    /// Seconds a reply may go on arriving without progress (only
+    /// keep-alives or empty chunks) before it is stopped (default 300).
+    pub stall_timeout: Option<u64>,
     /// The strategy: a shipped name (`check`) or a `.scm` file.
     pub strategy: Option<PathBuf>,
     /// Hook files (or shipped names) loaded into every session, first.

@@ -45,5 +45,16 @@ pub fn workspace(root: Option<PathBuf>) -> Result<crate::files::Workspace, Usage
             ))
         })?,
     };
-    crate::files::Workspace::open(&root).map_err(|e| UsageError(e.to_string()))
+    let ws = crate::files::Workspace::open(&root).map_err(|e| UsageError(e.to_string()))?;
+    // A patch a kill cut off is finished before the command does anything
+    // else, whatever the command: every file all old or all new.
+    for note in crate::files::Versions::new(&ws).recover(&ws) {
+        // The one notice below the clients: it must reach the person
+        // whichever client runs, before that client takes the terminal.
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("{note}");
+        }
+    }
+    Ok(ws)
 }

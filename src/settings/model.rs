@@ -239,4 +239,10 @@ fn apply_wire_settings(cfg: &mut ModelConfig, args: &ModelArgs, config: &UserCon
     if let Some(s) = config.total_timeout {
         cfg.total_timeout = Duration::from_secs(s.max(1));
     }
+    if let Some(mib) = config.max_reply_mib {
+        cfg.max_reply_bytes = mib.max(1).saturating_mul(1 << 20);
+    }
+    if let Some(s) = config.stall_timeout {
+        cfg.stall_timeout = Duration::from_secs(s.max(1));
+    }
 }

@@ -715,3 +715,37 @@ fn first_contact_messages_name_the_config_the_keys_and_the_demo() {
     let help = run(&["--help"]);
     assert!(String::from_utf8_lossy(&help.stdout).contains("docs/config.md"));
 }
+
+/// A model call the run's --timeout ends: the deadline is the cause
+/// printed, well inside the hard bound.
+#[test]
+fn the_run_timeout_in_a_model_call_is_the_error_and_not_retried() {
+    let script = json!([
+        {"text": "late", "faults": [{"delay_first_byte_ms": 20000}]},
+        "a retry's answer"
+    ]);
+    let (_dir, ws, script) = setup(&script);
+    let started = std::time::Instant::now();
+    let run = exec_scripted(&ws, &script, "wait", &["--timeout", "2"]);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(30),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert_ne!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains("the run's time limit"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stdout.contains("a retry's answer"), "{}", run.stdout);
+    // One error, the deadline's (the client sends no request after it:
+    // tests/model/hostile.rs).
+    let all = kinds(&events(&ws));
+    assert_eq!(
+        all.iter().filter(|k| *k == "error").count(),
+        1,
+        "{all:?}\n{}",
+        run.stderr
+    );
+}

@@ -189,3 +189,18 @@ fn undo_on_a_nonexistent_root_is_a_usage_error() {
     assert_eq!(run.code, 2, "{run:?}");
     assert!(run.stderr.contains("does not exist"), "{run:?}");
 }
+
+#[test]
+fn undo_removes_the_temp_files_of_killed_writes() {
+    let ws = Ws::new();
+    ws.write("src/deep/a.rs", "x\n");
+    // Left by writes killed before their rename (no process has this pid),
+    // in directories no later apply writes to.
+    ws.write("src/deep/.a.rs.nib-tmp-99999999-0", "half");
+    ws.write(".top.txt.nib-tmp-99999999-7", "half");
+    let run = ws.undo(&[]);
+    assert_eq!(run.code, 1, "{run:?}");
+    assert!(!ws.path("src/deep/.a.rs.nib-tmp-99999999-0").exists());
+    assert!(!ws.path(".top.txt.nib-tmp-99999999-7").exists());
+    assert_eq!(ws.read_str("src/deep/a.rs"), "x\n");
+}

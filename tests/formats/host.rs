@@ -266,14 +266,14 @@ fn a_file_written_this_way_can_be_undone_and_counts_as_read() {
         .undo(f.host.workspace(), Some("b.py"), false)
         .expect("undo the fs-write");
     assert_eq!(f.read("b.py"), "def mul(a, b):\n    return a * b\n");
-    versions
+    // The text's two files are one patch: one undo takes both back.
+    let undone = versions
         .undo(f.host.workspace(), Some("b.py"), false)
         .expect("undo the text edit");
     assert_eq!(f.read("b.py"), B);
-    versions
-        .undo(f.host.workspace(), Some("a.py"), false)
-        .expect("undo a.py");
     assert_eq!(f.read("a.py"), A);
+    assert_eq!(undone.also.len(), 1, "{undone:?}");
+    assert_eq!(undone.also[0].path, "a.py");
 }
 
 #[test]
@@ -363,4 +363,43 @@ fn a_delete_keeps_the_file_for_undo() {
         .undo(f.host.workspace(), Some("gone.py"), false)
         .expect("undo the delete");
     assert_eq!(f.read("gone.py"), A);
+}
+
+#[test]
+fn a_file_failing_at_the_write_puts_back_the_files_written_before_it() {
+    let f = fixture(&[("a.py", A), ("b.py", B)], &[]);
+    let root = f.root.clone();
+    // Someone changes b.py while its confirm is up: after planning, before
+    // the writes.
+    let host = Host::new(Workspace::open(&root).expect("ws"), move |req| {
+        if req.call.arg("path").as_str() == "b.py" {
+            fs::write(root.join("b.py"), "def mul(a, b):\n    return 0\n").expect("theirs");
+        }
+        true
+    });
+    let results = host.apply_text_files(TextFormat::SearchReplace, &two_blocks("    return a + b"));
+    assert!(results.iter().all(|r| !r.result.ok), "{results:?}");
+    assert_eq!(results[0].path, "a.py");
+    assert_eq!(results[0].result.kind, Some("not_written"));
+    assert!(
+        results[0]
+            .result
+            .text
+            .contains("put back, because writing b.py failed"),
+        "{}",
+        results[0].result.text
+    );
+    assert!(
+        results[1].result.text.contains("changed on disk"),
+        "{}",
+        results[1].result.text
+    );
+    assert_eq!(f.read("a.py"), A);
+    assert_eq!(f.read("b.py"), "def mul(a, b):\n    return 0\n");
+    // Nothing of it is left to undo.
+    assert!(
+        Versions::new(host.workspace())
+            .undo(host.workspace(), None, false)
+            .is_err()
+    );
 }

@@ -3,6 +3,7 @@
 //! and total limits, streamed through the provider's decoder or taken
 //! whole and decoded as the stream that would have carried it.
 
+use std::cell::Cell;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -10,13 +11,12 @@ use tokio::time::timeout;
 
 use super::{Call, Client, Failure, chain};
 use crate::model::anthropic::{self, AnthropicDecoder};
+use crate::model::error::show_duration;
 use crate::model::ollama::{self, OllamaDecoder};
 use crate::model::openai::{self, OpenAiDecoder};
 use crate::model::stream::{Accum, DecodeError, Decoder, LineSplitter, error_message};
 use crate::model::{ModelError, Provider, Reply, StreamEvent};
 
-/// The largest whole (non-streamed) reply read.
-const MAX_WHOLE_BODY: usize = 64 << 20;
 /// How much of an HTTP error body is read.
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
 /// How long to wait for the rest of a body after the reply is complete.
@@ -57,7 +57,7 @@ impl Client {
         }
         let (limit, phase, after) = self.cap(call, first_byte, "first byte", first_byte);
         let Some(sent) = self.or_cancel(timeout(limit, rb.send())).await else {
-            return Err(Failure::Fatal(self.interrupted(&self.accum(call))));
+            return Err(Failure::Fatal(self.interrupted(call, &self.accum(call))));
         };
         let mut resp = match sent {
             Err(_) => return Err(Failure::Fatal(ModelError::Timeout { phase, after })),
@@ -109,9 +109,22 @@ impl Client {
         };
         let mut lines = LineSplitter::default();
         let mut started = false;
+        // Bounds a server that never stops: bytes in all, time without
+        // progress, and the call's end, checked after every chunk (a
+        // stream whose chunks are always ready never lets a wait time out).
+        let progressed = Cell::new(false);
+        let mut watched = |ev: &StreamEvent| {
+            if is_progress(ev) {
+                progressed.set(true);
+            }
+            on_event(ev);
+        };
+        let on_event: &mut dyn FnMut(&StreamEvent) = &mut watched;
+        let mut bound = Bound::new(self.cfg.max_reply_bytes, self.cfg.stall_timeout);
         loop {
             let (limit, phase, after) = if started {
-                self.cap(call, idle, "between chunks", idle)
+                let (limit, phase, after) = self.cap(call, idle, "between chunks", idle);
+                (limit.min(bound.stall_left()), phase, after)
             } else {
                 self.cap(
                     call,
@@ -121,9 +134,17 @@ impl Client {
                 )
             };
             let Some(next) = self.or_cancel(timeout(limit, resp.chunk())).await else {
-                return Err(Failure::Fatal(self.interrupted(&acc)));
+                return Err(Failure::Fatal(self.interrupted(call, &acc)));
             };
             let chunk = match next {
+                Err(_) if started && bound.stalled() => {
+                    return Err(Failure::Fatal(bound.stall_error(&acc)));
+                }
+                // The run's end came in the middle of the reply: that is
+                // the cause, and no retry can help.
+                Err(_) if started && phase == "deadline" => {
+                    return Err(Failure::Fatal(ModelError::Timeout { phase, after }));
+                }
                 // The call's own end came in the middle of the reply.
                 Err(_) if started && phase != "between chunks" => {
                     return Err(Failure::Fatal(cut(
@@ -154,6 +175,9 @@ impl Client {
                 Ok(Ok(None)) => break,
                 Ok(Ok(Some(bytes))) => bytes,
             };
+            if let Some(err) = bound.over(chunk.len(), &acc) {
+                return Err(Failure::Fatal(err));
+            }
             if chunk.is_empty() {
                 continue;
             }
@@ -171,11 +195,20 @@ impl Client {
                     || DecodeError::Protocol("a line longer than 32 MiB".into()),
                 )
                 .map_err(|e| decode_failure(e, &acc))?;
+            if progressed.replace(false) {
+                bound.progress();
+            }
             if decoder.complete() {
                 // Read the end of the body, briefly, so the connection can be reused.
                 let drain = async { while let Ok(Some(_)) = resp.chunk().await {} };
                 let _ = timeout(DRAIN, drain).await;
                 return Ok(end(acc, on_event));
+            }
+            if Instant::now() >= call.end {
+                return Err(Failure::Fatal(self.past_end(call, &acc)));
+            }
+            if bound.stalled() {
+                return Err(Failure::Fatal(bound.stall_error(&acc)));
             }
         }
 
@@ -249,7 +282,7 @@ impl Client {
                 self.cap(call, idle, "between chunks", idle)
             };
             let Some(next) = self.or_cancel(timeout(limit, resp.chunk())).await else {
-                return Err(Failure::Fatal(self.interrupted(&acc)));
+                return Err(Failure::Fatal(self.interrupted(call, &acc)));
             };
             match next {
                 Err(_) => return Err(Failure::Fatal(ModelError::Timeout { phase, after })),
@@ -271,10 +304,11 @@ impl Client {
                 Ok(Ok(None)) => break,
                 Ok(Ok(Some(bytes))) => body.extend_from_slice(&bytes),
             }
-            if body.len() > MAX_WHOLE_BODY {
-                return Err(Failure::Fatal(ModelError::Protocol(
-                    "a reply body larger than 64 MiB".into(),
-                )));
+            if body.len() as u64 > self.cfg.max_reply_bytes {
+                return Err(Failure::Fatal(too_long(self.cfg.max_reply_bytes, &acc)));
+            }
+            if Instant::now() >= call.end {
+                return Err(Failure::Fatal(self.past_end(call, &acc)));
             }
         }
         if body.iter().all(u8::is_ascii_whitespace) {
@@ -319,6 +353,93 @@ impl Client {
             ))));
         }
         Ok(end(acc, on_event))
+    }
+}
+
+impl Client {
+    /// The call's end (the run's deadline, or `total_timeout`) passed while
+    /// chunks kept coming.
+    fn past_end(&self, call: &Call<'_>, acc: &Accum) -> ModelError {
+        let phase = call.end_phase;
+        let after = call.end - call.start;
+        if phase == "deadline" {
+            return ModelError::Timeout { phase, after };
+        }
+        cut(acc, ModelError::Timeout { phase, after }.to_string())
+    }
+}
+
+/// The limits on one streamed reply that a steady stream of bytes does
+/// not reset: its size, and the time since it last made progress.
+struct Bound {
+    max_bytes: u64,
+    bytes: u64,
+    stall: Duration,
+    last_progress: Instant,
+}
+
+impl Bound {
+    fn new(max_bytes: u64, stall: Duration) -> Bound {
+        Bound {
+            max_bytes,
+            bytes: 0,
+            stall,
+            last_progress: Instant::now(),
+        }
+    }
+
+    /// Counts a chunk; the error when the reply passed its size.
+    fn over(&mut self, len: usize, acc: &Accum) -> Option<ModelError> {
+        self.bytes = self.bytes.saturating_add(len as u64);
+        (self.bytes > self.max_bytes).then(|| too_long(self.max_bytes, acc))
+    }
+
+    fn progress(&mut self) {
+        self.last_progress = Instant::now();
+    }
+
+    fn stall_left(&self) -> Duration {
+        self.stall.saturating_sub(self.last_progress.elapsed())
+    }
+
+    fn stalled(&self) -> bool {
+        self.last_progress.elapsed() >= self.stall
+    }
+
+    fn stall_error(&self, acc: &Accum) -> ModelError {
+        ModelError::Runaway {
+            detail: format!(
+                "it went on for {} without any text, reasoning or tool call (only keep-alives \
+                 or empty chunks); raise stall_timeout (seconds) in the config if the model is \
+                 just slow to start",
+                show_duration(self.stall)
+            ),
+            partial: Box::new(acc.partial()),
+        }
+    }
+}
+
+fn too_long(max: u64, acc: &Accum) -> ModelError {
+    ModelError::Runaway {
+        detail: format!(
+            "it passed {} MiB, the most nib reads of one reply (a server streaming without \
+             end?); raise max_reply_mib in the config if replies are meant to be this long",
+            max >> 20
+        ),
+        partial: Box::new(acc.partial()),
+    }
+}
+
+/// An event that shows a reply moving on (not a raw line or a usage count).
+fn is_progress(ev: &StreamEvent) -> bool {
+    match ev {
+        StreamEvent::TextDelta(s) | StreamEvent::ReasoningDelta(s) => !s.is_empty(),
+        StreamEvent::ToolCallArgs { fragment, .. } => !fragment.is_empty(),
+        StreamEvent::ToolCallStart { .. }
+        | StreamEvent::ToolCallDone { .. }
+        | StreamEvent::Finish(_)
+        | StreamEvent::TextToolCalls { .. } => true,
+        StreamEvent::Usage(_) | StreamEvent::StreamFallback { .. } | StreamEvent::Raw(_) => false,
     }
 }
 

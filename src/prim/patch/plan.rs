@@ -4,8 +4,7 @@
 //! Every file is resolved, read and given its new content and diff before
 //! anything is written; if any file fails, every file is reported (the
 //! failing ones with the reason, the others as not written because of
-//! them). Writing is one atomic write per file, its previous version kept
-//! for undo.
+//! them). Writing is `commit.rs`'s.
 
 use std::collections::HashMap;
 
@@ -14,7 +13,7 @@ use crate::edit::formats::apply::{ChangeKind, FileChange, from_blocks, from_udif
 use crate::edit::formats::search_replace::{self, Item, ParseOptions};
 use crate::edit::formats::{FormatError, udiff, v4a, whole};
 use crate::edit::{self, Diff, Hinted};
-use crate::files::{FileError, Resolved, Versions, Workspace, read_text};
+use crate::files::{FileError, Resolved, Workspace, read_text};
 
 /// Why one file (or, with an empty path, the whole text) was not written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,7 +30,7 @@ pub struct FileFailure {
 }
 
 impl FileFailure {
-    pub(super) fn new(path: String, kind: &'static str, message: String) -> FileFailure {
+    pub(crate) fn new(path: String, kind: &'static str, message: String) -> FileFailure {
         FileFailure {
             path,
             kind,
@@ -377,70 +376,4 @@ fn plan(
             Ok(p)
         }
     }
-}
-
-/// Write every plan, in order, each keeping its previous version; the
-/// versions-store id of each write (None: nothing to write). After a write
-/// fails, the rest are not written.
-pub fn write_all(versions: &Versions, plans: &[Plan]) -> Vec<Result<Option<String>, FileFailure>> {
-    let mut out = Vec::with_capacity(plans.len());
-    let mut write_failed = false;
-    for plan in plans {
-        let rel = &plan.file.rel;
-        if write_failed {
-            out.push(Err(FileFailure::new(
-                rel.clone(),
-                "not_written",
-                format!("{rel}: not written, because writing an earlier file failed"),
-            )));
-            continue;
-        }
-        match write(versions, plan) {
-            Ok(version) => out.push(Ok(version)),
-            Err(e) => {
-                write_failed = true;
-                out.push(Err(FileFailure::new(rel.clone(), "write", e.to_string())));
-            }
-        }
-    }
-    out
-}
-
-fn write(versions: &Versions, plan: &Plan) -> Result<Option<String>, FileError> {
-    let before = plan.before.as_deref().map(str::as_bytes);
-    match (&plan.to, &plan.after) {
-        (Some((dest, dest_before)), Some(after)) => {
-            let dest_before = dest_before.as_deref().map(str::as_bytes);
-            let id = versions.write(dest, dest_before, after.as_bytes())?;
-            remove(versions, &plan.file, before)?;
-            Ok(Some(id.to_string()))
-        }
-        (None, Some(after)) => {
-            if plan.before.as_deref() == Some(after.as_str()) {
-                return Ok(None);
-            }
-            Ok(Some(
-                versions
-                    .write(&plan.file, before, after.as_bytes())?
-                    .to_string(),
-            ))
-        }
-        (_, None) => remove(versions, &plan.file, before).map(Some),
-    }
-}
-
-/// Delete a file, its content kept in the versions store first, only if
-/// it still holds what the plan was made from (a change made meanwhile is
-/// kept, and the delete fails with "changed on disk").
-fn remove(
-    versions: &Versions,
-    file: &Resolved,
-    before: Option<&[u8]>,
-) -> Result<String, FileError> {
-    let Some(before) = before else {
-        return Err(FileError::ChangedOnDisk {
-            path: file.rel.clone(),
-        });
-    };
-    Ok(versions.remove(file, before)?.to_string())
 }
