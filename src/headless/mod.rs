@@ -26,6 +26,7 @@ use crate::settings::{
     Approve, ModelArgs, StrategyArgs, UsageError, UserConfig, model_config, workspace,
 };
 
+pub mod compare;
 pub mod swebench;
 
 #[derive(Debug, Args)]
