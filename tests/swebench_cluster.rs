@@ -454,3 +454,53 @@ fn a_real_slurm_runs_four_shards_and_merges_what_one_machine_predicts() {
     want_sorted.sort();
     assert_eq!(seen, want_sorted);
 }
+
+#[test]
+fn a_dead_model_server_and_a_prompt_typo_stop_the_run_before_any_instance() {
+    let fx = fixture();
+    let instances = fx.instances(2);
+    // A port nothing listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let out = fx.path("dead");
+    let args: Vec<String> = [
+        "swebench",
+        "--instances",
+        &instances,
+        "--repos",
+        &fx.repos.display().to_string(),
+        "--out",
+        &out.display().to_string(),
+        "--provider",
+        "openai",
+        "--base-url",
+        &url,
+        "--model",
+        "m",
+        "--env",
+        "local",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let run = fx.nib(&args);
+    assert_eq!(run.code, 2, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stderr.contains(&url) && run.stderr.contains("does not answer"),
+        "{}",
+        run.stderr
+    );
+    assert!(!out.join("acme__calc-1").exists());
+
+    let script = fx.write("a.json", &two_calls().to_string());
+    let prompt = fx.write("prompt.md", "Fix this in {repo}:\n{problem_statment}\n");
+    let mut args = vec!["swebench".to_string()];
+    args.extend(fx.run_args(&instances, &fx.path("typo"), &script));
+    args.extend(["--prompt".to_string(), prompt]);
+    let run = fx.nib(&args);
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(run.stderr.contains("{problem_statment}"), "{}", run.stderr);
+}

@@ -311,6 +311,7 @@ fn the_cost_limit_stops_an_instance_and_the_total_cost_limit_stops_the_run() {
     assert_eq!(summary["status"], "cost_limit", "{summary}");
     assert_eq!(summary["cost"], 2.0);
     assert_eq!(summary["model_stats"]["api_calls"], 2);
+    assert_eq!(summary["steps"], 2, "{summary}");
     assert_eq!(summary["model_stats"]["cost_estimated"], false);
     assert!(
         summary["message"]
@@ -423,23 +424,30 @@ fn malformed_calls_timeouts_and_context_overflows_get_their_statuses() {
         &json!([{"tool_calls": [{"name": "shell", "arguments": {"command": "sleep 20"}}]}, "never asked"]),
     );
     let spec = fx.path("{instance_id}.json").display().to_string();
+    // Two invocations into one OUT (a loaded machine can take 2 s to
+    // start a session): run.json then holds both.
     let run = fx.run(
         &instances,
         "out",
         &spec,
-        &[
-            "--max-format-errors",
-            "2",
-            "--timeout",
-            "2",
-            "--workers",
-            "2",
-        ],
+        &["--max-format-errors", "2", "--instance", "acme__calc-1"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = fx.run(
+        &instances,
+        "out",
+        &spec,
+        &["--timeout", "2", "--instance", "acme__calc-2"],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let format = read_json(&fx.path("out/acme__calc-1/summary.json"));
     assert_eq!(format["status"], "format_error", "{format}");
     assert_eq!(format["model_stats"]["api_calls"], 2);
+    // Steps are the model's replies: the one nib cancelled is not one.
+    assert_eq!(format["steps"], 2, "{format}");
+    let log = fs::read_to_string(fx.path("out/acme__calc-1/log.txt")).expect("log.txt");
+    assert!(!log.contains("interrupted by the user"), "{log}");
+    assert!(log.contains("stopped: stopped after 2 steps in a row"), "{log}");
     let timeout = read_json(&fx.path("out/acme__calc-2/summary.json"));
     assert_eq!(timeout["status"], "timeout", "{timeout}");
     assert!(
@@ -588,6 +596,7 @@ fn filter_shuffle_slice_redo_existing_and_the_config_file_choose_what_runs() {
     // A fix-up of one instance keeps the run's own run.config, and
     // run.json still describes both instances.
     let one = first.iter().next().expect("an id").clone();
+    let text = fs::read_to_string(&saved).expect("run.config");
     let fix = fx.nib(&[
         "swebench",
         "--config",

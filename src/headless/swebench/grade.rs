@@ -36,7 +36,7 @@ use crate::settings::UsageError;
 
 /// What every report and the output say about this check.
 pub const NOTE: &str =
-    "a quick local check without Docker; the official SWE-bench harness is the reference";
+    "a quick check, not the official harness; the official SWE-bench harness is the reference";
 
 #[derive(Debug, Args)]
 pub struct GradeArgs {

@@ -180,6 +180,8 @@ impl Trajectory {
             (Event::Error(e), Some(why)) if e.message.starts_with("interrupted") => {
                 Some(format!("stopped: {why}"))
             }
+            // The engine counts the step nib cancelled before its request.
+            (Event::TurnEnd(_), Some(_)) => Some("end: stopped by nib swebench".to_string()),
             _ => log_line(&entry.event),
         };
         if let (Some(line), Some(f)) = (line, &mut self.log) {
