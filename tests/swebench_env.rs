@@ -950,11 +950,17 @@ fn without_a_clone_a_container_run_takes_the_repository_from_the_image() {
     let tree = PathBuf::from(summary["worktree"].as_str().expect("kept tree"));
     // The image's build products are there, its stray untracked file is
     // not, and the patch is against the base commit.
-    assert_eq!(fs::read_to_string(tree.join("_speedups.so")).expect("so"), "built\n");
+    assert_eq!(
+        fs::read_to_string(tree.join("_speedups.so")).expect("so"),
+        "built\n"
+    );
     assert!(!tree.join("stray.txt").exists());
     let patch = fs::read_to_string(fx.path("out/acme__calc-1/patch.diff")).expect("patch");
     assert!(patch.contains("+    return a + b"), "{patch}");
-    assert!(!patch.contains("_speedups") && !patch.contains("stray"), "{patch}");
+    assert!(
+        !patch.contains("_speedups") && !patch.contains("stray"),
+        "{patch}"
+    );
 
     // With --env local and no --repos, a usage error says what to give.
     let local = fx.nib(

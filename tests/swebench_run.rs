@@ -447,7 +447,10 @@ fn malformed_calls_timeouts_and_context_overflows_get_their_statuses() {
     assert_eq!(format["steps"], 2, "{format}");
     let log = fs::read_to_string(fx.path("out/acme__calc-1/log.txt")).expect("log.txt");
     assert!(!log.contains("interrupted by the user"), "{log}");
-    assert!(log.contains("stopped: stopped after 2 steps in a row"), "{log}");
+    assert!(
+        log.contains("stopped: stopped after 2 steps in a row"),
+        "{log}"
+    );
     let timeout = read_json(&fx.path("out/acme__calc-2/summary.json"));
     assert_eq!(timeout["status"], "timeout", "{timeout}");
     assert!(

@@ -183,7 +183,7 @@ fn interval(key: &str, pairs: &[(f64, f64)], resamples: usize) -> Option<(f64, f
     if pairs.len() < 2 {
         return None;
     }
-    let mut rng = Rng(0x6e69_625f_636d_70); // "nib_cmp"
+    let mut rng = Rng(0x006e_6962_5f63_6d70); // "nib_cmp"
     let mut diffs = Vec::with_capacity(resamples);
     let (mut xa, mut xb) = (
         Vec::with_capacity(pairs.len()),

@@ -255,8 +255,14 @@ mod tests {
             ]}
         ]});
         let text = render(&t, 0);
-        assert!(text.contains("[step 1] 10 prompt + 2 completion tokens"), "{text}");
-        assert!(text.contains("[strategy] calls the strategy made itself"), "{text}");
+        assert!(
+            text.contains("[step 1] 10 prompt + 2 completion tokens"),
+            "{text}"
+        );
+        assert!(
+            text.contains("[strategy] calls the strategy made itself"),
+            "{text}"
+        );
         assert!(!text.contains("[step 0]"), "{text}");
         assert!(text.contains("failed: exit code: 1"), "{text}");
     }
