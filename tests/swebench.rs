@@ -119,8 +119,8 @@ impl Fixture {
             script,
         ];
         // The scripts here answer a fixed number of replies: the plain loop
-        // unless a test chooses (swebench's default, check + compact, has
-        // its own test).
+        // unless a test chooses (swebench's default, the plain loop with
+        // compact, has its own test).
         if !extra.contains(&"--strategy") {
             args.extend_from_slice(&["--strategy", "default"]);
         }
@@ -486,13 +486,14 @@ fn refused_writes_model_errors_and_token_limits_get_their_statuses() {
 }
 
 #[test]
-fn the_default_strategy_is_check_with_compact() {
+fn the_default_strategy_runs_no_test_and_check_is_asked_for() {
     let fx = fixture();
     let instances = fx.jsonl("instances.jsonl", &[fx.instance("acme__calc-1", true)]);
     let script = fx.script("fix.json", &fix_script());
+    // Asked for: check after done, with compact.
     let run = fx.run(
         &instances,
-        "out-default",
+        "out-check",
         &script,
         &[
             "--strategy",
@@ -504,7 +505,8 @@ fn the_default_strategy_is_check_with_compact() {
         ],
     );
     assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
-    // With no --strategy at all, the same two load.
+    // With no --strategy at all: the plain loop and compact, and no test
+    // run after done, so a script of exactly its replies ends submitted.
     let run2 = {
         let repos = fx.repos.display().to_string();
         let out = fx.path("out-implicit").display().to_string();
@@ -520,26 +522,37 @@ fn the_default_strategy_is_check_with_compact() {
             "scripted",
             "--model",
             &script,
-            "--set",
-            "check=true",
             "--env",
             "local",
         ])
     };
     assert_eq!(run2.code, 0, "{}\n{}", run2.stdout, run2.stderr);
-    for name in ["out-default", "out-implicit"] {
+    let summary = read_json(&fx.path("out-implicit/acme__calc-1/summary.json"));
+    assert_eq!(summary["status"], "submitted", "{summary}");
+    let first_event = |name: &str| -> (Value, String) {
         let events = std::fs::read_to_string(fx.path(name).join("acme__calc-1/events.jsonl"))
             .expect("events");
         let start: Value = serde_json::from_str(events.lines().next().unwrap_or("{}")).unwrap();
-        // Then the hook that logs whole tool outputs for the trajectory.
-        let strategy = start["strategy"].as_str().unwrap_or("");
-        assert!(
-            strategy.starts_with("check + compact + ")
-                && strategy.ends_with("/.hooks/trajectory-output.scm"),
-            "{name}: {strategy}"
-        );
-        assert!(events.contains("check: `true` passed"), "{name}: {events}");
-    }
+        (start, events)
+    };
+    let (start, events) = first_event("out-check");
+    // Then the hook that logs whole tool outputs for the trajectory.
+    let strategy = start["strategy"].as_str().unwrap_or("");
+    assert!(
+        strategy.starts_with("check + compact + ")
+            && strategy.ends_with("/.hooks/trajectory-output.scm"),
+        "{strategy}"
+    );
+    assert!(events.contains("check: `true` passed"), "{events}");
+    let (start, events) = first_event("out-implicit");
+    let strategy = start["strategy"].as_str().unwrap_or("");
+    assert!(
+        strategy.contains("compact") && !strategy.contains("check"),
+        "{strategy}"
+    );
+    assert!(!events.contains("check:"), "{events}");
+    let report = read_json(&fx.path("out-implicit/run.json"));
+    assert_eq!(report["strategy"], "default", "{report}");
 }
 
 #[test]
@@ -724,11 +737,20 @@ fn real_lite_records_parse_in_both_forms() {
     fs::write(&array, Value::Array(records).to_string()).expect("write");
     let again = nib::headless::swebench::load_instances(&array).expect("array form");
     assert_eq!(again, all);
-    // Sorted by id into two shards.
+    // Two shards by sorted id; a shard keeps the file's order.
     let shard = "1/2".parse().expect("shard");
     let picked = nib::headless::swebench::select(all.clone(), Some(shard), &[]).expect("select");
     assert_eq!(picked.len(), 4);
-    assert_eq!(picked[0].instance_id, "pydicom__pydicom-1256");
+    let mut sorted: Vec<&str> = all.iter().map(|i| i.instance_id.as_str()).collect();
+    sorted.sort_unstable();
+    let want: Vec<&str> = sorted.iter().skip(1).step_by(2).copied().collect();
+    let in_file_order: Vec<&str> = all
+        .iter()
+        .map(|i| i.instance_id.as_str())
+        .filter(|id| want.contains(id))
+        .collect();
+    let got: Vec<&str> = picked.iter().map(|i| i.instance_id.as_str()).collect();
+    assert_eq!(got, in_file_order);
 }
 
 #[test]

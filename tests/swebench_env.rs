@@ -691,9 +691,13 @@ fn a_preds_line_cut_by_a_crash_is_dropped_and_its_instance_runs_again() {
         })
         .collect();
     assert_eq!(ids, ["acme__calc-1", "acme__calc-2"]);
+    // run.json: this invocation ran one; the run directory holds both.
     let report = read_json(&fx.path("out/run.json"));
     assert_eq!(report["ran"], 1);
-    assert_eq!(report["by_status"]["submitted"], json!(["acme__calc-2"]));
+    assert_eq!(
+        report["by_status"]["submitted"],
+        json!(["acme__calc-1", "acme__calc-2"])
+    );
 }
 
 /// A statically linked busybox on this machine (it runs in an empty image).
@@ -907,4 +911,101 @@ fn a_real_engine_runs_the_instance_in_its_image() {
         String::from_utf8_lossy(&left.stdout).trim().is_empty(),
         "containers left behind"
     );
+}
+
+#[test]
+fn without_a_clone_a_container_run_takes_the_repository_from_the_image() {
+    let fx = fixture();
+    let bin = fx.standin();
+    let instances = fx.instances(&["acme__calc-1"]);
+    let script = fx.write(
+        "script.json",
+        &json!([
+            {"tool_calls": [{"name": "fs-edit", "arguments": {"path": "calc.py", "old": "a - b", "new": "a + b"}}]},
+            "Fixed."
+        ])
+        .to_string(),
+    );
+    // No --repos at all: the image's /testbed is the repository.
+    let out = fx.path("out").display().to_string();
+    let args = [
+        "swebench",
+        "--instances",
+        &instances,
+        "--out",
+        &out,
+        "--provider",
+        "scripted",
+        "--model",
+        &script,
+        "--strategy",
+        "default",
+        "--keep-worktrees",
+    ];
+    let run = fx.nib(&args, Some(&bin), |_| {});
+    let env_log = fs::read_to_string(fx.path("out/acme__calc-1/env.log")).unwrap_or_default();
+    assert_eq!(run.code, 0, "{}\n{}\n{env_log}", run.stdout, run.stderr);
+    assert!(env_log.contains("from the image's /testbed"), "{env_log}");
+    let summary = read_json(&fx.path("out/acme__calc-1/summary.json"));
+    let tree = PathBuf::from(summary["worktree"].as_str().expect("kept tree"));
+    // The image's build products are there, its stray untracked file is
+    // not, and the patch is against the base commit.
+    assert_eq!(
+        fs::read_to_string(tree.join("_speedups.so")).expect("so"),
+        "built\n"
+    );
+    assert!(!tree.join("stray.txt").exists());
+    let patch = fs::read_to_string(fx.path("out/acme__calc-1/patch.diff")).expect("patch");
+    assert!(patch.contains("+    return a + b"), "{patch}");
+    assert!(
+        !patch.contains("_speedups") && !patch.contains("stray"),
+        "{patch}"
+    );
+
+    // With --env local and no --repos, a usage error says what to give.
+    let local = fx.nib(
+        &[
+            "swebench",
+            "--instances",
+            &instances,
+            "--out",
+            &out,
+            "--provider",
+            "scripted",
+            "--model",
+            &script,
+            "--env",
+            "local",
+        ],
+        None,
+        |_| {},
+    );
+    assert_eq!(local.code, 2, "{}", local.stderr);
+    assert!(local.stderr.contains("--repos"), "{}", local.stderr);
+
+    // A clone missing under --repos with --env local leaves an env.log.
+    let empty = fx.path("no-clones");
+    fs::create_dir_all(&empty).expect("dir");
+    let missing = fx.nib(
+        &[
+            "swebench",
+            "--instances",
+            &instances,
+            "--repos",
+            &empty.display().to_string(),
+            "--out",
+            &fx.path("out-local").display().to_string(),
+            "--provider",
+            "scripted",
+            "--model",
+            &script,
+            "--env",
+            "local",
+        ],
+        None,
+        |_| {},
+    );
+    assert_eq!(missing.code, 1, "{}", missing.stderr);
+    let log = fs::read_to_string(fx.path("out-local/acme__calc-1/env.log")).expect("env.log");
+    assert!(log.contains("env_error"), "{log}");
 }

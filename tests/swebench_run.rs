@@ -311,6 +311,7 @@ fn the_cost_limit_stops_an_instance_and_the_total_cost_limit_stops_the_run() {
     assert_eq!(summary["status"], "cost_limit", "{summary}");
     assert_eq!(summary["cost"], 2.0);
     assert_eq!(summary["model_stats"]["api_calls"], 2);
+    assert_eq!(summary["steps"], 2, "{summary}");
     assert_eq!(summary["model_stats"]["cost_estimated"], false);
     assert!(
         summary["message"]
@@ -423,23 +424,33 @@ fn malformed_calls_timeouts_and_context_overflows_get_their_statuses() {
         &json!([{"tool_calls": [{"name": "shell", "arguments": {"command": "sleep 20"}}]}, "never asked"]),
     );
     let spec = fx.path("{instance_id}.json").display().to_string();
+    // Two invocations into one OUT (a loaded machine can take 2 s to
+    // start a session): run.json then holds both.
     let run = fx.run(
         &instances,
         "out",
         &spec,
-        &[
-            "--max-format-errors",
-            "2",
-            "--timeout",
-            "2",
-            "--workers",
-            "2",
-        ],
+        &["--max-format-errors", "2", "--instance", "acme__calc-1"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let run = fx.run(
+        &instances,
+        "out",
+        &spec,
+        &["--timeout", "2", "--instance", "acme__calc-2"],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     let format = read_json(&fx.path("out/acme__calc-1/summary.json"));
     assert_eq!(format["status"], "format_error", "{format}");
     assert_eq!(format["model_stats"]["api_calls"], 2);
+    // Steps are the model's replies: the one nib cancelled is not one.
+    assert_eq!(format["steps"], 2, "{format}");
+    let log = fs::read_to_string(fx.path("out/acme__calc-1/log.txt")).expect("log.txt");
+    assert!(!log.contains("interrupted by the user"), "{log}");
+    assert!(
+        log.contains("stopped: stopped after 2 steps in a row"),
+        "{log}"
+    );
     let timeout = read_json(&fx.path("out/acme__calc-2/summary.json"));
     assert_eq!(timeout["status"], "timeout", "{timeout}");
     assert!(
@@ -579,8 +590,35 @@ fn filter_shuffle_slice_redo_existing_and_the_config_file_choose_what_runs() {
             .map(|m| m.len()),
         Some(2)
     );
+    // Instances, not lines: a redone one counts once.
+    assert!(
+        redo.stdout.contains("(2 instance(s) in all)"),
+        "{}",
+        redo.stdout
+    );
+    // A fix-up of one instance keeps the run's own run.config, and
+    // run.json still describes both instances.
+    let one = first.iter().next().expect("an id").clone();
+    let text = fs::read_to_string(&saved).expect("run.config");
+    let fix = fx.nib(&[
+        "swebench",
+        "--config",
+        &saved,
+        "--redo-existing",
+        "--instance",
+        &one,
+    ]);
+    assert_eq!(fix.code, 0, "{}", fix.stderr);
+    assert_eq!(fs::read_to_string(&saved).expect("run.config"), text);
+    assert!(!text.contains("redo-existing"), "{text}");
+    assert_eq!(ran_ids("a"), first);
+    let report = read_json(&fx.path("a/run.json"));
+    assert_eq!(report["ran"], 1);
+    let replay = fx.nib(&["swebench", "--config", &saved]);
+    assert!(replay.stdout.contains("2 skipped"), "{}", replay.stdout);
 
-    // Without the shuffle, the slice takes the first by id.
+    // Without the shuffle, the slice counts in the file's order (here
+    // also the ids' order).
     let plain = fx.run(
         &instances,
         "b",
@@ -631,8 +669,6 @@ fn slow_run(fx: &Fixture, out: &str) -> Child {
 
 #[test]
 fn the_first_ctrl_c_drains_and_the_second_stops_at_once() {
-    use std::os::unix::process::ExitStatusExt;
-
     let fx = fixture();
     let child = slow_run(&fx, "drain");
     wait_for(
@@ -674,11 +710,40 @@ fn the_first_ctrl_c_drains_and_the_second_stops_at_once() {
     std::thread::sleep(Duration::from_millis(200));
     sigint(&child);
     let out = child.wait_with_output().expect("wait");
-    assert_eq!(out.status.signal(), Some(libc::SIGINT), "{:?}", out.status);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{:?} {stderr}", out.status);
     assert!(
         sent.elapsed() < Duration::from_millis(1800),
         "{:?}",
         sent.elapsed()
     );
     assert!(pred_ids(&fx.path("stop")).is_empty());
+    // Stopped at once, it still leaves run.json and preds.json, saying
+    // what did not run.
+    let report = read_json(&fx.path("stop/run.json"));
+    assert_eq!(report["ran"], 0, "{report:#}");
+    assert_eq!(
+        report["not_started"],
+        json!(["acme__calc-1", "acme__calc-2", "acme__calc-3"])
+    );
+    assert!(
+        report["drained"]
+            .as_str()
+            .is_some_and(|d| d.contains("second Ctrl-C")),
+        "{report:#}"
+    );
+    assert_eq!(read_json(&fx.path("stop/preds.json")), json!({}));
+    // Resumed, the killed run ends with the predictions of an unkilled one.
+    let instances = fx.instances(&[1, 2, 3]);
+    let script = fx.path("slow.json").display().to_string();
+    let resumed = fx.run(&instances, "stop", &script, &[]);
+    assert_eq!(resumed.code, 0, "{}", resumed.stderr);
+    let whole = fx.run(&instances, "whole", &script, &[]);
+    assert_eq!(whole.code, 0, "{}", whole.stderr);
+    assert_eq!(
+        fs::read(fx.path("stop/preds.json")).expect("preds"),
+        fs::read(fx.path("whole/preds.json")).expect("preds")
+    );
+    let report = read_json(&fx.path("stop/run.json"));
+    assert_eq!(report["instances"].as_array().map(Vec::len), Some(3));
 }

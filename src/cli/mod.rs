@@ -74,6 +74,10 @@ pub enum Command {
     /// patches as predictions (`grade`: a quick local test run; `merge`:
     /// join shards' predictions; `show ID`: an instance's trajectory).
     Swebench(Box<crate::headless::swebench::SwebenchArgs>),
+    /// Compare two runs (OUT dirs or event logs): resolved rate, requests,
+    /// tokens, fs-edit failures and edit lists, per instance and in total,
+    /// with paired bootstrap intervals.
+    Compare(crate::headless::compare::CompareArgs),
     /// Guard scenarios: `nib scenario run [DIR|FILE...]` (default
     /// scenarios/); exit 1 when any expectation fails.
     Scenario(ScenarioArgs),
@@ -117,6 +121,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Exec(args) => crate::headless::run(args),
         Command::Sessions(args) => sessions::run(args),
         Command::Swebench(args) => crate::headless::swebench::run(*args),
+        Command::Compare(args) => crate::headless::compare::run(args),
         Command::Scenario(args) => scenario::run(args),
         Command::Console(args) => console::run(*args),
     }

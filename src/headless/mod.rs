@@ -36,6 +36,7 @@ use crate::settings::{
 };
 use progress::plural;
 
+pub mod compare;
 mod progress;
 pub mod swebench;
 

@@ -220,6 +220,20 @@ pub fn with_file(args: RunArgs, argv: Option<Vec<OsString>>) -> Result<Effective
     })
 }
 
+/// A run's options given as words (`nib swebench slurm -- ...`): parsed
+/// as the command line would be, `--config`'s file in front.
+pub fn parse_run(argv: Vec<OsString>) -> Result<Effective, UsageError> {
+    let mut tokens = vec![OsString::from("nib swebench")];
+    tokens.extend(argv.iter().cloned());
+    let matches = Reparsed::command()
+        .try_get_matches_from(tokens)
+        .map_err(|e| UsageError(format!("the run's options (after --): {e}")))?;
+    let args = Reparsed::from_arg_matches(&matches)
+        .map_err(|e| UsageError(e.to_string()))?
+        .run;
+    with_file(args, Some(argv))
+}
+
 /// The options a run goes with.
 pub struct Effective {
     pub args: RunArgs,
@@ -237,7 +251,9 @@ impl Effective {
             let (Some(long), id) = (arg.get_long(), arg.get_id().as_str()) else {
                 continue;
             };
-            if matches!(long, "config" | "help") {
+            // --redo-existing acts on one invocation: replaying the file
+            // resumes the run instead of redoing it.
+            if matches!(long, "config" | "help" | "redo-existing") {
                 continue;
             }
             let out = match matches.value_source(id) {

@@ -1,9 +1,9 @@
 //! Ctrl-C during a run: the first SIGINT stops new instances from starting
 //! and lets the running ones finish (their patches and predictions are
-//! written as usual); a second SIGINT ends the process at once, as an
-//! unhandled one does (a resumed run picks up from preds.jsonl), after a
-//! last step of its own: removing the instances' containers, which would
-//! otherwise outlive it.
+//! written as usual); a second SIGINT ends the process at once with exit
+//! code 1 (a resumed run picks up from preds.jsonl), after a last step of
+//! its own: removing the instances' containers, which would otherwise
+//! outlive it, and writing run.json and preds.json.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
@@ -16,8 +16,8 @@ extern "C" fn on_sigint(_: libc::c_int) {
 }
 
 /// Catches SIGINT: the first one drains the run ([`sigint_seen`]); on the
-/// second, `last` runs and the process ends as by an unhandled SIGINT.
-pub fn catch_sigint(last: fn()) {
+/// second, `last` runs and the process exits 1.
+pub fn catch_sigint(last: Box<dyn Fn() + Send>) {
     // SAFETY: a zeroed sigaction is a valid value; the handler only does
     // an atomic add, which is async-signal-safe.
     unsafe {
@@ -36,12 +36,7 @@ pub fn catch_sigint(last: fn()) {
             }
             eprintln!("nib swebench: second Ctrl-C: stopping now");
             last();
-            // SAFETY: restoring the default action and raising the signal
-            // ends the process the way an unhandled Ctrl-C does.
-            unsafe {
-                libc::signal(libc::SIGINT, libc::SIG_DFL);
-                libc::raise(libc::SIGINT);
-            }
+            std::process::exit(1);
         });
 }
 

@@ -23,7 +23,7 @@
 
 use std::ffi::OsString;
 use std::fs::File;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -35,6 +35,8 @@ use serde_json::{Value, json};
 
 use crate::prim::tools::{ContainerShell, ShellPlace};
 use crate::settings::UsageError;
+
+use super::image;
 
 /// The harness's instance images, on Docker Hub; `{id}` is the instance id
 /// as the harness names images (`__` → `_1776_`, lower-cased),
@@ -235,21 +237,30 @@ impl Env {
     /// container started (after the image's ignored files are copied in),
     /// then `--install-cmd`. Everything is logged to `log`. An error is an
     /// environment failure of this instance.
+    ///
+    /// `seed`: copy the image's ignored files in (not for a tree exported
+    /// whole from the image, which has them). The log is appended to.
     pub fn prepare(
         &self,
         id: &str,
         tree: &Path,
         log: &Path,
         timeout: Duration,
+        seed: bool,
     ) -> Result<Prepared, String> {
-        let mut log_file =
-            File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let mut log_file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+            .map_err(|e| format!("cannot create {}: {e}", log.display()))?;
         let _ = writeln!(log_file, "# {}", self.describe());
         let container = match &self.engine {
             None => None,
             Some(engine) => {
                 let image = self.image_of(id);
-                seed_ignored(engine, &image, tree, &mut log_file)?;
+                if seed {
+                    image::seed_ignored(&engine.program, engine.name, &image, tree, &mut log_file)?;
+                }
                 Some(Container::start(engine, &image, id, tree, &mut log_file)?)
             }
         };
@@ -460,94 +471,6 @@ fn git_common_dir(tree: &Path) -> Option<PathBuf> {
     .ok()?;
     let dir = PathBuf::from(String::from_utf8_lossy(&out).trim());
     (dir.is_absolute() && dir.is_dir()).then_some(dir)
-}
-
-/// Copies the files git ignores in the image's `/testbed` (what building
-/// the environment made) into `tree`. Nothing to do for an image without
-/// a git repository there.
-fn seed_ignored(engine: &Engine, image: &str, tree: &Path, log: &mut File) -> Result<(), String> {
-    let script = "cd /testbed 2>/dev/null && [ -d .git ] && command -v git >/dev/null 2>&1 || exit 0; \
-        git ls-files -z --others --ignored --exclude-standard --directory | tar --null -T - -cf -";
-    let _ = writeln!(log, "# copying the files the image's {TESTBED} ignores");
-    let err = log
-        .try_clone()
-        .map_err(|e| format!("cannot share the environment log: {e}"))?;
-    let mut source = engine
-        .command()
-        .args(["run", "--rm", "--network", "none", "--entrypoint", "sh"])
-        .args([image, "-c", script])
-        .stdout(Stdio::piped())
-        .stderr(err)
-        .spawn()
-        .map_err(|e| format!("cannot run {}: {e}", engine.program.display()))?;
-    let mut out = source
-        .stdout
-        .take()
-        .ok_or("no output pipe from the engine")?;
-    let mut first = [0u8; 512];
-    let mut got = 0;
-    while got < first.len() {
-        match out.read(&mut first[got..]) {
-            Ok(0) => break,
-            Ok(n) => got += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(format!("reading the image's files: {e}")),
-        }
-    }
-    let copied = if got == 0 {
-        None
-    } else {
-        let mut tar = Command::new("tar")
-            .arg("-xf")
-            .arg("-")
-            .arg("-C")
-            .arg(tree)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run tar: {e}"))?;
-        let mut input = tar.stdin.take().ok_or("no input pipe to tar")?;
-        // tar may stop reading at the archive's end marker, before the
-        // padding after it: a write that fails then is not an error (tar's
-        // own status says whether the archive was whole).
-        let _ = input
-            .write_all(&first[..got])
-            .and_then(|()| std::io::copy(&mut out, &mut input).map(|_| ()));
-        drop(input);
-        let done = tar
-            .wait_with_output()
-            .map_err(|e| format!("tar failed: {e}"))?;
-        let _ = log.write_all(&done.stderr);
-        // The rest, so the writer in the container finishes cleanly.
-        let _ = std::io::copy(&mut out, &mut std::io::sink());
-        if !done.status.success() {
-            return Err(format!(
-                "could not copy the image's ignored files into the worktree: {}",
-                String::from_utf8_lossy(&done.stderr).trim()
-            ));
-        }
-        Some(())
-    };
-    let status = source
-        .wait()
-        .map_err(|e| format!("waiting for {}: {e}", engine.name))?;
-    if !status.success() {
-        return Err(format!(
-            "{} run {image} failed ({status}); pull or build the image (`{} pull {image}`), or give --image; the engine's output is in env.log",
-            engine.name, engine.name
-        ));
-    }
-    let _ = writeln!(
-        log,
-        "# {}",
-        if copied.is_some() {
-            "copied"
-        } else {
-            "nothing to copy (no git repository at /testbed in the image)"
-        }
-    );
-    Ok(())
 }
 
 /// Runs `command` with `sh -c` at `place` in `dir` (the container's

@@ -36,7 +36,7 @@ use crate::settings::UsageError;
 
 /// What every report and the output say about this check.
 pub const NOTE: &str =
-    "a quick local check without Docker; the official SWE-bench harness is the reference";
+    "a quick check, not the official harness; the official SWE-bench harness is the reference";
 
 #[derive(Debug, Args)]
 pub struct GradeArgs {
@@ -255,8 +255,15 @@ fn check(
     let log_path = inst_dir.join("test_output.txt");
     let _ = std::fs::remove_file(&log_path);
     let timeout = Duration::from_secs(args.timeout.max(1));
+    let _ = std::fs::remove_file(inst_dir.join("env.log"));
     let prepared = env
-        .prepare(&inst.instance_id, dir, &inst_dir.join("env.log"), timeout)
+        .prepare(
+            &inst.instance_id,
+            dir,
+            &inst_dir.join("env.log"),
+            timeout,
+            true,
+        )
         .map_err(|e| format!("the environment could not be set up: {e}"))?;
     let log = File::create(&log_path)
         .map_err(|e| format!("cannot create {}: {e}", log_path.display()))?;

@@ -4,7 +4,8 @@
 //! (`events.jsonl`, `trajectory.json`, `log.txt`, `patch.diff`,
 //! `summary.json`).
 
-use std::path::{Path, PathBuf};
+use std::io::Write as _;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -12,11 +13,13 @@ use std::time::Instant;
 use serde_json::json;
 
 use super::env::Prepared;
+use super::image;
 use super::instances::Instance;
+use super::plan::{Settings, render_task};
 use super::progress::Board;
-use super::run::{Settings, render_task};
+use super::result::InstanceResult;
 use super::status::ExitStatus;
-use super::trajectory::{Ending, ModelStats, Trajectory};
+use super::trajectory::{Ending, Trajectory};
 use super::watch::Watch;
 use super::worktree::{self, Worktree};
 use crate::agent::{AgentConfig, Confirms, LogPlace, Outcome, SessionBuilder, Status};
@@ -24,57 +27,6 @@ use crate::files::Workspace;
 use crate::model::ModelConfig;
 use crate::settings::ModelChoice;
 use crate::settings::model::scripted_server;
-
-/// One instance's result: what summary.json and the table show.
-pub(super) struct InstanceResult {
-    pub(super) id: String,
-    pub(super) status: ExitStatus,
-    pub(super) steps: u64,
-    pub(super) tokens: u64,
-    pub(super) seconds: f64,
-    pub(super) patch: String,
-    pub(super) refused_calls: usize,
-    /// The model's last answer, or what went wrong.
-    pub(super) message: String,
-    /// A session ran (so the patch, even empty, is the model's result).
-    pub(super) session_ran: bool,
-    pub(super) worktree: Option<PathBuf>,
-    pub(super) stats: ModelStats,
-}
-
-impl InstanceResult {
-    pub(super) fn failed(
-        id: &str,
-        status: ExitStatus,
-        message: String,
-        started: Instant,
-    ) -> InstanceResult {
-        InstanceResult {
-            id: id.to_string(),
-            status,
-            steps: 0,
-            tokens: 0,
-            seconds: started.elapsed().as_secs_f64(),
-            patch: String::new(),
-            refused_calls: 0,
-            message,
-            session_ran: false,
-            worktree: None,
-            stats: ModelStats::default(),
-        }
-    }
-
-    /// Whether it goes into preds.jsonl: any session's patch does, except
-    /// an empty one after an infrastructure failure (retried next run).
-    pub(super) fn recorded(&self) -> bool {
-        let retry = self.status.retried_when_empty() && self.patch.is_empty();
-        self.session_ran && !retry
-    }
-
-    pub(super) fn patch_lines(&self) -> usize {
-        self.patch.lines().count()
-    }
-}
 
 /// The files an earlier attempt of an instance left, replaced by a rerun.
 const INSTANCE_FILES: [&str; 6] = [
@@ -115,29 +67,36 @@ pub(super) fn run_instance(
         }
         InstanceResult::failed(id, status, why, started)
     };
-    let clone = match worktree::find_clone(&settings.repos, &inst.repo) {
-        Ok(c) => c,
-        Err(e) => return failed(ExitStatus::EnvError, e),
-    };
+    let env_log = dir.join("env.log");
     let (model, _server) = match instance_model(settings, id) {
         Ok(m) => m,
         Err(e) => return failed(ExitStatus::Error, e),
     };
-    let tree = match Worktree::add(&clone, &settings.work.join(id), &inst.base_commit) {
+    let tree = match make_tree(settings, inst, &env_log) {
         Ok(t) => t,
-        Err(e) => return failed(ExitStatus::EnvError, e),
+        Err(e) => {
+            log_env_error(&env_log, &e);
+            return failed(ExitStatus::EnvError, e);
+        }
     };
     // The environment (a container of the instance's image, an install
     // step) before the session: a failure is the environment's, retried
     // by the next run.
-    let env = settings
-        .env
-        .prepare(id, tree.path(), &dir.join("env.log"), settings.deadline);
+    let env = settings.env.prepare(
+        id,
+        tree.path(),
+        &env_log,
+        settings.deadline,
+        !tree.own_repository(),
+    );
     let mut result = match env {
         Ok(env) => session(
             settings, inst, &tree, &env, model, &dir, started, trajectory, board,
         ),
-        Err(e) => failed(ExitStatus::EnvError, e),
+        Err(e) => {
+            log_env_error(&env_log, &e);
+            failed(ExitStatus::EnvError, e)
+        }
     };
     if settings.keep_worktrees {
         result.worktree = Some(tree.path().to_path_buf());
@@ -145,6 +104,51 @@ pub(super) fn run_instance(
         board.say(&format!("nib swebench: {id}: {e}"));
     }
     result
+}
+
+/// The instance's tree at its base commit: a worktree of the local clone
+/// under `--repos`; in a container environment without one, the image's
+/// own `/testbed` repository, copied out.
+fn make_tree(settings: &Settings, inst: &Instance, env_log: &Path) -> Result<Worktree, String> {
+    let path = settings.work.join(&inst.instance_id);
+    let clone = settings
+        .repos
+        .as_deref()
+        .map(|repos| worktree::find_clone(repos, &inst.repo));
+    match (clone, &settings.env.engine) {
+        (Some(Ok(clone)), _) => Worktree::add(&clone, &path, &inst.base_commit),
+        (missing, Some(engine)) => {
+            let mut log = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(env_log)
+                .map_err(|e| format!("cannot create {}: {e}", env_log.display()))?;
+            if let Some(Err(why)) = missing {
+                let _ = writeln!(log, "# {why}");
+            }
+            let image = settings.env.image_of(&inst.instance_id);
+            Worktree::from_files(&path, &inst.base_commit, |tree| {
+                image::export_testbed(&engine.program, engine.name, &image, tree, &mut log)
+            })
+        }
+        (Some(Err(why)), None) => Err(why),
+        (None, None) => Err(
+            "no --repos: with --env local the repository comes from a local clone; give --repos DIR"
+                .into(),
+        ),
+    }
+}
+
+/// What ended an instance before its session, at the end of env.log (so
+/// a missing clone leaves one too).
+fn log_env_error(env_log: &Path, why: &str) {
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(env_log);
+    if let Ok(mut f) = file {
+        let _ = writeln!(f, "# env_error: {why}");
+    }
 }
 
 fn priced(settings: &Settings) -> bool {
@@ -286,10 +290,19 @@ fn session(
         patch_lines: patch.lines().count(),
         messages: outcome.messages.clone(),
     });
+    // A stop nib made (or the deadline) cancels the step that was about
+    // to ask the model: that step made no reply, so it is not counted.
+    let stats = watch.stats();
+    let steps = match status {
+        ExitStatus::Timeout | ExitStatus::FormatError | ExitStatus::CostLimit => {
+            outcome.steps.min(stats.api_calls)
+        }
+        _ => outcome.steps,
+    };
     InstanceResult {
         id: id.to_string(),
         status,
-        steps: outcome.steps,
+        steps,
         tokens: outcome.tokens,
         seconds,
         patch,
@@ -297,14 +310,6 @@ fn session(
         message,
         session_ran: true,
         worktree: None,
-        stats: watch.stats(),
-    }
-}
-
-pub(super) fn write_summary(settings: &Settings, result: &InstanceResult) {
-    let path = settings.out.join(&result.id).join("summary.json");
-    let text = serde_json::to_string_pretty(&result.summary(&settings.name)).unwrap_or_default();
-    if let Err(e) = std::fs::write(&path, text + "\n") {
-        eprintln!("nib swebench: cannot write {}: {e}", path.display());
+        stats,
     }
 }

@@ -199,16 +199,25 @@ impl fmt::Display for Shard {
     }
 }
 
-/// The instances a run takes, sorted by id: the shard's share of the whole
+/// The instances a run takes, in the file's order: the shard's share of the whole
 /// file (every N-th by sorted id, so a shard's set does not depend on
 /// other flags), then those `--instance` names, if any. An id given that
 /// the file lacks is an error; one in another shard is simply not taken.
 pub fn select(
-    mut all: Vec<Instance>,
+    all: Vec<Instance>,
     shard: Option<Shard>,
     only: &[String],
 ) -> Result<Vec<Instance>, String> {
-    all.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
+    // A shard is every N-th id in sorted order (so it depends on the file's
+    // ids only); what is kept stays in the file's order, which --slice counts in.
+    let mut sorted: Vec<&str> = all.iter().map(|i| i.instance_id.as_str()).collect();
+    sorted.sort_unstable();
+    let in_shard: std::collections::HashSet<String> = sorted
+        .iter()
+        .enumerate()
+        .filter(|(k, _)| shard.is_none_or(|s| k % s.count == s.index))
+        .map(|(_, id)| id.to_string())
+        .collect();
     if let Some(missing) = only
         .iter()
         .find(|id| !all.iter().any(|i| &i.instance_id == *id))
@@ -219,9 +228,7 @@ pub fn select(
     }
     Ok(all
         .into_iter()
-        .enumerate()
-        .filter(|(k, _)| shard.is_none_or(|s| k % s.count == s.index))
-        .map(|(_, i)| i)
+        .filter(|i| in_shard.contains(&i.instance_id))
         .filter(|i| only.is_empty() || only.contains(&i.instance_id))
         .collect())
 }
@@ -286,6 +293,8 @@ impl Narrow {
             list.retain(|i| re.is_match(&i.instance_id));
         }
         if let Some(seed) = self.shuffle {
+            // From sorted ids, so a seed gives one order whatever the file's.
+            list.sort_by(|a, b| a.instance_id.cmp(&b.instance_id));
             shuffle(&mut list, seed);
         }
         if let Some(s) = self.slice {
@@ -368,6 +377,34 @@ mod tests {
         let only = select(all.clone(), None, &["c".into()]).expect("only");
         assert_eq!(only.len(), 1);
         assert!(select(all, None, &["zz".into()]).is_err());
+    }
+
+    #[test]
+    fn a_slice_counts_in_the_files_order_and_a_shard_by_sorted_id() {
+        let all: Vec<Instance> = ["d", "a", "c", "b"]
+            .iter()
+            .map(|id| from_value(&record(id)).expect("record"))
+            .collect();
+        let ids = |l: &[Instance]| l.iter().map(|i| i.instance_id.clone()).collect::<Vec<_>>();
+        let first_two = Narrow {
+            slice: Some(":2".parse().unwrap()),
+            ..Narrow::default()
+        };
+        let picked = first_two.apply(select(all.clone(), None, &[]).unwrap());
+        assert_eq!(ids(&picked), ["d", "a"]);
+        // Shard 0/2 of sorted a b c d is a and c, kept in the file's order.
+        let shard = select(all.clone(), Some(Shard { index: 0, count: 2 }), &[]).unwrap();
+        assert_eq!(ids(&shard), ["a", "c"]);
+        let mut reversed = all.clone();
+        reversed.reverse();
+        let shuffled = |list: Vec<Instance>| {
+            Narrow {
+                shuffle: Some(3),
+                ..Narrow::default()
+            }
+            .apply(list)
+        };
+        assert_eq!(ids(&shuffled(all)), ids(&shuffled(reversed)));
     }
 
     #[test]

@@ -19,7 +19,10 @@
 //! - `report.rs`: summary.json, run.json, the table;
 //! - `preds.rs`: preds.jsonl / preds.json, resume, `merge`;
 //! - `grade.rs`: FAIL_TO_PASS / PASS_TO_PASS locally (not the harness);
-//! - `logparse.rs`: test logs read as the harness's per-repository parsers do.
+//! - `logparse.rs`: test logs read as the harness's per-repository parsers do;
+//! - `slurm.rs`: `nib swebench slurm`, a job array of shards and a merge;
+//! - `plan.rs`: the run's settings resolved once, the task text;
+//!   `result.rs`: an instance's result and summary.json.
 //!
 //! Usage, outputs and the batch-system recipes are in docs/swebench.md.
 
@@ -27,14 +30,18 @@ mod config;
 mod drain;
 mod env;
 mod grade;
+mod image;
 mod instance;
 mod instances;
 mod logparse;
+mod plan;
 mod preds;
 mod progress;
 mod report;
+mod result;
 mod run;
 mod show;
+mod slurm;
 mod status;
 mod trajectory;
 mod watch;
@@ -51,10 +58,11 @@ pub use config::{Price, PriceArg};
 pub use env::{EnvArgs, EnvKind, harness_image_id, remove_live_containers};
 pub use grade::{GradeArgs, LogFormat};
 pub use instances::{Instance, Narrow, Shard, Slice, load as load_instances, select};
+pub use plan::render_task;
 pub use preds::{MergeArgs, Prediction};
 pub use progress::{Running, State as ProgressState, render as render_progress};
-pub use run::render_task;
 pub use show::ShowArgs;
+pub use slurm::SlurmArgs;
 pub use status::ExitStatus;
 
 use crate::settings::ModelArgs;
@@ -83,6 +91,9 @@ pub enum SwebenchCommand {
     /// Print an instance's trajectory: its steps, tool calls and results,
     /// the exit status and the model stats.
     Show(ShowArgs),
+    /// Run over a Slurm cluster: a job array of shards into OUT/shards/I,
+    /// then a job merging their predictions into OUT/preds.json.
+    Slurm(SlurmArgs),
 }
 
 /// `nib swebench --instances F --repos DIR --out DIR [...]`.
@@ -164,9 +175,9 @@ pub struct RunArgs {
     /// Seconds between summary lines when stderr is not a terminal.
     #[arg(long, default_value_t = 60)]
     pub progress_every: u64,
-    /// The strategy (default: check, with compact as a hook: the project's
-    /// tests after each change, and the context kept under a budget;
-    /// `--strategy default` runs the plain loop).
+    /// The strategy (default: the plain loop with compact as a hook, which
+    /// keeps the context under a budget; no test runs the task did not
+    /// ask for: `--strategy check --set check=CMD` adds one after done).
     #[command(flatten)]
     pub strategy_args: crate::settings::StrategyArgs,
     /// A prompt template instead of prompts/swebench.md ({problem_statement},
@@ -185,6 +196,7 @@ pub fn run(args: SwebenchArgs) -> Result<ExitCode, UsageError> {
         Some(SwebenchCommand::Grade(g)) => grade::run(g),
         Some(SwebenchCommand::Merge(m)) => preds::merge(m),
         Some(SwebenchCommand::Show(a)) => show::run(a),
+        Some(SwebenchCommand::Slurm(a)) => slurm::run(a),
         None => run::run(args.run),
     }
 }

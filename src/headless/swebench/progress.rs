@@ -37,6 +37,9 @@ pub struct State {
     pub statuses: BTreeMap<ExitStatus, usize>,
     /// Why no new instances start (Ctrl-C, the total cost limit).
     pub draining: Option<String>,
+    /// Calls the guard or a confirm refused, in finished and running
+    /// instances.
+    pub refused_calls: usize,
 }
 
 /// One running instance.
@@ -49,6 +52,8 @@ pub struct Running {
     pub since: Duration,
     pub tokens: u64,
     pub cost: Option<f64>,
+    /// Calls refused so far in this instance.
+    pub refused_calls: usize,
 }
 
 /// `1h02m`, `3m06s`, `45s`.
@@ -116,6 +121,9 @@ fn head_line(state: &State, elapsed: Duration) -> String {
     if let Some(cost) = state.cost {
         let _ = write!(line, " · {}", money(cost, state.estimated));
     }
+    if state.refused_calls > 0 {
+        let _ = write!(line, " · {} refused calls", state.refused_calls);
+    }
     line
 }
 
@@ -134,6 +142,9 @@ pub fn render(state: &State, elapsed: Duration, width: usize) -> Vec<String> {
         );
         if let Some(cost) = r.cost {
             let _ = write!(line, "  {}", money(cost, state.estimated));
+        }
+        if r.refused_calls > 0 {
+            let _ = write!(line, "  {} refused", r.refused_calls);
         }
         lines.push(line);
     }
@@ -321,6 +332,7 @@ mod tests {
                     since: Duration::from_secs(100),
                     tokens: 40_100,
                     cost: Some(0.12),
+                    refused_calls: 2,
                 },
                 Running {
                     id: "sympy__sympy-20590".into(),
@@ -329,10 +341,12 @@ mod tests {
                     since: Duration::from_secs(170),
                     tokens: 900,
                     cost: Some(0.004),
+                    refused_calls: 0,
                 },
             ],
             statuses: BTreeMap::from([(ExitStatus::Submitted, 3), (ExitStatus::StepLimit, 1)]),
             draining: None,
+            refused_calls: 3,
         }
     }
 
@@ -342,15 +356,15 @@ mod tests {
         assert_eq!(
             lines,
             [
-                "nib swebench 4/10 done, 2 skipped · 3m20s · eta 5m00s · 123.5k tokens · $0.42",
-                "  astropy__astropy-12907  step  12  fs-edit         1m40s    40.1k tokens  $0.12",
+                "nib swebench 4/10 done, 2 skipped · 3m20s · eta 5m00s · 123.5k tokens · $0.42 · 3 refused calls",
+                "  astropy__astropy-12907  step  12  fs-edit         1m40s    40.1k tokens  $0.12  2 refused",
                 "  sympy__sympy-20590      step   3  -                 30s      900 tokens  $0.0040",
                 "  statuses: submitted 3 · step_limit 1",
             ]
         );
         assert_eq!(
             summary_line(&state(), Duration::from_secs(200)),
-            "4/10 done, 2 skipped · 3m20s · eta 5m00s · 123.5k tokens · $0.42 · submitted 3, step_limit 1"
+            "4/10 done, 2 skipped · 3m20s · eta 5m00s · 123.5k tokens · $0.42 · 3 refused calls · submitted 3, step_limit 1"
         );
     }
 
@@ -369,7 +383,7 @@ mod tests {
         assert!(!lines[0].contains("eta"), "{}", lines[0]);
         assert!(lines[4].starts_with("  Ctrl-C"));
         let wide = render(&s, Duration::from_secs(3700), 300);
-        assert!(wide[1].ends_with("~$0.12"), "{}", wide[1]);
+        assert!(wide[1].ends_with("~$0.12  2 refused"), "{}", wide[1]);
         assert!(!wide[0].contains('$'), "no price, no cost: {}", wide[0]);
         let empty = State {
             total: 3,

@@ -8,32 +8,12 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use super::RunArgs;
-use super::instance::InstanceResult;
-use super::instances::Shard;
+use super::instances::{Instance, Shard};
+use super::plan::Settings;
 use super::progress::money;
-use super::run::Settings;
+use super::result::InstanceResult;
 use super::status::ExitStatus;
 use crate::settings::ModelChoice;
-
-impl InstanceResult {
-    pub(super) fn summary(&self, name: &str) -> Value {
-        json!({
-            "instance_id": self.id,
-            "status": self.status.as_str(),
-            "steps": self.steps,
-            "tokens": self.tokens,
-            "seconds": (self.seconds * 10.0).round() / 10.0,
-            "patch_lines": self.patch_lines(),
-            "refused_calls": self.refused_calls,
-            "cost": self.stats.cost.map(|c| (c * 1e6).round() / 1e6),
-            "model_stats": self.stats.to_json(),
-            "in_preds": self.recorded(),
-            "model_name_or_path": name,
-            "message": self.message,
-            "worktree": self.worktree.as_ref().map(|p| p.display().to_string()),
-        })
-    }
-}
 
 /// The run's settings: run.json's head, and each trajectory's `config`.
 pub(super) fn settings_json(
@@ -78,39 +58,79 @@ pub(super) fn settings_json(
     })
 }
 
+/// The summaries an earlier run.json at `path` holds for instances this
+/// invocation does not run (none when there is no such file).
+pub(super) fn earlier_instances(path: &Path, todo: &[Instance]) -> Vec<Value> {
+    let Some(old) = std::fs::read_to_string(path)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+    else {
+        return Vec::new();
+    };
+    let again: std::collections::HashSet<&str> =
+        todo.iter().map(|i| i.instance_id.as_str()).collect();
+    old["instances"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .filter(|s| {
+                    s["instance_id"]
+                        .as_str()
+                        .is_some_and(|id| !again.contains(id))
+                })
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// run.json: the settings, what this invocation did (`ran`, `skipped`,
+/// `not_started`, `drained`), and over every instance of the run
+/// directory (`earlier` ones kept, this invocation's replacing theirs)
+/// `tokens`, `cost`, `by_status` and `instances`, sorted by id.
 pub(super) fn run_json(
     settings: &Settings,
     results: &[InstanceResult],
+    earlier: &[Value],
     skipped: &[String],
     not_started: &[String],
     drained: Option<&str>,
 ) -> Value {
+    let mut instances: Vec<Value> = earlier.to_vec();
+    instances.extend(results.iter().map(|r| r.summary(&settings.name)));
+    instances.sort_by(|a, b| {
+        let id = |v: &Value| v["instance_id"].as_str().unwrap_or_default().to_string();
+        id(a).cmp(&id(b))
+    });
     // In the fixed order of the statuses, each with its ids.
     let by_status: serde_json::Map<String, Value> = ExitStatus::ALL
         .iter()
         .map(|s| {
-            let ids: Vec<&str> = results
+            let ids: Vec<&str> = instances
                 .iter()
-                .filter(|r| r.status == *s)
-                .map(|r| r.id.as_str())
+                .filter(|v| v["status"].as_str() == Some(s.as_str()))
+                .filter_map(|v| v["instance_id"].as_str())
                 .collect();
             (s.as_str().to_string(), json!(ids))
         })
         .collect();
-    let cost = settings
-        .limits
-        .price
-        .map(|_| results.iter().filter_map(|r| r.stats.cost).sum::<f64>());
+    let cost = settings.limits.price.map(|_| {
+        instances
+            .iter()
+            .filter_map(|v| v["cost"].as_f64())
+            .sum::<f64>()
+    });
+    let tokens: u64 = instances.iter().filter_map(|v| v["tokens"].as_u64()).sum();
     let mut out = settings.run_config.clone();
     let extra = json!({
         "ran": results.len(),
         "skipped": skipped,
         "not_started": not_started,
         "drained": drained,
-        "tokens": results.iter().map(|r| r.tokens).sum::<u64>(),
+        "tokens": tokens,
         "cost": cost.map(|c| (c * 1e6).round() / 1e6),
         "by_status": by_status,
-        "instances": results.iter().map(|r| r.summary(&settings.name)).collect::<Vec<_>>(),
+        "instances": instances,
     });
     if let (Value::Object(out), Value::Object(extra)) = (&mut out, extra) {
         out.extend(extra);
@@ -129,8 +149,8 @@ pub(super) fn table(results: &[InstanceResult], skipped: usize, not_started: usi
     let priced = results.iter().any(|r| r.stats.cost.is_some());
     let _ = write!(
         out,
-        "{:<width$}  {:<16}  {:>5}  {:>9}  {:>8}  {:>11}",
-        "instance", "status", "steps", "tokens", "seconds", "patch lines"
+        "{:<width$}  {:<16}  {:>5}  {:>9}  {:>8}  {:>11}  {:>7}",
+        "instance", "status", "steps", "tokens", "seconds", "patch lines", "refused"
     );
     if priced {
         let _ = write!(out, "  {:>9}", "cost");
@@ -139,13 +159,14 @@ pub(super) fn table(results: &[InstanceResult], skipped: usize, not_started: usi
     for r in results {
         let _ = write!(
             out,
-            "{:<width$}  {:<16}  {:>5}  {:>9}  {:>8.1}  {:>11}",
+            "{:<width$}  {:<16}  {:>5}  {:>9}  {:>8.1}  {:>11}  {:>7}",
             r.id,
             r.status.as_str(),
             r.steps,
             r.tokens,
             r.seconds,
-            r.patch_lines()
+            r.patch_lines(),
+            r.refused_calls
         );
         if let (true, Some(c)) = (priced, r.stats.cost) {
             let _ = write!(out, "  {:>9}", money(c, r.stats.estimated));
@@ -168,6 +189,10 @@ pub(super) fn table(results: &[InstanceResult], skipped: usize, not_started: usi
         let total: f64 = results.iter().filter_map(|r| r.stats.cost).sum();
         let estimated = results.iter().any(|r| r.stats.estimated);
         let _ = write!(out, "; cost {}", money(total, estimated));
+    }
+    let refused: usize = results.iter().map(|r| r.refused_calls).sum();
+    if refused > 0 {
+        let _ = write!(out, "; {refused} refused calls");
     }
     if skipped > 0 {
         let _ = write!(out, "; {skipped} skipped (already in preds.jsonl)");

@@ -17,7 +17,7 @@
 //! running it again finishes it.
 
 use std::collections::{HashSet, VecDeque};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -25,75 +25,18 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::config::{self, price_of};
+use super::RunArgs;
+use super::config;
 use super::drain;
-use super::env::Env;
-use super::instance::{InstanceResult, run_instance, write_summary};
+use super::instance::run_instance;
 use super::instances::{self, Instance, Narrow};
+use super::plan::{self, Settings};
 use super::preds::{self, Appender, Prediction};
 use super::progress::{Board, money};
 use super::report;
-use super::trajectory::OUTPUT_HOOK;
-use super::watch::Limits;
-use super::{DEFAULT_PROMPT, RunArgs};
-use crate::model::{Client, set_endpoint_concurrency};
-use crate::settings::{ModelChoice, choose_model};
+use super::result::{InstanceResult, write_summary};
+use crate::model::set_endpoint_concurrency;
 use crate::settings::{UsageError, UserConfig};
-
-/// What a run needs for every instance, resolved once from the flags.
-pub(super) struct Settings {
-    pub(super) repos: PathBuf,
-    pub(super) out: PathBuf,
-    pub(super) work: PathBuf,
-    pub(super) keep_worktrees: bool,
-    pub(super) model: ModelChoice,
-    /// The model's name (a script's file stem): what prices are looked up by.
-    pub(super) model_label: String,
-    pub(super) strategy: Option<PathBuf>,
-    pub(super) hooks: Vec<PathBuf>,
-    pub(super) config_hooks: usize,
-    pub(super) settings: Vec<(String, String)>,
-    pub(super) template: String,
-    pub(super) max_steps: u64,
-    pub(super) max_tokens: u64,
-    pub(super) deadline: Duration,
-    pub(super) name: String,
-    pub(super) limits: Limits,
-    pub(super) total_cost_limit: f64,
-    /// The run's settings as run.json has them; the head of every
-    /// trajectory too.
-    pub(super) run_config: Value,
-    /// The user's configuration, for the guard's policy in each worktree.
-    pub(super) config: UserConfig,
-    /// Where each instance's commands run (`--env`).
-    pub(super) env: Env,
-}
-
-/// The task text: `template` with `{problem_statement}`, `{repo}`,
-/// `{instance_id}` and `{hints_text}` filled in, in one pass (so braces
-/// inside the issue text are left alone). Other braces stay as they are.
-pub fn render_task(template: &str, inst: &Instance) -> String {
-    let fields = [
-        ("{problem_statement}", inst.problem_statement.as_str()),
-        ("{repo}", inst.repo.as_str()),
-        ("{instance_id}", inst.instance_id.as_str()),
-        ("{hints_text}", inst.hints_text.as_str()),
-    ];
-    let mut out = String::with_capacity(template.len() + inst.problem_statement.len());
-    let mut rest = template;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let at = &rest[start..];
-        let (value, len) = fields
-            .iter()
-            .find(|(key, _)| at.starts_with(key))
-            .map_or(("{", 1), |(key, value)| (*value, key.len()));
-        out.push_str(value);
-        rest = &at[len..];
-    }
-    out.push_str(rest);
-    out
-}
 
 pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     crate::engine::init_process();
@@ -101,11 +44,9 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     let effective = config::with_file(args, config::process_argv())?;
     let args = &effective.args;
     let config = UserConfig::load()?;
-    let (Some(instances_file), Some(repos), Some(out)) =
-        (args.instances.clone(), args.repos.clone(), args.out.clone())
-    else {
+    let (Some(instances_file), Some(out)) = (args.instances.clone(), args.out.clone()) else {
         return Err(UsageError(
-            "nib swebench needs --instances FILE --repos DIR --out DIR (on the command line or in --config)".into(),
+            "nib swebench needs --instances FILE --out DIR, and --repos DIR for --env local (on the command line or in --config)".into(),
         ));
     };
     let filter = match &args.filter {
@@ -122,25 +63,32 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
         slice: args.slice,
     };
     let selected = narrow.apply(selected);
-    let repos = std::fs::canonicalize(&repos).map_err(|e| {
-        UsageError(format!(
-            "--repos {}: {e}; give the directory holding the clones",
-            repos.display()
-        ))
-    })?;
+    let repos = match &args.repos {
+        Some(repos) => Some(std::fs::canonicalize(repos).map_err(|e| {
+            UsageError(format!(
+                "--repos {}: {e}; give the directory holding the clones",
+                repos.display()
+            ))
+        })?),
+        None => None,
+    };
     std::fs::create_dir_all(&out)
         .map_err(|e| UsageError(format!("cannot create --out {}: {e}", out.display())))?;
     let out = std::fs::canonicalize(&out)
         .map_err(|e| UsageError(format!("--out {}: {e}", out.display())))?;
     let workers = args.workers.max(1);
     let concurrency = args.model_concurrency.unwrap_or(workers).max(1);
-    let mut settings = settings(args, &config, repos, out)?;
+    let mut settings = plan::settings(args, &config, repos, out)?;
     settings.run_config = report::settings_json(&settings, args, &instances_file, concurrency);
-    if let Some(text) = effective.run_config() {
-        let path = settings.out.join("run.config");
-        if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("nib swebench: cannot write {}: {e}", path.display());
-        }
+    let config_path = settings.out.join("run.config");
+    // A fix-up (--redo-existing, --instance) keeps the run's own file, so
+    // replaying it still resumes the whole run.
+    let fix_up = args.redo_existing || !args.only.is_empty();
+    if let Some(text) = effective.run_config()
+        && !(fix_up && config_path.exists())
+        && let Err(e) = std::fs::write(&config_path, text)
+    {
+        eprintln!("nib swebench: cannot write {}: {e}", config_path.display());
     }
     set_endpoint_concurrency(concurrency);
     eprintln!("nib swebench: {}", settings.env.describe());
@@ -177,38 +125,69 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
             preds_path.display()
         );
     }
+    if !todo.is_empty() {
+        plan::probe_endpoint(&settings.model).map_err(UsageError)?;
+    }
     let board = Arc::new(Board::new(
         todo.len(),
         skipped.len(),
         settings.limits.price.is_some(),
         Duration::from_secs(args.progress_every.max(1)),
     ));
-    drain::catch_sigint(super::env::remove_live_containers);
-    let ran = pool(&settings, &appender, todo, workers, &board);
-
-    let all_preds = preds::read_jsonl(&preds_path).map_err(UsageError)?;
-    preds::write_dict(&settings.out.join("preds.json"), &all_preds).map_err(UsageError)?;
     let skipped: Vec<String> = skipped.into_iter().map(|i| i.instance_id).collect();
+    // run.json describes the whole OUT: what earlier invocations ran and
+    // this one does not run again is kept.
+    let report_path = settings.out.join("run.json");
+    let earlier = report::earlier_instances(&report_path, &todo);
+    let todo_ids: Vec<String> = todo.iter().map(|i| i.instance_id.clone()).collect();
+    // What a second Ctrl-C writes: run.json as of the last finished
+    // instance, and preds.json from preds.jsonl.
+    let hard_stop = Arc::new(Mutex::new(Value::Null));
+    let note = |results: &[InstanceResult]| {
+        let finished: HashSet<&str> = results.iter().map(|r| r.id.as_str()).collect();
+        let left: Vec<String> = todo_ids
+            .iter()
+            .filter(|id| !finished.contains(id.as_str()))
+            .cloned()
+            .collect();
+        let why =
+            "a second Ctrl-C stopped the run at once (the running instances run again next time)";
+        let report = report::run_json(&settings, results, &earlier, &skipped, &left, Some(why));
+        *hard_stop.lock().unwrap_or_else(PoisonError::into_inner) = report;
+    };
+    note(&[]);
+    {
+        let hard_stop = Arc::clone(&hard_stop);
+        let (out, report_path) = (settings.out.clone(), report_path.clone());
+        drain::catch_sigint(Box::new(move || {
+            super::env::remove_live_containers();
+            let report = hard_stop
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            if let Err(e) = write_outputs(&out, &report_path, &report) {
+                eprintln!("nib swebench: {e}");
+            }
+        }));
+    }
+    let ran = pool(&settings, &appender, todo, workers, &board, &note);
+
     let report = report::run_json(
         &settings,
         &ran.results,
+        &earlier,
         &skipped,
         &ran.not_started,
         ran.drained.as_deref(),
     );
-    let report_path = settings.out.join("run.json");
-    let text = serde_json::to_string_pretty(&report).unwrap_or_default();
-    if let Err(e) = std::fs::write(&report_path, text + "\n") {
-        eprintln!("nib swebench: cannot write {}: {e}", report_path.display());
-    }
+    let predicted = write_outputs(&settings.out, &report_path, &report)?;
     print!(
         "{}",
         report::table(&ran.results, skipped.len(), ran.not_started.len())
     );
     println!(
-        "predictions: {} ({} in all); took {:.1} s",
+        "predictions: {} ({predicted} instance(s) in all); took {:.1} s",
         settings.out.join("preds.json").display(),
-        all_preds.len(),
         started.elapsed().as_secs_f64()
     );
     let unfinished = ran.results.iter().filter(|r| !r.recorded()).count();
@@ -230,90 +209,17 @@ pub(super) fn run(args: RunArgs) -> Result<ExitCode, UsageError> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn settings(
-    args: &RunArgs,
-    config: &UserConfig,
-    repos: PathBuf,
-    out: PathBuf,
-) -> Result<Settings, UsageError> {
-    let model = choose_model(&args.model_args, config)?;
-    let model_label = match &model {
-        ModelChoice::Remote(cfg) => {
-            // Checks the URL and key now, not once per instance.
-            Client::new(cfg.clone()).map_err(|e| UsageError(e.to_string()))?;
-            cfg.model.clone()
-        }
-        ModelChoice::Scripted { spec, .. } => {
-            if !spec.contains("{instance_id}") {
-                crate::model::scripted::Script::load(spec)
-                    .map_err(|e| UsageError(e.to_string()))?;
-            }
-            Path::new(spec)
-                .file_stem()
-                .map(|s| s.to_string_lossy().into_owned())
-                .filter(|s| !s.contains('{'))
-                .unwrap_or_else(|| "scripted".into())
-        }
-    };
-    let template = match &args.prompt {
-        Some(path) => std::fs::read_to_string(path)
-            .map_err(|e| UsageError(format!("--prompt {}: {e}", path.display())))?,
-        None => DEFAULT_PROMPT.to_string(),
-    };
-    // check + compact unless the flags or the config choose.
-    let mut chosen = args
-        .strategy_args
-        .choose(config, Some(PathBuf::from("check")))?;
-    if args.strategy_args.strategy.is_none() && config.strategy.is_none() {
-        chosen.hooks.push(PathBuf::from("compact"));
+/// preds.json rebuilt from preds.jsonl, and run.json; returns how many
+/// instances preds.json holds (a redone instance once).
+fn write_outputs(out: &Path, report_path: &Path, report: &Value) -> Result<usize, UsageError> {
+    let text = serde_json::to_string_pretty(report).unwrap_or_default();
+    if let Err(e) = std::fs::write(report_path, text + "\n") {
+        eprintln!("nib swebench: cannot write {}: {e}", report_path.display());
     }
-    // Last, so it sees each result as the model will.
-    let output_hook = out.join(".hooks").join("trajectory-output.scm");
-    std::fs::create_dir_all(out.join(".hooks"))
-        .and_then(|()| std::fs::write(&output_hook, OUTPUT_HOOK))
-        .map_err(|e| UsageError(format!("cannot write {}: {e}", output_hook.display())))?;
-    chosen.hooks.push(output_hook);
-    for spec in chosen.strategy.iter().chain(&chosen.hooks) {
-        crate::agent::Source::resolve(spec).map_err(UsageError)?;
-    }
-    let price = match price_of(&args.prices, &model_label) {
-        Some(p) => Some(p),
-        None => config::config_price_of(&config.prices, &model_label).map_err(UsageError)?,
-    };
-    if price.is_none() && (args.cost_limit > 0.0 || args.total_cost_limit > 0.0) {
-        return Err(UsageError(format!(
-            "--cost-limit and --total-cost-limit need the model's price: add --price {model_label}=IN,OUT (USD per million input and output tokens), price.{model_label}=IN,OUT in --config, or \"{model_label}\" = [IN, OUT] under [prices] in config.toml"
-        )));
-    }
-    Ok(Settings {
-        config: config.clone(),
-        env: args.env.resolve()?,
-        work: args.work.clone().unwrap_or_else(|| out.join(".work")),
-        repos,
-        out,
-        keep_worktrees: args.keep_worktrees,
-        model,
-        strategy: chosen.strategy,
-        hooks: chosen.hooks,
-        config_hooks: chosen.config_hooks,
-        settings: chosen.settings,
-        template,
-        max_steps: args.max_steps.max(1),
-        max_tokens: args.max_tokens,
-        deadline: Duration::from_secs(args.timeout.max(1)),
-        name: args
-            .name
-            .clone()
-            .unwrap_or_else(|| format!("nib-{model_label}")),
-        limits: Limits {
-            price,
-            cost_limit: args.cost_limit.max(0.0),
-            max_format_errors: args.max_format_errors,
-        },
-        total_cost_limit: args.total_cost_limit.max(0.0),
-        model_label,
-        run_config: Value::Null,
-    })
+    let all_preds = preds::read_jsonl(&out.join("preds.jsonl")).map_err(UsageError)?;
+    preds::write_dict(&out.join("preds.json"), &all_preds).map_err(UsageError)?;
+    let ids: HashSet<&str> = all_preds.iter().map(|p| p.instance_id.as_str()).collect();
+    Ok(ids.len())
 }
 
 /// What the pool did.
@@ -334,6 +240,7 @@ fn pool(
     todo: Vec<Instance>,
     workers: usize,
     board: &Arc<Board>,
+    note: &(dyn Fn(&[InstanceResult]) + Sync),
 ) -> Ran {
     let total = todo.len();
     let queue = Mutex::new(todo.into_iter().collect::<VecDeque<_>>());
@@ -412,10 +319,9 @@ fn pool(
                         *s.statuses.entry(result.status).or_default() += 1;
                     });
                     board.say(&finish_line(k, total, &result));
-                    results
-                        .lock()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .push(result);
+                    let mut all = results.lock().unwrap_or_else(PoisonError::into_inner);
+                    all.push(result);
+                    note(&all);
                 }
             };
             // Steel evaluates on the thread's stack: give it room.
@@ -470,30 +376,4 @@ fn finish_line(k: usize, total: usize, r: &InstanceResult) -> String {
         r.seconds,
         r.patch_lines(),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_template_is_filled_in_one_pass() {
-        let inst = Instance {
-            instance_id: "o__r-1".into(),
-            repo: "o/r".into(),
-            base_commit: "abc".into(),
-            problem_statement: "use {repo} and {x}".into(),
-            hints_text: String::new(),
-            patch: String::new(),
-            test_patch: String::new(),
-            fail_to_pass: vec![],
-            pass_to_pass: vec![],
-            test_cmd: None,
-        };
-        let text = render_task("{instance_id} in {repo}: {problem_statement} {", &inst);
-        assert_eq!(text, "o__r-1 in o/r: use {repo} and {x} {");
-        let shipped = render_task(DEFAULT_PROMPT, &inst);
-        assert!(shipped.contains("use {repo} and {x}"), "{shipped}");
-        assert!(!shipped.contains("{problem_statement}"));
-    }
 }

@@ -127,20 +127,32 @@ pub fn render(v: &Value, width: usize) -> String {
     }
     for step in v["steps"].as_array().into_iter().flatten() {
         let usage = &step["usage"];
-        let _ = write!(
-            out,
-            "\n[step {}] {} prompt + {} completion tokens",
-            step["step"],
-            usage["prompt"].as_u64().unwrap_or(0),
-            usage["completion"].as_u64().unwrap_or(0)
-        );
-        if usage["estimated"].as_bool() == Some(true) {
-            out.push_str(" (estimated)");
+        // Calls the strategy made itself (a check's test run) with no
+        // model reply: not a model step.
+        let by_strategy = usage["prompt"].as_u64().unwrap_or(0) == 0
+            && usage["completion"].as_u64().unwrap_or(0) == 0
+            && s(step, "text").is_empty()
+            && step["calls"]
+                .as_array()
+                .is_some_and(|c| !c.is_empty() && c.iter().all(|c| c["by"] == "strategy"));
+        if by_strategy {
+            out.push_str("\n[strategy] calls the strategy made itself\n");
+        } else {
+            let _ = write!(
+                out,
+                "\n[step {}] {} prompt + {} completion tokens",
+                step["step"],
+                usage["prompt"].as_u64().unwrap_or(0),
+                usage["completion"].as_u64().unwrap_or(0)
+            );
+            if usage["estimated"].as_bool() == Some(true) {
+                out.push_str(" (estimated)");
+            }
+            if let Some(c) = step["cost"].as_f64() {
+                let _ = write!(out, ", ${c:.4}");
+            }
+            out.push('\n');
         }
-        if let Some(c) = step["cost"].as_f64() {
-            let _ = write!(out, ", ${c:.4}");
-        }
-        out.push('\n');
         let reasoning = s(step, "reasoning");
         if !reasoning.is_empty() {
             let _ = writeln!(out, "  thinking: {}", cut(&reasoning, width));
@@ -172,11 +184,13 @@ pub fn render(v: &Value, width: usize) -> String {
                 "failed"
             };
             match call["output"].as_str() {
-                Some(output) => {
+                // An empty output (a call no after-tool hook saw): the
+                // result's summary says more than nothing.
+                Some(output) if !output.is_empty() => {
                     let _ = writeln!(out, "     {mark}:");
                     out.push_str(&output_lines(output, width));
                 }
-                None => {
+                _ => {
                     let _ = writeln!(out, "     {mark}: {}", cut(&s(r, "summary"), width));
                     let hint = s(r, "hint");
                     if !hint.is_empty() {
@@ -224,4 +238,32 @@ pub fn render(v: &Value, width: usize) -> String {
         let _ = writeln!(out, "took {sec:.1} s; patch: {lines} lines");
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_strategys_own_call_is_not_shown_as_a_model_step() {
+        let t = json!({"instance_id": "x", "status": "submitted", "steps": [
+            {"step": 1, "text": "done", "usage": {"prompt": 10, "completion": 2}, "calls": []},
+            {"step": 0, "text": "", "usage": {"prompt": 0, "completion": 0}, "calls": [
+                {"name": "shell", "positional": "(shell \"pytest -q\")", "by": "strategy", "output": "",
+                 "result": {"ok": false, "refused": false, "summary": "exit code: 1", "hint": ""}}
+            ]}
+        ]});
+        let text = render(&t, 0);
+        assert!(
+            text.contains("[step 1] 10 prompt + 2 completion tokens"),
+            "{text}"
+        );
+        assert!(
+            text.contains("[strategy] calls the strategy made itself"),
+            "{text}"
+        );
+        assert!(!text.contains("[step 0]"), "{text}");
+        assert!(text.contains("failed: exit code: 1"), "{text}");
+    }
 }

@@ -117,6 +117,9 @@ pub struct Trajectory {
     pending_reasoning: String,
     pub stats: ModelStats,
     log: Option<File>,
+    /// Why the runner stopped the session (a limit it enforces): the
+    /// session's "interrupted" error is logged as this instead.
+    pub stop_reason: Option<String>,
 }
 
 impl Trajectory {
@@ -137,6 +140,7 @@ impl Trajectory {
                 ..ModelStats::default()
             },
             log,
+            stop_reason: None,
         }
     }
 
@@ -172,7 +176,15 @@ impl Trajectory {
     /// `llm.resp`. Returns whether this is a moment to write the file: a
     /// reply came, or the next request starts (the step before is whole).
     pub fn see(&mut self, entry: &Entry, cost: Option<f64>) -> bool {
-        if let (Some(line), Some(f)) = (log_line(&entry.event), &mut self.log) {
+        let line = match (&entry.event, &self.stop_reason) {
+            (Event::Error(e), Some(why)) if e.message.starts_with("interrupted") => {
+                Some(format!("stopped: {why}"))
+            }
+            // The engine counts the step nib cancelled before its request.
+            (Event::TurnEnd(_), Some(_)) => Some("end: stopped by nib swebench".to_string()),
+            _ => log_line(&entry.event),
+        };
+        if let (Some(line), Some(f)) = (line, &mut self.log) {
             let _ = writeln!(f, "{} {line}", entry.t);
         }
         match &entry.event {

@@ -58,6 +58,7 @@ impl Watch {
                 since,
                 tokens: 0,
                 cost: limits.price.map(|_| 0.0),
+                refused_calls: 0,
             });
         });
         if let Err(e) = trajectory.write(None) {
@@ -108,7 +109,14 @@ impl Watch {
                     *total += c;
                 }
             }
+            let refused = matches!(&entry.event, Event::ToolResult(e) if e.refused);
+            if refused {
+                s.refused_calls += 1;
+            }
             if let Some(r) = s.running.iter_mut().find(|r| r.id == self.id) {
+                if refused {
+                    r.refused_calls += 1;
+                }
                 match &entry.event {
                     Event::LlmReq(e) => r.step = e.step,
                     Event::ToolCall(e) => r.last_tool = Some(e.name.clone()),
@@ -166,8 +174,12 @@ impl Watch {
             _ => None,
         };
         if let Some((status, why)) = stop
-            && self.tally.stop(status, why)
+            && self.tally.stop(status, why.clone())
         {
+            self.trajectory
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .stop_reason = Some(why);
             self.stop_after_step.store(true, Ordering::Relaxed);
         }
     }

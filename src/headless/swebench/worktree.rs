@@ -49,7 +49,9 @@ pub fn find_clone(repos: &Path, repo: &str) -> Result<PathBuf, String> {
 /// A detached worktree at the base commit, removed by [`Worktree::remove`].
 #[derive(Debug)]
 pub struct Worktree {
-    clone: PathBuf,
+    /// The clone it is registered in; `None` for a repository of its own
+    /// (taken from the image).
+    clone: Option<PathBuf>,
     path: PathBuf,
     base: String,
 }
@@ -100,10 +102,48 @@ impl Worktree {
         )
         .map_err(|e| format!("git worktree add for {base} failed: {e}"))?;
         Ok(Worktree {
-            clone: clone.to_path_buf(),
+            clone: Some(clone.to_path_buf()),
             path: path.to_path_buf(),
             base: base.to_string(),
         })
+    }
+
+    /// A repository of its own at `path`, its files put there by `fill`
+    /// (the image's `/testbed`), then set to `base`: tracked files as the
+    /// commit has them, untracked files the repository does not ignore
+    /// removed, ignored ones (what building the environment made) kept.
+    pub fn from_files(
+        path: &Path,
+        base: &str,
+        fill: impl FnOnce(&Path) -> Result<(), String>,
+    ) -> Result<Worktree, String> {
+        if path.exists() {
+            std::fs::remove_dir_all(path)
+                .map_err(|e| format!("cannot remove the stale worktree {}: {e}", path.display()))?;
+        }
+        std::fs::create_dir_all(path)
+            .map_err(|e| format!("cannot create {}: {e}", path.display()))?;
+        fill(path)?;
+        let commit = format!("{base}^{{commit}}");
+        if git(path, &["rev-parse", "--verify", "--quiet", &commit], &[]).is_err() {
+            return Err(format!(
+                "the image's /testbed repository does not have commit {base}; give a clone holding it under --repos"
+            ));
+        }
+        git(path, &["reset", "-q", "--hard", base], &[])
+            .and_then(|_| git(path, &["clean", "-q", "-d", "-f"], &[]))
+            .map_err(|e| format!("could not set the image's repository to {base}: {e}"))?;
+        Ok(Worktree {
+            clone: None,
+            path: path.to_path_buf(),
+            base: base.to_string(),
+        })
+    }
+
+    /// Whether it is a repository of its own (taken from the image), not
+    /// a worktree of a clone.
+    pub fn own_repository(&self) -> bool {
+        self.clone.is_none()
     }
 
     pub fn path(&self) -> &Path {
@@ -149,11 +189,14 @@ impl Worktree {
     /// Removes the worktree (and its entry in the clone).
     pub fn remove(self) -> Result<(), String> {
         let _ops = WORKTREE_OPS.lock().unwrap_or_else(PoisonError::into_inner);
-        let removed = git(
-            &self.clone,
-            &["worktree", "remove", "--force", &path_arg(&self.path)],
-            &[],
-        );
+        let removed = match &self.clone {
+            Some(clone) => git(
+                clone,
+                &["worktree", "remove", "--force", &path_arg(&self.path)],
+                &[],
+            ),
+            None => Err(String::new()),
+        };
         if removed.is_err() && self.path.exists() {
             std::fs::remove_dir_all(&self.path)
                 .map_err(|e| format!("cannot remove {}: {e}", self.path.display()))?;
