@@ -170,8 +170,14 @@ pub(crate) fn render(vm: &SteelEngine, names: &SourceNames, err: &SteelErr) -> E
     } else {
         ErrorKind::Scheme
     };
-    let summary = summary_of(&raw);
+    let (summary, hook_place) = hook_places(vm, names, &summary_of(&raw));
     let mut out = EngineError::new(kind, summary);
+    // A hook's failure (a bad result, a wrong arity) is placed where the
+    // user registered the hook, not inside nib's prelude that checked it.
+    if let Some(place) = hook_place {
+        out.location = Some(place);
+        return out;
+    }
 
     let Some(span) = err.span() else {
         return out;
@@ -242,6 +248,42 @@ pub(crate) fn render(vm: &SteelEngine, names: &SourceNames, err: &SteelErr) -> E
     }));
     out.report = report.ok().filter(|r| !r.trim().is_empty());
     out
+}
+
+/// The prelude's hook-place markers (`<<hook@START@SOURCE>>`) in a message
+/// replaced by `file:line`; the first marker's place is returned.
+fn hook_places(vm: &SteelEngine, names: &SourceNames, message: &str) -> (String, Option<Location>) {
+    const OPEN: &str = "<<hook@";
+    let mut out = String::new();
+    let mut first = None;
+    let mut rest = message;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + OPEN.len()..];
+        let Some(end) = after.find(">>") else {
+            out.push_str(&rest[at..]);
+            rest = "";
+            break;
+        };
+        let place = after[..end].split_once('@').and_then(|(start, id)| {
+            let start: usize = start.parse().ok()?;
+            let id = steel::parser::parser::SourceId(id.parse().ok()?);
+            let text = vm.get_source(&id)?;
+            let file = source_name(vm, names, &id, &text);
+            let (line, column) = line_col(&text, start);
+            Some(Location { file, line, column })
+        });
+        match &place {
+            Some(p) => out.push_str(&format!("{}:{}", p.file, p.line)),
+            None => out.push_str("an unknown place"),
+        }
+        if first.is_none() {
+            first = place;
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    (out, first)
 }
 
 /// Sources of nib's own that a failure's place should look past.

@@ -37,6 +37,7 @@
 mod confine;
 mod convert;
 mod error;
+mod limits;
 mod nesting;
 mod prims;
 mod sandbox;
@@ -81,34 +82,12 @@ pub struct EngineOptions {
 /// The prelude every engine loads, as the in-memory module `nib/prelude`.
 const PRELUDE: &str = include_str!("../../scheme/prelude.scm");
 
-/// The module with nib's size caps on steel's allocating builtins
-/// (required by every module after steel's own prelude): a
-/// `(make-vector 100000000000 0)` would abort the process on allocation,
-/// and a huge `expt` runs inside one primitive the deadline cannot stop.
+/// A module every module requires after steel's own prelude; the caps on
+/// allocating primitives are Rust now (`limits.rs`), bound under every
+/// name, so it provides nothing, and stays as the place for Scheme-level
+/// limits.
 const LIMITS_MODULE: &str = "nib/limits";
-const LIMITS: &str = r#"
-(provide make-vector make-string expt)
-(define nib-max-elements 10000000)
-(define nib-max-digits 300000)
-(define (nib-too-many who n)
-  (error (string-append who ": " (number->string n)
-    " elements is more than a strategy may allocate ("
-    (number->string nib-max-elements) "); build it in parts")))
-(define (make-vector n . rest)
-  (if (and (integer? n) (> n nib-max-elements))
-      (nib-too-many "make-vector" n)
-      (apply #%prim.make-vector n rest)))
-(define (make-string n . rest)
-  (if (and (integer? n) (> n nib-max-elements))
-      (nib-too-many "make-string" n)
-      (apply #%prim.make-string n rest)))
-(define (expt b e)
-  (if (and (exact-integer? b) (exact-integer? e) (> e 0) (> (abs b) 1)
-           (> (* e (string-length (number->string (abs b)))) nib-max-digits))
-      (error (string-append "expt: the result would have more than "
-        (number->string nib-max-digits) " digits; nib refuses a number that large"))
-      (#%prim.expt b e)))
-"#;
+const LIMITS: &str = "(provide nib-limits)\n(define nib-limits #t)\n";
 const PRELUDE_MODULE: &str = "nib/prelude";
 
 /// nib's shipped Scheme directory (`scheme/` in the source tree, as built),
@@ -169,6 +148,10 @@ impl Engine {
 
         let mut vm = guard("creating the Scheme engine", SteelEngine::new_sandboxed)?;
         let mut base = sandbox::harden(&mut vm);
+        // What `on` checks a hook's arity with.
+        let arity = SteelVal::FuncV(procedure_arity);
+        bind(&mut vm, "%procedure-arity", &arity);
+        base.register_value("%procedure-arity", arity);
         for decl in prims {
             let proc = prims::primitive(decl, Arc::clone(&host));
             bind(&mut vm, decl.name, &proc);
@@ -435,6 +418,21 @@ impl Engine {
 fn bind(vm: &mut SteelEngine, name: &str, proc: &SteelVal) {
     vm.register_value(name, proc.clone());
     vm.register_value(&format!("#%prim.{name}"), proc.clone());
+}
+
+/// `(%procedure-arity proc)`: `(arity rest?)` for a Scheme procedure
+/// (`rest?`: it takes more arguments than `arity - 1`), `#f` when unknown.
+fn procedure_arity(args: &[SteelVal]) -> steel::rvals::Result<SteelVal> {
+    use steel::rvals::IntoSteelVal;
+    match args {
+        [SteelVal::Closure(c)] => vec![
+            SteelVal::IntV(c.arity() as isize),
+            SteelVal::BoolV(c.is_multi_arity()),
+        ]
+        .into_steelval(),
+        [_] => Ok(SteelVal::BoolV(false)),
+        _ => steel::stop!(ArityMismatch => "%procedure-arity takes one procedure"),
+    }
 }
 
 /// Run steel code, turning a panic into an error.
