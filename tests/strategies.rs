@@ -532,14 +532,17 @@ fn the_guides_hook_examples_run_as_printed() {
     assert!(strategy_texts(&run.events, "continue")[0].contains("The tests fail"));
 
     // trim-results: with twelve results, the two oldest are elided.
+    // (Two files in turn: the default loop stops a model that repeats one
+    // call.)
     let mut replies: Vec<Value> = (0..12)
-        .map(|_| json!({"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py"}}]}))
+        .map(|i| json!({"tool_calls": [{"name": "fs-read", "arguments": {"path": ["a.py", "b.py"][i % 2]}}]}))
         .collect();
     replies.push(json!("Read."));
     let big = "value = 'a line the model reads'\n".repeat(200);
-    let (_d, ws, s) = workspace(&[("a.py", &big)], &Value::Array(replies.clone()));
+    let files = [("a.py", big.as_str()), ("b.py", big.as_str())];
+    let (_d, ws, s) = workspace(&files, &Value::Array(replies.clone()));
     let plain = exec(&ws, &s, &[]);
-    let (_d, ws, s) = workspace(&[("a.py", &big)], &Value::Array(replies));
+    let (_d, ws, s) = workspace(&files, &Value::Array(replies));
     fs::write(ws.join("hook.scm"), guide_example("trim-results")).unwrap();
     let run = exec(&ws, &s, &["--hook", "hook.scm"]);
     assert_eq!(run.code, 0, "{}", run.stderr);

@@ -62,7 +62,7 @@ use confine::{Confinement, Origin};
 use convert::{json_to_steel, steel_to_json};
 use error::{SourceNames, panic_message};
 use sandbox::OutputSink;
-use watchdog::Watchdog;
+use watchdog::{Fired, Watchdog};
 
 /// What the host does with a primitive call from Scheme. Returns the tool
 /// result as JSON (an object), or Err(message) for a host failure.
@@ -82,12 +82,19 @@ pub struct EngineOptions {
 /// The prelude every engine loads, as the in-memory module `nib/prelude`.
 const PRELUDE: &str = include_str!("../../scheme/prelude.scm");
 
-/// A module every module requires after steel's own prelude; the caps on
-/// allocating primitives are Rust now (`limits.rs`), bound under every
-/// name, so it provides nothing, and stays as the place for Scheme-level
-/// limits.
+/// A module every module requires after steel's own prelude. The caps on
+/// allocating primitives are Rust (`limits.rs`), bound under every name;
+/// but inside a module steel's compiler folds a call of a constant
+/// builtin with literal arguments (`(expt 7 100000000)`) at compile time
+/// with its own uncapped copy, out of the deadline's reach. Defined here
+/// in Scheme, the two that can run long are no builtins to the compiler,
+/// and are not folded.
 const LIMITS_MODULE: &str = "nib/limits";
-const LIMITS: &str = "(provide nib-limits)\n(define nib-limits #t)\n";
+const LIMITS: &str = r#"
+(provide expt arithmetic-shift)
+(define (expt b e) (#%prim.expt b e))
+(define (arithmetic-shift n by) (#%prim.arithmetic-shift n by))
+"#;
 const PRELUDE_MODULE: &str = "nib/prelude";
 
 /// nib's shipped Scheme directory (`scheme/` in the source tree, as built),
@@ -388,14 +395,25 @@ impl Engine {
         let started = std::time::Instant::now();
         let (out, fired) = match (&mut self.watchdog, self.deadline) {
             (Some(w), Some(d)) => w.run(d, || guard("running Scheme", || f(vm))),
-            _ => (guard("running Scheme", || f(vm)), false),
+            _ => (guard("running Scheme", || f(vm)), None),
         };
         // An error at or past the deadline is the deadline's doing, even if
         // the watchdog's interrupt had not landed yet.
         let past = self.deadline.is_some_and(|d| started.elapsed() >= d);
         match out? {
             Ok(v) => Ok(v),
-            Err(e) if fired || past => {
+            Err(e) if fired == Some(Fired::Memory) => {
+                let rendered = error::render(&self.vm, &self.names, &e);
+                Err(EngineError::new(
+                    ErrorKind::Runaway,
+                    format!(
+                        "the strategy grew nib's memory by more than {} MiB and was stopped; keep less data, or build it in parts",
+                        watchdog::MEMORY_BUDGET >> 20
+                    ),
+                )
+                .with_place(rendered))
+            }
+            Err(e) if fired.is_some() || past => {
                 let rendered = error::render(&self.vm, &self.names, &e);
                 let secs = self.deadline.map_or(0.0, |d| d.as_secs_f64());
                 let mut err = EngineError::new(

@@ -75,6 +75,14 @@ pub(crate) fn check(source: &str, name: &str) -> Result<(), EngineError> {
                     i += 1;
                 }
             }
+            b'#' if bytes[i..].starts_with(b"#%prim.") => {
+                return Err(EngineError::new(
+                    ErrorKind::Refused,
+                    format!(
+                        "{name}:{line}: `#%prim.` names are steel's internals, which skip nib's limits; call the procedure by its own name"
+                    ),
+                ));
+            }
             b'#' if bytes.get(i + 1) == Some(&b'\\') => i += 2,
             b'#' if bytes.get(i + 1) == Some(&b'|') => {
                 i += 2;
@@ -119,6 +127,9 @@ mod tests {
         assert!(check(&quotes, "x.scm").is_err());
         let mixed = "'(".repeat(300) + &")".repeat(300);
         assert!(check(&mixed, "x.scm").is_err());
+        // steel's internal names are refused; in a string they are text.
+        assert!(check("(#%prim.expt 7 100000000)", "x.scm").is_err());
+        assert!(check("(display \"#%prim.expt\")", "x.scm").is_ok());
         // Many quoted forms side by side are not nesting.
         let flat = "'a ".repeat(10_000) + &"`(b ,c ,@d) ".repeat(1000);
         assert!(check(&flat, "x.scm").is_ok());

@@ -15,6 +15,14 @@
 //!
 //! A blocking host primitive is not pre-empted: the interrupt takes effect
 //! when control returns to the VM.
+//!
+//! The same thread holds the memory budget: while a run is armed it reads
+//! the process's resident size every few milliseconds and stops the run
+//! once it has grown by more than [`MEMORY_BUDGET`] since the run began
+//! (a string doubled in a loop, a list built without end), before the
+//! machine runs out and the allocator aborts the process. One primitive
+//! asked for a huge block at once is refused before it starts instead
+//! (`limits.rs`).
 
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -22,13 +30,33 @@ use std::time::{Duration, Instant};
 
 use steel::steel_vm::ThreadStateController;
 
+/// How much the process may grow during one run of Scheme.
+pub(crate) const MEMORY_BUDGET: u64 = 1 << 30;
+/// How often the memory budget is checked.
+const MEMORY_POLL: Duration = Duration::from_millis(5);
+
+/// Why the watchdog stopped a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Fired {
+    Deadline,
+    Memory,
+}
+
 #[derive(Default)]
 struct State {
-    /// The armed run: its generation and deadline.
-    armed: Option<(u64, Instant)>,
-    /// The generation the watchdog last interrupted.
-    fired: Option<u64>,
+    /// The armed run: its generation, deadline and resident size when it
+    /// began.
+    armed: Option<(u64, Instant, Option<u64>)>,
+    /// The generation the watchdog last interrupted, and why.
+    fired: Option<(u64, Fired)>,
     shutdown: bool,
+}
+
+/// The process's resident size in bytes (Linux; `None` elsewhere).
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
 }
 
 struct Shared {
@@ -70,15 +98,15 @@ impl Watchdog {
         })
     }
 
-    /// Run `f` with the deadline armed. Returns what `f` returned and
-    /// whether the deadline fired during it.
-    pub fn run<R>(&mut self, deadline: Duration, f: impl FnOnce() -> R) -> (R, bool) {
+    /// Run `f` with the deadline and the memory budget armed. Returns
+    /// what `f` returned and why the watchdog stopped it, if it did.
+    pub fn run<R>(&mut self, deadline: Duration, f: impl FnOnce() -> R) -> (R, Option<Fired>) {
         self.generation += 1;
         let generation = self.generation;
         self.controller.resume();
         {
             let mut st = self.shared.lock();
-            st.armed = Some((generation, Instant::now() + deadline));
+            st.armed = Some((generation, Instant::now() + deadline, resident_bytes()));
             st.fired = None;
         }
         self.shared.wake.notify_all();
@@ -86,7 +114,7 @@ impl Watchdog {
         let fired = {
             let mut st = self.shared.lock();
             st.armed = None;
-            st.fired == Some(generation)
+            st.fired.filter(|(g, _)| *g == generation).map(|(_, why)| why)
         };
         // Clear an interrupt that landed after `f` returned.
         self.controller.resume();
@@ -114,16 +142,25 @@ fn watch(shared: &Shared, controller: &ThreadStateController) {
             None => {
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
-            Some((generation, at)) => {
+            Some((generation, at, base)) => {
                 let now = Instant::now();
-                if now >= at {
+                let grown = base
+                    .zip(resident_bytes())
+                    .is_some_and(|(b, r)| r.saturating_sub(b) > MEMORY_BUDGET);
+                if now >= at || grown {
                     controller.interrupt();
-                    st.fired = Some(generation);
+                    let why = if grown { Fired::Memory } else { Fired::Deadline };
+                    st.fired = Some((generation, why));
                     st.armed = None;
                 } else {
+                    let wait = if base.is_some() {
+                        (at - now).min(MEMORY_POLL)
+                    } else {
+                        at - now
+                    };
                     st = shared
                         .wake
-                        .wait_timeout(st, at - now)
+                        .wait_timeout(st, wait)
                         .map(|(g, _)| g)
                         .unwrap_or_else(|e| e.into_inner().0);
                 }
