@@ -27,6 +27,9 @@ pub(crate) const CAPPED: &[&str] = &[
     "range",
     "expt",
     "arithmetic-shift",
+    // `read` hands its text to steel's reader through this one; the
+    // reader recurses once per bracket and quote, as the compiler's does.
+    "reader-push-string",
 ];
 
 thread_local! {
@@ -63,13 +66,21 @@ pub(crate) fn capped(name: &str, orig: &SteelVal) -> Option<SteelVal> {
             }
             steel::primitives::vectors::make_vector(ctx, args)
         }),
-        (_, SteelVal::FuncV(f)) => {
-            let f = *f;
+        (_, SteelVal::FuncV(_) | SteelVal::BoxedFunction(_)) => {
             let check: fn(&[SteelVal]) -> SteelResult<()> = match name {
                 "make-string" => check_make_string,
                 "range" => check_range,
                 "expt" => check_expt,
                 "arithmetic-shift" => check_shift,
+                "reader-push-string" => check_read,
+                _ => return None,
+            };
+            let f: Arc<dyn Fn(&[SteelVal]) -> SteelResult<SteelVal> + Send + Sync> = match orig {
+                SteelVal::FuncV(f) => {
+                    let f = *f;
+                    Arc::new(move |args: &[SteelVal]| f(args))
+                }
+                SteelVal::BoxedFunction(b) => Arc::clone(&b.function),
                 _ => return None,
             };
             SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
@@ -91,6 +102,14 @@ pub(crate) fn made() -> Vec<(String, SteelVal)> {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect()
     })
+}
+
+fn check_read(args: &[SteelVal]) -> SteelResult<()> {
+    if let Some(SteelVal::StringV(text)) = args.get(1) {
+        super::nesting::check(text.as_str(), "read")
+            .map_err(|e| refuse(e.message().to_string()))?;
+    }
+    Ok(())
 }
 
 fn check_make_string(args: &[SteelVal]) -> SteelResult<()> {
