@@ -31,6 +31,7 @@
          hook-points
          hooks-at
          hook-count
+         hook-registry
          restrict-hooks-from!
          restrict-new-hooks!
          hook-tightens-only?
@@ -252,6 +253,16 @@
 (define (on-at point proc place) (register-hook point proc place))
 
 (define (hook-count) (length (unbox *hooks*)))
+
+;; Each hook as (start source-id point), for `nib strategy check` (a
+;; number first, so that it does not read as a JSON object).
+(define (hook-registry)
+  (map (lambda (h)
+         (let ([place (hook-place h)])
+           (if (and (list? place) (= (length place) 3))
+               (list (car place) (caddr place) (car h))
+               (list #f #f (car h)))))
+       (unbox *hooks*)))
 
 ;; Hooks from index n on may only tighten (the host calls this after
 ;; loading a workspace's hook file; calling it can only take power away).

@@ -930,3 +930,48 @@ fn a_model_repeating_one_call_is_told_once_then_stopped() {
         run.stderr
     );
 }
+
+#[test]
+fn nib_strategy_lists_checks_and_starts_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let nib = |args: &[&str]| {
+        let out = Command::new(NIB)
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nib");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // new: a starting file that checks clean, and is never overwritten.
+    let (code, out, _) = nib(&["strategy", "new", "guard-push"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, err) = nib(&["strategy", "check", "guard-push.scm"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("before-tool    hook at guard-push.scm:13"), "{out}");
+    let (code, _, err) = nib(&["strategy", "new", "guard-push"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("exists"), "{err}");
+    // list: shipped and found.
+    let (code, out, _) = nib(&["strategy", "list"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("compact") && out.contains("guard-push.scm"), "{out}");
+    // check: a shipped one, a broken one (its file and line), a typo.
+    let (_, out, _) = nib(&["strategy", "check", "policy"]);
+    assert_eq!(out.matches("before-tool").count(), 2, "{out}");
+    fs::write(
+        dir.path().join("broken.scm"),
+        "\n(on \"after-tool\" (lambda (result) result))\n",
+    )
+    .unwrap();
+    let (code, _, err) = nib(&["strategy", "check", "broken.scm"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("broken.scm:2") && err.contains("takes 2 arguments"), "{err}");
+    let (code, _, err) = nib(&["strategy", "check", "polcy"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("did you mean `policy`?"), "{err}");
+}

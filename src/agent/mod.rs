@@ -32,6 +32,7 @@
 //! `record.rs` turns calls and results into events; `messages.rs`
 //! converts between the strategy's JSON and the model client's types.
 
+pub mod author;
 mod messages;
 mod procs;
 mod record;

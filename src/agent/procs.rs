@@ -22,6 +22,33 @@ use crate::session::event::{self, Event};
 /// call or the error the model gets instead.
 type Parsed = (String, String, Result<Call, ToolResult>);
 
+/// Every procedure [`register`] binds (`nib strategy check` binds stand-ins
+/// by these names, so a file compiles as it would in a session).
+pub(super) const HOST_PROCS: &[&str] = &[
+    "host-model-reply",
+    "call-data",
+    "tool-names",
+    "tool-kind",
+    "guard-check",
+    "strategy-event",
+    "say",
+    "host-run-calls",
+    "apply-text",
+    "emit",
+    "ask",
+    "ask-choice",
+    "ask-text",
+    "setting",
+    "detected-check-command",
+    "system-prompt",
+    "task-text",
+    "task-usage",
+    "session-usage",
+    "session-get",
+    "session-set!",
+    "stop",
+];
+
 pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
     let s = Arc::clone(shared);
     engine.register("host-model-reply", move |args| {

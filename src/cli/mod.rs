@@ -12,6 +12,7 @@ mod apply_formats;
 mod scenario;
 mod script;
 mod stats;
+mod strategy;
 mod tools;
 mod undo;
 
@@ -25,6 +26,7 @@ pub use apply::ApplyArgs;
 pub use scenario::ScenarioArgs;
 pub use script::ScriptArgs;
 pub use stats::StatsArgs;
+pub use strategy::StrategyArgs;
 pub use tools::ToolsArgs;
 pub use undo::UndoArgs;
 
@@ -56,6 +58,9 @@ pub enum Command {
     Script(ScriptArgs),
     /// Statistics from event logs: requests, tokens, fs-edit failures.
     Stats(StatsArgs),
+    /// For strategy authors: `list` the strategies, `check FILE` (load it,
+    /// list its hooks), `new NAME` (a commented starting file).
+    Strategy(StrategyArgs),
     /// Run one task headless, for scripts and CI (exit codes: 0 done,
     /// 1 error, 2 usage, 3 refused, 4 step or token limit).
     Exec(crate::headless::ExecArgs),
@@ -99,6 +104,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Tools(args) => tools::run(args),
         Command::Script(args) => script::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Strategy(args) => strategy::run(args),
         Command::Exec(args) => crate::headless::run(args),
         Command::Swebench(args) => crate::headless::swebench::run(*args),
         Command::Scenario(args) => scenario::run(args),

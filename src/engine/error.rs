@@ -266,12 +266,7 @@ fn hook_places(vm: &SteelEngine, names: &SourceNames, message: &str) -> (String,
             break;
         };
         let place = after[..end].split_once('@').and_then(|(start, id)| {
-            let start: usize = start.parse().ok()?;
-            let id = steel::parser::parser::SourceId(id.parse().ok()?);
-            let text = vm.get_source(&id)?;
-            let file = source_name(vm, names, &id, &text);
-            let (line, column) = line_col(&text, start);
-            Some(Location { file, line, column })
+            place_of(vm, names, start.parse().ok()?, id.parse().ok()?)
         });
         match &place {
             Some(p) => out.push_str(&format!("{}:{}", p.file, p.line)),
@@ -284,6 +279,20 @@ fn hook_places(vm: &SteelEngine, names: &SourceNames, message: &str) -> (String,
     }
     out.push_str(rest);
     (out, first)
+}
+
+/// The place of byte `start` of steel's source `id`.
+pub(crate) fn place_of(
+    vm: &SteelEngine,
+    names: &SourceNames,
+    start: usize,
+    id: u32,
+) -> Option<Location> {
+    let id = steel::parser::parser::SourceId(id);
+    let text = vm.get_source(&id)?;
+    let file = source_name(vm, names, &id, &text);
+    let (line, column) = line_col(&text, start);
+    Some(Location { file, line, column })
 }
 
 /// Sources of nib's own that a failure's place should look past.

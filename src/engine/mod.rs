@@ -280,6 +280,24 @@ impl Engine {
         Ok(n.as_u64().unwrap_or(0) as usize)
     }
 
+    /// The hooks registered so far, in order: each one's point and where
+    /// it was registered, when known.
+    pub fn hooks(&mut self) -> Result<Vec<(String, Option<Location>)>, EngineError> {
+        let listed = self.call("hook-registry", Vec::new())?;
+        let mut out = Vec::new();
+        for entry in listed.as_array().map(Vec::as_slice).unwrap_or_default() {
+            let point = entry.get(2).and_then(Value::as_str).unwrap_or_default();
+            let place = match (entry.get(0).and_then(Value::as_u64), entry.get(1).and_then(Value::as_u64)) {
+                (Some(start), Some(id)) => {
+                    error::place_of(&self.vm, &self.names, start as usize, id as u32)
+                }
+                _ => None,
+            };
+            out.push((point.to_string(), place));
+        }
+        Ok(out)
+    }
+
     /// Hooks registered from index `from` on may only tighten (a
     /// workspace's hooks); see `scheme/prelude.scm`.
     pub fn restrict_hooks_from(&mut self, from: usize) -> Result<(), EngineError> {
