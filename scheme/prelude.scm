@@ -331,9 +331,11 @@
 ;; Calls one hook, counting the depth (a hook's own model-reply and
 ;; run-calls do not run hooks).
 (define (call-hook h args)
+  (if (= (unbox *hook-depth*) 0) (%hook-arm (place-text (hook-place h))) #f)
   (set-box! *hook-depth* (+ (unbox *hook-depth*) 1))
   (let ([out (apply (caddr h) args)])
     (set-box! *hook-depth* (- (unbox *hook-depth*) 1))
+    (if (= (unbox *hook-depth*) 0) (%hook-disarm) #f)
     out))
 
 (define (bad-result h out)

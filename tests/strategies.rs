@@ -975,3 +975,33 @@ fn nib_strategy_lists_checks_and_starts_files() {
     assert_eq!(code, 1);
     assert!(err.contains("did you mean `policy`?"), "{err}");
 }
+
+#[test]
+fn a_hook_past_its_time_limit_is_stopped_and_named() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "out.txt", "content": "x\n"}}]},
+        "Done."
+    ]);
+    let (_d, ws, s) = workspace(&[], &script);
+    hook_file(
+        &ws,
+        "spin.scm",
+        ";; a hook that never returns\n(on \"before-tool\"\n    (lambda (call) (let loop ([i 0]) (loop (+ i 1)))))\n",
+    );
+    let run = exec(
+        &ws,
+        &s,
+        &["--hook", "spin.scm", "--set", "hook_timeout=0.5", "--approve", "writes"],
+    );
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("the hook registered at spin.scm:3 ran longer than 0.5 s"),
+        "{}",
+        run.stderr
+    );
+    assert!(!ws.join("out.txt").exists());
+    let (_d, ws, s) = workspace(&[], &script);
+    let run = exec(&ws, &s, &["--set", "hook_timeout=soon"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("hook_timeout takes a number"), "{}", run.stderr);
+}

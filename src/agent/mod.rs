@@ -235,6 +235,27 @@ pub fn run_task_with(
         },
     )?;
     procs::register(&mut engine, &shared);
+    // Esc (the client's cancel flag) stops Scheme too, not only model
+    // calls and commands: a looping hook ends at its next instruction.
+    engine.watch_cancel(Arc::clone(&shared.cancel));
+    let hook_timeout = cfg
+        .settings
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "hook_timeout")
+        .map(|(_, v)| v.trim().parse::<f64>());
+    match hook_timeout {
+        Some(Ok(secs)) if secs > 0.0 && secs.is_finite() => {
+            engine.set_hook_timeout(Some(Duration::from_secs_f64(secs)));
+        }
+        Some(_) => {
+            return Err(EngineError::new(
+                ErrorKind::Load,
+                "--set hook_timeout takes a number of seconds above 0, e.g. hook_timeout=10",
+            ));
+        }
+        None => {}
+    }
     // What the strategy displays is the strategy's own line in the log,
     // shown by every client (stderr in nib exec).
     {
@@ -316,6 +337,16 @@ pub fn run_task_with(
             messages: Value::Null,
         },
     };
+    // The run's own deadline sets the cancel flag as well: say which it was.
+    if outcome.status == Status::Error
+        && shared.timed_out.load(Ordering::Relaxed)
+        && outcome.text.contains(INTERRUPTED)
+    {
+        outcome.text = format!(
+            "the run's time limit ({} s) ran out",
+            cfg.deadline.as_secs()
+        );
+    }
     // An unattended session is this one task: its session-end hooks run
     // now (an interactive client calls `end_session` when it closes).
     if host.is_unattended() && cfg.program.is_none() {

@@ -94,6 +94,12 @@ impl EngineError {
         self
     }
 
+    /// This error placed at `place` (keeping its excerpt).
+    pub(crate) fn at(mut self, place: Location) -> EngineError {
+        self.location = Some(place);
+        self
+    }
+
     pub fn kind(&self) -> ErrorKind {
         self.kind
     }
@@ -252,7 +258,7 @@ pub(crate) fn render(vm: &SteelEngine, names: &SourceNames, err: &SteelErr) -> E
 
 /// The prelude's hook-place markers (`<<hook@START@SOURCE>>`) in a message
 /// replaced by `file:line`; the first marker's place is returned.
-fn hook_places(vm: &SteelEngine, names: &SourceNames, message: &str) -> (String, Option<Location>) {
+pub(crate) fn hook_places(vm: &SteelEngine, names: &SourceNames, message: &str) -> (String, Option<Location>) {
     const OPEN: &str = "<<hook@";
     let mut out = String::new();
     let mut first = None;

@@ -115,6 +115,7 @@ pub struct Engine {
     output: Arc<OutputSink>,
     deadline: Option<Duration>,
     watchdog: Option<Watchdog>,
+    hook_timeout: Arc<std::sync::Mutex<Option<Duration>>>,
     /// Set when a module from outside the strategy directories got
     /// compiled after all; the engine then refuses to run anything.
     tainted: Option<String>,
@@ -155,6 +156,27 @@ impl Engine {
 
         let mut vm = guard("creating the Scheme engine", SteelEngine::new_sandboxed)?;
         let mut base = sandbox::harden(&mut vm);
+        let watchdog = match opts.deadline {
+            Some(_) => Some(
+                Watchdog::new(vm.get_thread_state_controller()).map_err(|e| {
+                    EngineError::new(
+                        ErrorKind::Internal,
+                        format!("cannot start the deadline watchdog: {e}"),
+                    )
+                })?,
+            ),
+            None => None,
+        };
+
+        // A hook call's own time limit (`set_hook_timeout`), armed and
+        // disarmed by the prelude around each hook call.
+        let hook_timeout: Arc<std::sync::Mutex<Option<Duration>>> = Arc::default();
+        let limit = watchdog.as_ref().map(Watchdog::hook_limit);
+        let (arm, disarm) = hook_procs(limit, Arc::clone(&hook_timeout));
+        for (name, proc) in [("%hook-arm", arm), ("%hook-disarm", disarm)] {
+            bind(&mut vm, name, &proc);
+            base.register_value(name, proc);
+        }
         // What `on` checks a hook's arity with.
         let arity = SteelVal::FuncV(procedure_arity);
         bind(&mut vm, "%procedure-arity", &arity);
@@ -187,18 +209,6 @@ impl Engine {
         );
         vm.set_prelude_string(Cow::Owned(module_prelude));
 
-        let watchdog = match opts.deadline {
-            Some(_) => Some(
-                Watchdog::new(vm.get_thread_state_controller()).map_err(|e| {
-                    EngineError::new(
-                        ErrorKind::Internal,
-                        format!("cannot start the deadline watchdog: {e}"),
-                    )
-                })?,
-            ),
-            None => None,
-        };
-
         let mut engine = Engine {
             vm,
             base,
@@ -207,6 +217,7 @@ impl Engine {
             output: Arc::new(OutputSink::new()),
             deadline: opts.deadline,
             watchdog,
+            hook_timeout,
             tainted: None,
         };
         engine.run_source(
@@ -331,6 +342,24 @@ impl Engine {
         self.base = base;
     }
 
+    /// Each hook call may run this long (`None`: only the run's deadline
+    /// holds); one that runs longer stops the run with an error naming the
+    /// hook. Needs a deadline (`EngineOptions::deadline`).
+    pub fn set_hook_timeout(&mut self, limit: Option<Duration>) {
+        *self
+            .hook_timeout
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = limit;
+    }
+
+    /// Stop whatever Scheme runs once `flag` is set (a client's Esc), at
+    /// its next instruction. Needs a deadline (`EngineOptions::deadline`).
+    pub fn watch_cancel(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
+        if let Some(w) = &self.watchdog {
+            w.watch_cancel(flag);
+        }
+    }
+
     /// Send Scheme output (`display`, `write`, the error port, …) to `f` as it is
     /// written, instead of keeping it for [`Engine::take_output`].
     pub fn set_output(&mut self, f: impl Fn(Stream, &str) + Send + Sync + 'static) {
@@ -420,6 +449,32 @@ impl Engine {
         let past = self.deadline.is_some_and(|d| started.elapsed() >= d);
         match out? {
             Ok(v) => Ok(v),
+            Err(e) if fired == Some(Fired::Cancelled) => {
+                let rendered = error::render(&self.vm, &self.names, &e);
+                Err(EngineError::new(ErrorKind::Runaway, "interrupted by the user").with_place(rendered))
+            }
+            Err(e) if matches!(fired, Some(Fired::Hook(_))) => {
+                let marker = match &fired {
+                    Some(Fired::Hook(m)) => m.clone(),
+                    _ => String::new(),
+                };
+                let limit = self
+                    .hook_timeout
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .map_or(0.0, |d| d.as_secs_f64());
+                let (text, place) = error::hook_places(
+                    &self.vm,
+                    &self.names,
+                    &format!("the hook registered at {marker} ran longer than {} s (hook_timeout) and was stopped", fmt_secs(limit)),
+                );
+                let mut err = EngineError::new(ErrorKind::Runaway, text)
+                    .with_place(error::render(&self.vm, &self.names, &e));
+                if let Some(place) = place {
+                    err = err.at(place);
+                }
+                Err(err)
+            }
             Err(e) if fired == Some(Fired::Memory) => {
                 let rendered = error::render(&self.vm, &self.names, &e);
                 Err(EngineError::new(
@@ -454,6 +509,32 @@ impl Engine {
 fn bind(vm: &mut SteelEngine, name: &str, proc: &SteelVal) {
     vm.register_value(name, proc.clone());
     vm.register_value(&format!("#%prim.{name}"), proc.clone());
+}
+
+/// `(%hook-arm place)` and `(%hook-disarm)`: a hook call's deadline.
+fn hook_procs(
+    limit: Option<watchdog::HookLimit>,
+    timeout: Arc<std::sync::Mutex<Option<Duration>>>,
+) -> (SteelVal, SteelVal) {
+    let off = limit.clone();
+    let arm = SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
+        let t = *timeout.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let (Some(l), Some(t)) = (&limit, t) {
+            let place = match args.first() {
+                Some(SteelVal::StringV(s)) => s.to_string(),
+                _ => String::new(),
+            };
+            l.arm(t, place);
+        }
+        Ok(SteelVal::Void)
+    }));
+    let disarm = SteelVal::anonymous_boxed_function(Arc::new(move |_: &[SteelVal]| {
+        if let Some(l) = &off {
+            l.disarm();
+        }
+        Ok(SteelVal::Void)
+    }));
+    (arm, disarm)
 }
 
 /// `(%procedure-arity proc)`: `(arity rest?)` for a Scheme procedure

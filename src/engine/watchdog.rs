@@ -24,6 +24,7 @@
 //! asked for a huge block at once is refused before it starts instead
 //! (`limits.rs`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -36,10 +37,14 @@ pub(crate) const MEMORY_BUDGET: u64 = 1 << 30;
 const MEMORY_POLL: Duration = Duration::from_millis(5);
 
 /// Why the watchdog stopped a run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Fired {
     Deadline,
     Memory,
+    /// The client's cancel flag was set (Esc in the terminal client).
+    Cancelled,
+    /// One hook call outlived the hook time limit; the hook's place marker.
+    Hook(String),
 }
 
 #[derive(Default)]
@@ -49,6 +54,10 @@ struct State {
     armed: Option<(u64, Instant, Option<u64>)>,
     /// The generation the watchdog last interrupted, and why.
     fired: Option<(u64, Fired)>,
+    /// A hook call's own deadline, and the hook's place marker.
+    hook: Option<(Instant, String)>,
+    /// Set by a client to stop the run (polled while armed).
+    cancel: Option<Arc<AtomicBool>>,
     shutdown: bool,
 }
 
@@ -98,6 +107,16 @@ impl Watchdog {
         })
     }
 
+    /// Stop any run once `flag` is set.
+    pub fn watch_cancel(&self, flag: Arc<AtomicBool>) {
+        self.shared.lock().cancel = Some(flag);
+    }
+
+    /// A handle that arms and disarms a hook call's own deadline.
+    pub fn hook_limit(&self) -> HookLimit {
+        HookLimit(Arc::clone(&self.shared))
+    }
+
     /// Run `f` with the deadline and the memory budget armed. Returns
     /// what `f` returned and why the watchdog stopped it, if it did.
     pub fn run<R>(&mut self, deadline: Duration, f: impl FnOnce() -> R) -> (R, Option<Fired>) {
@@ -114,7 +133,11 @@ impl Watchdog {
         let fired = {
             let mut st = self.shared.lock();
             st.armed = None;
-            st.fired.filter(|(g, _)| *g == generation).map(|(_, why)| why)
+            st.hook = None;
+            st.fired
+                .take()
+                .filter(|(g, _)| *g == generation)
+                .map(|(_, why)| why)
         };
         // Clear an interrupt that landed after `f` returned.
         self.controller.resume();
@@ -129,6 +152,22 @@ impl Drop for Watchdog {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+    }
+}
+
+/// Arms and disarms one hook call's deadline (from the prelude's
+/// `%hook-arm` / `%hook-disarm`).
+#[derive(Clone)]
+pub(crate) struct HookLimit(Arc<Shared>);
+
+impl HookLimit {
+    pub fn arm(&self, limit: Duration, place: String) {
+        self.0.lock().hook = Some((Instant::now() + limit, place));
+        self.0.wake.notify_all();
+    }
+
+    pub fn disarm(&self) {
+        self.0.lock().hook = None;
     }
 }
 
@@ -147,16 +186,31 @@ fn watch(shared: &Shared, controller: &ThreadStateController) {
                 let grown = base
                     .zip(resident_bytes())
                     .is_some_and(|(b, r)| r.saturating_sub(b) > MEMORY_BUDGET);
-                if now >= at || grown {
+                let cancelled = st.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+                let hook_over = st.hook.as_ref().filter(|(h, _)| now >= *h).map(|(_, p)| p.clone());
+                let why = if grown {
+                    Some(Fired::Memory)
+                } else if cancelled {
+                    Some(Fired::Cancelled)
+                } else if let Some(place) = hook_over {
+                    Some(Fired::Hook(place))
+                } else if now >= at {
+                    Some(Fired::Deadline)
+                } else {
+                    None
+                };
+                if let Some(why) = why {
                     controller.interrupt();
-                    let why = if grown { Fired::Memory } else { Fired::Deadline };
                     st.fired = Some((generation, why));
                     st.armed = None;
+                    st.hook = None;
                 } else {
-                    let wait = if base.is_some() {
-                        (at - now).min(MEMORY_POLL)
+                    let polled = base.is_some() || st.cancel.is_some();
+                    let until = st.hook.as_ref().map_or(at, |(h, _)| (*h).min(at));
+                    let wait = if polled {
+                        (until - now).min(MEMORY_POLL)
                     } else {
-                        at - now
+                        until - now
                     };
                     st = shared
                         .wake

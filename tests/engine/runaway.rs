@@ -237,3 +237,22 @@ fn no_program_aborts_the_process() {
     );
     assert!(errors > programs.len() / 2);
 }
+
+/// The terminal client's Esc sets the run's cancel flag: Scheme that is
+/// looping stops at its next instruction, and the engine carries on.
+#[test]
+fn a_set_cancel_flag_stops_looping_scheme() {
+    let (mut engine, _) = engine_with(&[], Some(Duration::from_secs(60)));
+    let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    engine.watch_cancel(std::sync::Arc::clone(&flag));
+    let setter = std::sync::Arc::clone(&flag);
+    let esc = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        setter.store(true, std::sync::atomic::Ordering::Relaxed);
+    });
+    let err = fail(&mut engine, "(define (spin) (spin)) (spin)");
+    esc.join().unwrap();
+    assert!(err.to_string().contains("interrupted by the user"), "{err}");
+    flag.store(false, std::sync::atomic::Ordering::Relaxed);
+    assert_eq!(run(&mut engine, "(+ 1 2)"), json!(3));
+}
