@@ -759,13 +759,37 @@ fn a_hook_with_a_wrong_result_or_arity_fails_closed_and_names_its_line() {
     // (point, the hook's lambda, what the error says)
     let cases = [
         ("before-tool", "(lambda (call) #f)", "returned #f"),
-        ("before-tool", "(lambda (call) \"fine\")", "returned a string"),
-        ("before-model", "(lambda (messages tools) 5)", "returned a number"),
-        ("after-reply", "(lambda (reply) \"ok\")", "returned a string"),
-        ("after-tool", "(lambda (call result) 'done)", "returned a symbol"),
+        (
+            "before-tool",
+            "(lambda (call) \"fine\")",
+            "returned a string",
+        ),
+        (
+            "before-model",
+            "(lambda (messages tools) 5)",
+            "returned a number",
+        ),
+        (
+            "after-reply",
+            "(lambda (reply) \"ok\")",
+            "returned a string",
+        ),
+        (
+            "after-tool",
+            "(lambda (call result) 'done)",
+            "returned a symbol",
+        ),
         ("task-start", "(lambda (task) 3)", "returned a number"),
-        ("before-tool", "(lambda (call extra) call)", "takes 1 argument"),
-        ("after-tool", "(lambda (result) result)", "takes 2 arguments"),
+        (
+            "before-tool",
+            "(lambda (call extra) call)",
+            "takes 1 argument",
+        ),
+        (
+            "after-tool",
+            "(lambda (result) result)",
+            "takes 2 arguments",
+        ),
     ];
     for (point, hook, says) in cases {
         let (_d, ws, s) = workspace(&[], &write);
@@ -781,13 +805,20 @@ fn a_hook_with_a_wrong_result_or_arity_fails_closed_and_names_its_line() {
         assert!(run.stderr.contains("mine.scm:4"), "{point}: {}", run.stderr);
         assert!(!run.stderr.contains("default.scm"), "{}", run.stderr);
         if point != "after-tool" && point != "after-reply" {
-            assert!(!ws.join("out.txt").exists(), "{point} {hook}: the write ran");
+            assert!(
+                !ws.join("out.txt").exists(),
+                "{point} {hook}: the write ran"
+            );
         }
         assert_eq!(run.stderr.matches(says).count(), 1, "{}", run.stderr);
     }
     // before-finish: a value that is neither #f nor a string.
     let (_d, ws, s) = workspace(&[], &json!(["Done."]));
-    hook_file(&ws, "fin.scm", "(on \"before-finish\" (lambda (text) #t))\n");
+    hook_file(
+        &ws,
+        "fin.scm",
+        "(on \"before-finish\" (lambda (text) #t))\n",
+    );
     let run = exec(&ws, &s, &["--hook", "fin.scm"]);
     assert_ne!(run.code, 0);
     assert!(run.stderr.contains("fin.scm:1"), "{}", run.stderr);
@@ -829,18 +860,29 @@ fn offered_tools_are_enforced_and_hooks_run_under_a_custom_run() {
         &ws,
         &s,
         &[
-            "--strategy", "loop.scm", "--hook", "readonly.scm", "--hook", "count.scm",
-            "--approve", "writes",
+            "--strategy",
+            "loop.scm",
+            "--hook",
+            "readonly.scm",
+            "--hook",
+            "count.scm",
+            "--approve",
+            "writes",
         ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!ws.join("out.txt").exists(), "a tool not offered ran");
     assert!(
-        run.stdout.contains("fs-write: refused: `fs-write` was not offered"),
+        run.stdout
+            .contains("fs-write: refused: `fs-write` was not offered"),
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("invented-tool: refused"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("invented-tool: refused"),
+        "{}",
+        run.stdout
+    );
     assert!(run.stdout.contains("fs-read: ok"), "{}", run.stdout);
     // The request offered one tool.
     let req = of_kind(&run.events, "llm.req");
@@ -875,7 +917,10 @@ fn hooks_stop_the_run_see_the_task_and_keep_session_state() {
     assert_eq!(run.code, 4, "{} {}", run.stdout, run.stderr);
     let said = strategy_texts(&run.events, "say");
     assert!(said.contains(&"task: do the task".to_string()), "{said:?}");
-    assert!(said.contains(&"session used 1 model calls".to_string()), "{said:?}");
+    assert!(
+        said.contains(&"session used 1 model calls".to_string()),
+        "{said:?}"
+    );
     assert!(
         run.stderr.contains("budget spent after 2 calls"),
         "{}",
@@ -906,7 +951,10 @@ fn a_strategy_can_ask_another_model_and_its_usage_counts() {
     let run = exec(&ws, &s, &["--hook", "review.scm"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     let said = strategy_texts(&run.events, "say");
-    assert!(said.contains(&"review: a cheap summary".to_string()), "{said:?}");
+    assert!(
+        said.contains(&"review: a cheap summary".to_string()),
+        "{said:?}"
+    );
     assert!(said.contains(&"calls: 2".to_string()), "{said:?}");
     let asked: Vec<&Value> = of_kind(&run.events, "llm.req")
         .into_iter()
@@ -925,7 +973,8 @@ fn a_model_repeating_one_call_is_told_once_then_stopped() {
     assert_ne!(run.code, 0);
     assert_eq!(strategy_texts(&run.events, "repeat").len(), 1);
     assert!(
-        run.stderr.contains("same call (git-status) 5 times in a row"),
+        run.stderr
+            .contains("same call (git-status) 5 times in a row"),
         "{}",
         run.stderr
     );
@@ -952,14 +1001,20 @@ fn nib_strategy_lists_checks_and_starts_files() {
     assert_eq!(code, 0, "{out}");
     let (code, out, err) = nib(&["strategy", "check", "guard-push.scm"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("before-tool    hook at guard-push.scm:13"), "{out}");
+    assert!(
+        out.contains("before-tool    hook at guard-push.scm:13"),
+        "{out}"
+    );
     let (code, _, err) = nib(&["strategy", "new", "guard-push"]);
     assert_eq!(code, 1);
     assert!(err.contains("exists"), "{err}");
     // list: shipped and found.
     let (code, out, _) = nib(&["strategy", "list"]);
     assert_eq!(code, 0);
-    assert!(out.contains("compact") && out.contains("guard-push.scm"), "{out}");
+    assert!(
+        out.contains("compact") && out.contains("guard-push.scm"),
+        "{out}"
+    );
     // check: a shipped one, a broken one (its file and line), a typo.
     let (_, out, _) = nib(&["strategy", "check", "policy"]);
     assert_eq!(out.matches("before-tool").count(), 2, "{out}");
@@ -970,7 +1025,10 @@ fn nib_strategy_lists_checks_and_starts_files() {
     .unwrap();
     let (code, _, err) = nib(&["strategy", "check", "broken.scm"]);
     assert_eq!(code, 1);
-    assert!(err.contains("broken.scm:2") && err.contains("takes 2 arguments"), "{err}");
+    assert!(
+        err.contains("broken.scm:2") && err.contains("takes 2 arguments"),
+        "{err}"
+    );
     let (code, _, err) = nib(&["strategy", "check", "polcy"]);
     assert_eq!(code, 1);
     assert!(err.contains("did you mean `policy`?"), "{err}");
@@ -991,11 +1049,19 @@ fn a_hook_past_its_time_limit_is_stopped_and_named() {
     let run = exec(
         &ws,
         &s,
-        &["--hook", "spin.scm", "--set", "hook_timeout=0.5", "--approve", "writes"],
+        &[
+            "--hook",
+            "spin.scm",
+            "--set",
+            "hook_timeout=0.5",
+            "--approve",
+            "writes",
+        ],
     );
     assert_ne!(run.code, 0);
     assert!(
-        run.stderr.contains("the hook registered at spin.scm:3 ran longer than 0.5 s"),
+        run.stderr
+            .contains("the hook registered at spin.scm:3 ran longer than 0.5 s"),
         "{}",
         run.stderr
     );
@@ -1003,5 +1069,76 @@ fn a_hook_past_its_time_limit_is_stopped_and_named() {
     let (_d, ws, s) = workspace(&[], &script);
     let run = exec(&ws, &s, &["--set", "hook_timeout=soon"]);
     assert_ne!(run.code, 0);
-    assert!(run.stderr.contains("hook_timeout takes a number"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("hook_timeout takes a number"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn the_guides_toolbox_examples_run_as_printed() {
+    // ask-commands: unattended, ask says no: the command is refused; with
+    // --set ask=yes it runs.
+    let script = json!([
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "touch ran"}}]},
+        "Done."
+    ]);
+    for (extra, runs) in [(None, false), (Some("ask=yes"), true)] {
+        let (_d, ws, s) = workspace(&[], &script);
+        hook_file(&ws, "hook.scm", &guide_example("ask-commands"));
+        let mut args = vec!["--hook", "hook.scm", "--approve", "writes"];
+        if let Some(set) = extra {
+            args.extend(["--set", set]);
+        }
+        let run = exec(&ws, &s, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(ws.join("ran").exists(), runs, "{}", run.stderr);
+    }
+
+    // plan-mode: the write before approval was not offered; after, it runs.
+    let script = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "early.txt", "content": "x\n"}}]},
+        "Plan: write out.txt.",
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "out.txt", "content": "x\n"}}]},
+        "Done."
+    ]);
+    let (_d, ws, s) = workspace(&[], &script);
+    hook_file(&ws, "hook.scm", &guide_example("plan-mode"));
+    let run = exec(
+        &ws,
+        &s,
+        &["--hook", "hook.scm", "--approve", "writes", "--set", "ask=yes"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!ws.join("early.txt").exists() && ws.join("out.txt").exists());
+    let tools: Vec<u64> = of_kind(&run.events, "llm.req")
+        .iter()
+        .map(|e| e["tools"].as_u64().unwrap_or(0))
+        .collect();
+    assert!(tools[0] < tools[3], "{tools:?}");
+
+    // reviewer: one objection keeps the task going; LGTM ends it.
+    let script = json!(["Answer one.", "It misses the edge case.", "Answer two.", "LGTM"]);
+    let (_d, ws, s) = workspace(&[], &script);
+    hook_file(&ws, "hook.scm", &guide_example("reviewer"));
+    let run = exec(&ws, &s, &["--hook", "hook.scm", "--set", "review_model=small-model"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "Answer two.");
+    assert_eq!(strategy_texts(&run.events, "continue").len(), 1);
+
+    // budget: stopped once the session's usage passes the limit.
+    let replies: Vec<Value> = (0..4)
+        .map(|i| json!({"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py", "offset": i + 1}}]}))
+        .collect();
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\ny = 2\n")], &Value::Array(replies));
+    hook_file(&ws, "hook.scm", &guide_example("budget"));
+    let run = exec(&ws, &s, &["--hook", "hook.scm", "--set", "budget=3000"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the session's budget is spent"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(of_kind(&run.events, "llm.req").len(), 2);
 }

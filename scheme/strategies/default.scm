@@ -40,10 +40,6 @@
 (define (finish status text steps)
   (json-object "status" status "text" text "steps" steps "messages" (unbox conversation)))
 
-(define (reply-tokens reply)
-  (let ([usage (assoc-ref reply "usage" '())])
-    (+ (assoc-ref usage "prompt" 0) (assoc-ref usage "completion" 0))))
-
 ;; A reply the token limit cut may end in a half-written call: say so and
 ;; let the model try again with less.
 (define cut-note

@@ -29,8 +29,7 @@ pub struct CheckReport {
 /// checks each hook's point and arity. Returns what it registered, or the
 /// error with its file and line.
 pub fn check(spec: &Path) -> Result<CheckReport, EngineError> {
-    let source =
-        Source::resolve(spec).map_err(|e| EngineError::new(ErrorKind::Load, e))?;
+    let source = Source::resolve(spec).map_err(|e| EngineError::new(ErrorKind::Load, e))?;
     let refuse = Arc::new(|call: crate::call::Call| {
         Err(format!(
             "`{}` does not run under nib strategy check (no workspace)",
@@ -122,4 +121,3 @@ pub fn template(name: &str) -> String {
 "#
     )
 }
-

@@ -207,7 +207,9 @@ fn register_control(engine: &mut Engine, shared: &Arc<Shared>) {
         *super::shared::lock(&s.stop) = Some((status.to_string(), message.clone()));
         // An error unwinds the strategy to the host, which ends the run
         // with the status asked for.
-        Err(format!("the strategy stopped the run ({status}): {message}"))
+        Err(format!(
+            "the strategy stopped the run ({status}): {message}"
+        ))
     });
 }
 
@@ -332,8 +334,7 @@ impl Shared {
                 match self.not_offered(&id, &name) {
                     Some(why) => {
                         self.strategy_event("refuse", &why);
-                        let mut refused =
-                            ToolResult::failed("refused", format!("refused: {why}"));
+                        let mut refused = ToolResult::failed("refused", format!("refused: {why}"));
                         refused.refused = true;
                         (id, name, Err(refused))
                     }

@@ -180,7 +180,9 @@ impl CallOptions {
     pub(super) fn parse(value: Option<&Value>) -> Result<CallOptions, String> {
         let mut out = CallOptions::default();
         // An empty association list is an empty list to JSON.
-        let Some(value) = value.filter(|v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty())) else {
+        let Some(value) =
+            value.filter(|v| !v.is_null() && v.as_array().is_none_or(|a| !a.is_empty()))
+        else {
             return Ok(out);
         };
         let Value::Object(map) = value else {
@@ -239,4 +241,3 @@ impl CallOptions {
         Ok(out)
     }
 }
-

@@ -339,7 +339,9 @@ fn distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let here = row[j + 1];
-            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(here + 1);
+            row[j + 1] = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(here + 1);
             prev = here;
         }
     }
@@ -354,7 +356,10 @@ mod tests {
     fn near_names_are_suggested() {
         let here = Path::new("/nonexistent");
         assert_eq!(did_you_mean("chek", here).as_deref(), Some("check"));
-        assert_eq!(did_you_mean("compakt.scm", here).as_deref(), Some("compact"));
+        assert_eq!(
+            did_you_mean("compakt.scm", here).as_deref(),
+            Some("compact")
+        );
         assert_eq!(did_you_mean("zzzzzzzz", here), None);
         assert_eq!(distance("plan", "plans"), 1);
         let e = Source::resolve(Path::new("polcy")).unwrap_err();

@@ -55,7 +55,10 @@ pub fn run(args: StrategyArgs) -> Result<ExitCode, UsageError> {
         StrategyAction::Check { file } => match author::check(&file) {
             Ok(report) => {
                 if report.hooks.is_empty() && !report.defines_run {
-                    println!("{}: loads, but registers no hooks and defines no run", file.display());
+                    println!(
+                        "{}: loads, but registers no hooks and defines no run",
+                        file.display()
+                    );
                 } else {
                     println!("{}: loads", file.display());
                 }

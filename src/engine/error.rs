@@ -258,7 +258,11 @@ pub(crate) fn render(vm: &SteelEngine, names: &SourceNames, err: &SteelErr) -> E
 
 /// The prelude's hook-place markers (`<<hook@START@SOURCE>>`) in a message
 /// replaced by `file:line`; the first marker's place is returned.
-pub(crate) fn hook_places(vm: &SteelEngine, names: &SourceNames, message: &str) -> (String, Option<Location>) {
+pub(crate) fn hook_places(
+    vm: &SteelEngine,
+    names: &SourceNames,
+    message: &str,
+) -> (String, Option<Location>) {
     const OPEN: &str = "<<hook@";
     let mut out = String::new();
     let mut first = None;
@@ -271,9 +275,9 @@ pub(crate) fn hook_places(vm: &SteelEngine, names: &SourceNames, message: &str) 
             rest = "";
             break;
         };
-        let place = after[..end].split_once('@').and_then(|(start, id)| {
-            place_of(vm, names, start.parse().ok()?, id.parse().ok()?)
-        });
+        let place = after[..end]
+            .split_once('@')
+            .and_then(|(start, id)| place_of(vm, names, start.parse().ok()?, id.parse().ok()?));
         match &place {
             Some(p) => out.push_str(&format!("{}:{}", p.file, p.line)),
             None => out.push_str("an unknown place"),

@@ -298,7 +298,10 @@ impl Engine {
         let mut out = Vec::new();
         for entry in listed.as_array().map(Vec::as_slice).unwrap_or_default() {
             let point = entry.get(2).and_then(Value::as_str).unwrap_or_default();
-            let place = match (entry.get(0).and_then(Value::as_u64), entry.get(1).and_then(Value::as_u64)) {
+            let place = match (
+                entry.get(0).and_then(Value::as_u64),
+                entry.get(1).and_then(Value::as_u64),
+            ) {
                 (Some(start), Some(id)) => {
                     error::place_of(&self.vm, &self.names, start as usize, id as u32)
                 }
@@ -451,7 +454,10 @@ impl Engine {
             Ok(v) => Ok(v),
             Err(e) if fired == Some(Fired::Cancelled) => {
                 let rendered = error::render(&self.vm, &self.names, &e);
-                Err(EngineError::new(ErrorKind::Runaway, "interrupted by the user").with_place(rendered))
+                Err(
+                    EngineError::new(ErrorKind::Runaway, "interrupted by the user")
+                        .with_place(rendered),
+                )
             }
             Err(e) if matches!(fired, Some(Fired::Hook(_))) => {
                 let marker = match &fired {
@@ -466,10 +472,16 @@ impl Engine {
                 let (text, place) = error::hook_places(
                     &self.vm,
                     &self.names,
-                    &format!("the hook registered at {marker} ran longer than {} s (hook_timeout) and was stopped", fmt_secs(limit)),
+                    &format!(
+                        "the hook registered at {marker} ran longer than {} s (hook_timeout) and was stopped",
+                        fmt_secs(limit)
+                    ),
                 );
-                let mut err = EngineError::new(ErrorKind::Runaway, text)
-                    .with_place(error::render(&self.vm, &self.names, &e));
+                let mut err = EngineError::new(ErrorKind::Runaway, text).with_place(error::render(
+                    &self.vm,
+                    &self.names,
+                    &e,
+                ));
                 if let Some(place) = place {
                     err = err.at(place);
                 }
@@ -518,7 +530,9 @@ fn hook_procs(
 ) -> (SteelVal, SteelVal) {
     let off = limit.clone();
     let arm = SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
-        let t = *timeout.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let t = *timeout
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         if let (Some(l), Some(t)) = (&limit, t) {
             let place = match args.first() {
                 Some(SteelVal::StringV(s)) => s.to_string(),

@@ -186,8 +186,15 @@ fn watch(shared: &Shared, controller: &ThreadStateController) {
                 let grown = base
                     .zip(resident_bytes())
                     .is_some_and(|(b, r)| r.saturating_sub(b) > MEMORY_BUDGET);
-                let cancelled = st.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
-                let hook_over = st.hook.as_ref().filter(|(h, _)| now >= *h).map(|(_, p)| p.clone());
+                let cancelled = st
+                    .cancel
+                    .as_ref()
+                    .is_some_and(|c| c.load(Ordering::Relaxed));
+                let hook_over = st
+                    .hook
+                    .as_ref()
+                    .filter(|(h, _)| now >= *h)
+                    .map(|(_, p)| p.clone());
                 let why = if grown {
                     Some(Fired::Memory)
                 } else if cancelled {

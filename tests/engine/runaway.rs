@@ -160,7 +160,9 @@ fn no_program_aborts_the_process() {
     let mut programs: Vec<String> = Vec::new();
     // Nesting: every prefix and bracket, alone and mixed, at three depths.
     for depth in [1_000, 10_000, 100_000] {
-        for open in ["'", "`", ",", ",@", "#'", "#`", "'(", "(", "[", "#(", "`(,", "'#("] {
+        for open in [
+            "'", "`", ",", ",@", "#'", "#`", "'(", "(", "[", "#(", "`(,", "'#(",
+        ] {
             programs.push(format!("{}1", open.repeat(depth)));
         }
         programs.push(format!(
@@ -208,7 +210,13 @@ fn no_program_aborts_the_process() {
         programs.push(src.to_string());
     }
     // steel's internal names, which once skipped the limits.
-    for name in ["make-vector", "make-string", "range", "expt", "arithmetic-shift"] {
+    for name in [
+        "make-vector",
+        "make-string",
+        "range",
+        "expt",
+        "arithmetic-shift",
+    ] {
         programs.push(format!("(#%prim.{name} 100000000000 1)"));
     }
     // The same, from inside a required module (steel folds constant
