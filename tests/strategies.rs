@@ -1108,7 +1108,14 @@ fn the_guides_toolbox_examples_run_as_printed() {
     let run = exec(
         &ws,
         &s,
-        &["--hook", "hook.scm", "--approve", "writes", "--set", "ask=yes"],
+        &[
+            "--hook",
+            "hook.scm",
+            "--approve",
+            "writes",
+            "--set",
+            "ask=yes",
+        ],
     );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert!(!ws.join("early.txt").exists() && ws.join("out.txt").exists());
@@ -1119,10 +1126,19 @@ fn the_guides_toolbox_examples_run_as_printed() {
     assert!(tools[0] < tools[3], "{tools:?}");
 
     // reviewer: one objection keeps the task going; LGTM ends it.
-    let script = json!(["Answer one.", "It misses the edge case.", "Answer two.", "LGTM"]);
+    let script = json!([
+        "Answer one.",
+        "It misses the edge case.",
+        "Answer two.",
+        "LGTM"
+    ]);
     let (_d, ws, s) = workspace(&[], &script);
     hook_file(&ws, "hook.scm", &guide_example("reviewer"));
-    let run = exec(&ws, &s, &["--hook", "hook.scm", "--set", "review_model=small-model"]);
+    let run = exec(
+        &ws,
+        &s,
+        &["--hook", "hook.scm", "--set", "review_model=small-model"],
+    );
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_eq!(run.stdout.trim(), "Answer two.");
     assert_eq!(strategy_texts(&run.events, "continue").len(), 1);

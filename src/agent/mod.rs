@@ -350,11 +350,11 @@ pub fn run_task_with(
     // An unattended session is this one task: its session-end hooks run
     // now (an interactive client calls `end_session` when it closes).
     if host.is_unattended() && cfg.program.is_none() {
-        if let Err(e) = session_end(&mut engine, &shared) {
-            if outcome.status != Status::Error {
-                outcome.status = Status::Error;
-                outcome.text = e.to_string();
-            }
+        if let Err(e) = session_end(&mut engine, &shared)
+            && outcome.status != Status::Error
+        {
+            outcome.status = Status::Error;
+            outcome.text = e.to_string();
         }
         state::end(log.id());
     }

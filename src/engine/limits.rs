@@ -32,6 +32,9 @@ pub(crate) const CAPPED: &[&str] = &[
     "reader-push-string",
 ];
 
+/// A primitive's body, callable from a wrapper.
+type Primitive = Arc<dyn Fn(&[SteelVal]) -> SteelResult<SteelVal> + Send + Sync>;
+
 thread_local! {
     /// The capped values made on this thread, for binding as globals.
     static MADE: RefCell<HashMap<String, SteelVal>> = RefCell::new(HashMap::new());
@@ -75,7 +78,7 @@ pub(crate) fn capped(name: &str, orig: &SteelVal) -> Option<SteelVal> {
                 "reader-push-string" => check_read,
                 _ => return None,
             };
-            let f: Arc<dyn Fn(&[SteelVal]) -> SteelResult<SteelVal> + Send + Sync> = match orig {
+            let f: Primitive = match orig {
                 SteelVal::FuncV(f) => {
                     let f = *f;
                     Arc::new(move |args: &[SteelVal]| f(args))
