@@ -235,9 +235,10 @@ pub fn run_task_with(
         },
     )?;
     procs::register(&mut engine, &shared);
-    // Esc (the client's cancel flag) stops Scheme too, not only model
-    // calls and commands: a looping hook ends at its next instruction.
-    engine.watch_cancel(Arc::clone(&shared.cancel));
+    // Esc could stop Scheme too (`engine.watch_cancel`), but wired here
+    // it cut the default loop short after an interrupted model call, so
+    // the conversation was lost for the next task: not enabled until the
+    // watchdog can tell a loop that is ending from one that is not.
     let hook_timeout = cfg
         .settings
         .iter()

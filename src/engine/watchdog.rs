@@ -33,6 +33,11 @@ use steel::steel_vm::ThreadStateController;
 
 /// How much the process may grow during one run of Scheme.
 pub(crate) const MEMORY_BUDGET: u64 = 1 << 30;
+/// How long a run may go on after the cancel flag is set before the VM is
+/// interrupted: a loop that sees the cancelled model call ends by itself
+/// within it, keeping its conversation for the next task; a hook that
+/// loops does not.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
 /// How often the memory budget is checked.
 const MEMORY_POLL: Duration = Duration::from_millis(5);
 
@@ -56,8 +61,10 @@ struct State {
     fired: Option<(u64, Fired)>,
     /// A hook call's own deadline, and the hook's place marker.
     hook: Option<(Instant, String)>,
-    /// Set by a client to stop the run (polled while armed).
+    /// Set by a client to stop the run (polled while armed), and when
+    /// the watchdog first saw it set.
     cancel: Option<Arc<AtomicBool>>,
+    cancel_seen: Option<Instant>,
     shutdown: bool,
 }
 
@@ -134,6 +141,7 @@ impl Watchdog {
             let mut st = self.shared.lock();
             st.armed = None;
             st.hook = None;
+            st.cancel_seen = None;
             st.fired
                 .take()
                 .filter(|(g, _)| *g == generation)
