@@ -235,10 +235,9 @@ pub fn run_task_with(
         },
     )?;
     procs::register(&mut engine, &shared);
-    // Esc could stop Scheme too (`engine.watch_cancel`), but wired here
-    // it cut the default loop short after an interrupted model call, so
-    // the conversation was lost for the next task: not enabled until the
-    // watchdog can tell a loop that is ending from one that is not.
+    // Esc (the client's cancel flag) stops Scheme too, not only model
+    // calls and commands: a hook still looping 5 s after it is stopped.
+    engine.watch_cancel(Arc::clone(&shared.cancel));
     let hook_timeout = cfg
         .settings
         .iter()

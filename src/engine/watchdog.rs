@@ -194,10 +194,18 @@ fn watch(shared: &Shared, controller: &ThreadStateController) {
                 let grown = base
                     .zip(resident_bytes())
                     .is_some_and(|(b, r)| r.saturating_sub(b) > MEMORY_BUDGET);
-                let cancelled = st
+                let flag = st
                     .cancel
                     .as_ref()
                     .is_some_and(|c| c.load(Ordering::Relaxed));
+                if !flag {
+                    st.cancel_seen = None;
+                } else if st.cancel_seen.is_none() {
+                    st.cancel_seen = Some(now);
+                }
+                let cancelled = st
+                    .cancel_seen
+                    .is_some_and(|seen| now.duration_since(seen) >= CANCEL_GRACE);
                 let hook_over = st
                     .hook
                     .as_ref()
