@@ -23,19 +23,27 @@
          string-truncate
          ;; hooks (docs/strategies.md)
          on
+         on-at
          refuse
          refusal?
+         offer
+         offer?
          hook-points
          hooks-at
          hook-count
+         hook-registry
          restrict-hooks-from!
          restrict-new-hooks!
          hook-tightens-only?
+         in-hook?
+         reset-hooks-depth!
+         run-task-start
          run-before-model
          run-after-reply
          run-before-tool
          run-after-tool
-         run-before-finish)
+         run-before-finish
+         run-session-end)
 
 (define json-null void)
 
@@ -148,32 +156,113 @@
       (string-append (substring s 0 n) "...")))
 ;; ------------------------------------------------------------------ hooks
 ;;
-;; The default loop calls the hooks registered with `on` at five points, in
-;; registration order (docs/strategies.md). A hook from a workspace's
-;; .nib/hooks/ may only tighten: its before-tool hooks may refuse, its
-;; before-finish hooks may veto; anything else it returns is ignored.
+;; Hooks registered with `on` run at seven points (docs/strategies.md), in
+;; registration order. They fail closed: `on` checks the procedure's
+;; arity, and every call's result is checked; a result that is not one the
+;; point allows is an error naming the hook's file and line, and what the
+;; hook guarded (a model call, a tool call, the end of the task) does not
+;; happen. A hook from a workspace's .nib/hooks/ may only tighten: its
+;; before-tool hooks may refuse, its before-finish hooks may veto; anything
+;; else it returns is ignored.
 
 (define hook-points
-  (list "before-model" "after-reply" "before-tool" "after-tool" "before-finish"))
+  (list "task-start" "before-model" "after-reply" "before-tool" "after-tool" "before-finish" "session-end"))
 
-;; Each hook: (point tightens-only? proc), in registration order.
+;; What each point passes its hooks, and what they may return.
+(define (hook-arity point)
+  (if (member point (list "before-model" "after-tool")) 2 1))
+
+(define (hook-args-text point)
+  (cond
+    [(equal? point "before-model") "(messages tools)"]
+    [(equal? point "after-tool") "(call result)"]
+    [(equal? point "after-reply") "(reply)"]
+    [(equal? point "before-tool") "(call)"]
+    [(equal? point "before-finish") "(text)"]
+    [(equal? point "task-start") "(task)"]
+    [else "(summary)"]))
+
+(define (hook-returns-text point)
+  (cond
+    [(equal? point "task-start") "#f to keep the task, or a string: the task text the model gets instead"]
+    [(equal? point "before-model") "the messages to send (a list of messages), (offer messages tools), or #f to keep them"]
+    [(equal? point "after-reply") "the reply to act on (an object), or #f to keep it"]
+    [(equal? point "before-tool") "the call to run (as it came, or rewritten), or (refuse why)"]
+    [(equal? point "after-tool") "the result the model gets (an object), or #f to keep it"]
+    [(equal? point "before-finish") "#f to let the task end, or a string: the task goes on and the model gets it"]
+    [else "#f (its value is not used)"]))
+
+;; Each hook: (point tightens-only? proc place), in registration order;
+;; place is (start end source-id) of the procedure in its file, which the
+;; host turns into file:line in errors (the marker in `hook-place`).
 (define *hooks* (box '()))
 ;; Set once loading is over: hooks registered later (from inside a hook)
 ;; count as a workspace's.
 (define *restrict-new* (box #f))
+;; How many hooks are running (a hook's own model-reply or run-calls do
+;; not run hooks again).
+(define *hook-depth* (box 0))
 
-;; (on point proc): call proc at point; see docs/strategies.md.
-(define (on point proc)
-  (if (not (member point hook-points))
-      (error (string-append "on: there is no hook point \"" (if (string? point) point "?")
-                            "\"; the points are before-model, after-reply, before-tool, after-tool, before-finish"))
-      (if (not (procedure? proc))
-          (error (string-append "on: the hook for " point " must be a procedure"))
-          (begin
-            (set-box! *hooks* (append (unbox *hooks*) (list (list point (unbox *restrict-new*) proc))))
-            point))))
+(define (in-hook?) (> (unbox *hook-depth*) 0))
+(define (reset-hooks-depth!) (set-box! *hook-depth* 0) #t)
+
+(define (hook-place h) (list-ref h 3))
+
+;; The marker the host replaces with the hook's file:line.
+(define (place-text place)
+  (if (and (list? place) (= (length place) 3))
+      (string-append "<<hook@" (number->string (car place)) "@" (number->string (caddr place)) ">>")
+      "an unknown place"))
+
+(define (hook-error h message)
+  (error (string-append (car h) " hook (registered at " (place-text (hook-place h)) ") " message)))
+
+;; Exact arity and multi-arity of a procedure, or #f when unknown.
+(define (arity-fits? proc n)
+  (let ([a (%procedure-arity proc)])
+    (cond
+      [(not a) #t]
+      [(car (cdr a)) (<= (- (car a) 1) n)]
+      [else (= (car a) n)])))
+
+(define (register-hook point proc place)
+  (cond
+    [(not (member point hook-points))
+     (error (string-append "on (at " (place-text place) "): there is no hook point \""
+                           (if (string? point) point "?")
+                           "\"; the points are task-start, before-model, after-reply, before-tool, after-tool, before-finish, session-end"))]
+    [(not (procedure? proc))
+     (error (string-append "on (at " (place-text place) "): the hook for " point " must be a procedure " (hook-args-text point)))]
+    [(not (arity-fits? proc (hook-arity point)))
+     (error (string-append "on (at " (place-text place) "): a " point " hook takes "
+                           (number->string (hook-arity point)) " argument"
+                           (if (= (hook-arity point) 1) "" "s") " " (hook-args-text point)
+                           ", but this procedure takes " (number->string (car (%procedure-arity proc)))))]
+    [else
+     (set-box! *hooks* (append (unbox *hooks*) (list (list point (unbox *restrict-new*) proc place))))
+     point]))
+
+;; (on point proc): call proc at point; see docs/strategies.md. A macro, so
+;; that errors can name the file and line the hook was registered at.
+(define-syntax on
+  (syntax-rules ()
+    [(on point proc) (register-hook point proc (#%syntax-span proc))]))
+
+;; (on-at point proc place): `on` for code that registers hooks from a
+;; procedure of its own (place: #f, or what #%syntax-span gave).
+(define (on-at point proc place) (register-hook point proc place))
 
 (define (hook-count) (length (unbox *hooks*)))
+
+;; Each hook as (start source-id point), for `nib strategy check` (a
+;; number first, so that it does not read as a JSON object).
+(define (hook-registry)
+  (map (lambda (h)
+         (let ([place (hook-place h)])
+           (if (and (list? place) (= (length place) 3))
+               (list (car place) (caddr place) (car h))
+               (list #f #f (car h)))))
+       (unbox *hooks*)))
 
 ;; Hooks from index n on may only tighten (the host calls this after
 ;; loading a workspace's hook file; calling it can only take power away).
@@ -183,7 +272,10 @@
               (if (null? xs)
                   (reverse out)
                   (loop (cdr xs) (+ i 1)
-                        (cons (if (>= i n) (list (car (car xs)) #t (caddr (car xs))) (car xs)) out)))))
+                        (cons (if (>= i n)
+                                  (list (car (car xs)) #t (caddr (car xs)) (list-ref (car xs) 3))
+                                  (car xs))
+                              out)))))
   #t)
 
 (define (restrict-new-hooks!) (set-box! *restrict-new* #t) #t)
@@ -195,41 +287,118 @@
 
 ;; (refuse why): what a before-tool hook returns to refuse a call; the
 ;; model gets why.
-(define (refuse why) (list (cons "refuse" why)))
+(define (refuse why)
+  (if (string? why)
+      (list (cons "refuse" why))
+      (error "refuse: the reason must be a string (the model reads it)")))
 
 (define (refusal? x)
   (and (list? x) (not (null? x)) (pair? (car x)) (equal? (car (car x)) "refuse")))
 
+;; (offer messages tools): what a before-model hook returns to send
+;; messages and offer only the tools named (a list of strings). A call to
+;; a tool that was not offered is refused.
+(define (offer messages tools)
+  (cond
+    [(not (list? messages)) (error "offer: the messages must be a list")]
+    [(not (and (list? tools) (every? string? tools)))
+     (error "offer: the tools must be a list of tool names (strings)")]
+    [else (list (cons "offer-messages" messages) (cons "offer-tools" tools))]))
+
+(define (offer? x)
+  (and (list? x) (not (null? x)) (pair? (car x)) (equal? (car (car x)) "offer-messages")))
+
+(define (object? x)
+  (and (list? x) (every? (lambda (e) (and (pair? e) (string? (car e)))) x)))
+
+(define (message-list? x)
+  (and (list? x) (every? (lambda (m) (and (object? m) (string? (assoc-ref m "role" #f)))) x)))
+
+(define (keep? out) (or (not out) (void? out)))
+
+(define (describe-value x)
+  (cond
+    [(void? x) "nothing (void)"]
+    [(boolean? x) (if x "#t" "#f")]
+    [(string? x) (string-append "a string (\"" (string-truncate x 40) "\")")]
+    [(number? x) (string-append "a number (" (number->string x) ")")]
+    [(symbol? x) "a symbol"]
+    [(procedure? x) "a procedure"]
+    [(null? x) "an empty list"]
+    [(list? x) "a list of another shape"]
+    [else "another kind of value"]))
+
+;; Calls one hook, counting the depth (a hook's own model-reply and
+;; run-calls do not run hooks).
+(define (call-hook h args)
+  (if (= (unbox *hook-depth*) 0) (%hook-arm (place-text (hook-place h))) #f)
+  (set-box! *hook-depth* (+ (unbox *hook-depth*) 1))
+  (let ([out (apply (caddr h) args)])
+    (set-box! *hook-depth* (- (unbox *hook-depth*) 1))
+    (if (= (unbox *hook-depth*) 0) (%hook-disarm) #f)
+    out))
+
+(define (bad-result h out)
+  (hook-error h (string-append "returned " (describe-value out) "; a " (car h) " hook returns "
+                               (hook-returns-text (car h)))))
+
 ;; Threads value through the hooks at point: each gets (value extra ...)
-;; and returns the new value, or #f / void to keep it.
-(define (thread-hooks point value extras)
+;; and returns the new value, or #f / void to keep it; `valid?` checks a
+;; new value.
+(define (thread-hooks point value extras valid?)
   (let loop ([hs (hooks-at point)] [v value])
     (if (null? hs)
         v
         (let* ([h (car hs)]
-               [out (apply (caddr h) (cons v extras))])
-          (loop (cdr hs)
-                (if (or (hook-tightens-only? h) (not out) (void? out)) v out))))))
+               [out (call-hook h (cons v extras))])
+          (cond
+            [(keep? out) (loop (cdr hs) v)]
+            [(not (valid? out)) (bad-result h out)]
+            [(hook-tightens-only? h) (loop (cdr hs) v)]
+            [else (loop (cdr hs) out)])))))
 
-;; before-model: (hook messages tools) -> messages
+;; task-start: (hook task) -> #f, or the task text to use instead.
+(define (run-task-start task)
+  (reset-hooks-depth!)
+  (thread-hooks "task-start" task '() string?))
+
+;; before-model: (hook messages tools) -> messages, (offer messages tools)
+;; or #f. Returns (messages . tools): tools is #f when no hook narrowed
+;; them. The messages returned are what is sent and what the conversation
+;; goes on from.
 (define (run-before-model messages tools)
-  (thread-hooks "before-model" messages (list tools)))
+  (let loop ([hs (hooks-at "before-model")] [ms messages] [offered #f])
+    (if (null? hs)
+        (cons ms offered)
+        (let* ([h (car hs)]
+               [out (call-hook h (list ms (or offered tools)))])
+          (cond
+            [(or (keep? out) (hook-tightens-only? h)) (loop (cdr hs) ms offered)]
+            [(offer? out)
+             (let ([new-ms (assoc-ref out "offer-messages" '())])
+               (if (message-list? new-ms)
+                   (loop (cdr hs) new-ms (assoc-ref out "offer-tools" '()))
+                   (bad-result h new-ms)))]
+            [(message-list? out) (loop (cdr hs) out offered)]
+            [else (bad-result h out)])))))
 
 ;; after-reply: (hook reply) -> reply
 (define (run-after-reply reply)
-  (thread-hooks "after-reply" reply '()))
+  (thread-hooks "after-reply" reply '() object?))
 
-;; before-tool: (hook call) -> the call (maybe rewritten), (refuse why), or
-;; #t / #f / void to let it run as it is. The first refusal wins.
+;; before-tool: (hook call) -> the call (maybe rewritten) or (refuse why).
+;; The first refusal wins; anything else is an error and the call does not
+;; run.
 (define (run-before-tool call)
   (let loop ([hs (hooks-at "before-tool")] [c call])
     (if (null? hs)
         c
         (let* ([h (car hs)]
-               [out ((caddr h) c)])
+               [out (call-hook h (list c))])
           (cond
             [(refusal? out) out]
-            [(or (hook-tightens-only? h) (not (list? out)) (null? out)) (loop (cdr hs) c)]
+            [(not (and (object? out) (string? (assoc-ref out "name" #f)))) (bad-result h out)]
+            [(hook-tightens-only? h) (loop (cdr hs) c)]
             [else (loop (cdr hs) out)])))))
 
 ;; after-tool: (hook call result) -> result
@@ -238,8 +407,12 @@
     (if (null? hs)
         r
         (let* ([h (car hs)]
-               [out ((caddr h) call r)])
-          (loop (cdr hs) (if (or (hook-tightens-only? h) (not out) (void? out)) r out))))))
+               [out (call-hook h (list call r))])
+          (cond
+            [(keep? out) (loop (cdr hs) r)]
+            [(not (object? out)) (bad-result h out)]
+            [(hook-tightens-only? h) (loop (cdr hs) r)]
+            [else (loop (cdr hs) out)])))))
 
 ;; before-finish: (hook text) -> #f to let the task end, or a string: the
 ;; task goes on, with that string sent to the model. The first veto wins.
@@ -247,5 +420,21 @@
   (let loop ([hs (hooks-at "before-finish")])
     (if (null? hs)
         #f
-        (let ([out ((caddr (car hs)) text)])
-          (if (string? out) out (loop (cdr hs)))))))
+        (let* ([h (car hs)]
+               [out (call-hook h (list text))])
+          (cond
+            [(string? out) out]
+            [(equal? out #f) (loop (cdr hs))]
+            [else (bad-result h out)])))))
+
+;; session-end: (hook summary) -> #f; summary holds "tasks" and "usage".
+(define (run-session-end summary)
+  (reset-hooks-depth!)
+  (let loop ([hs (hooks-at "session-end")])
+    (if (null? hs)
+        #t
+        (let* ([h (car hs)]
+               [out (call-hook h (list summary))])
+          (if (keep? out)
+              (loop (cdr hs))
+              (bad-result h out))))))

@@ -532,14 +532,17 @@ fn the_guides_hook_examples_run_as_printed() {
     assert!(strategy_texts(&run.events, "continue")[0].contains("The tests fail"));
 
     // trim-results: with twelve results, the two oldest are elided.
+    // (Two files in turn: the default loop stops a model that repeats one
+    // call.)
     let mut replies: Vec<Value> = (0..12)
-        .map(|_| json!({"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py"}}]}))
+        .map(|i| json!({"tool_calls": [{"name": "fs-read", "arguments": {"path": (["a.py", "b.py"][i % 2])}}]}))
         .collect();
     replies.push(json!("Read."));
     let big = "value = 'a line the model reads'\n".repeat(200);
-    let (_d, ws, s) = workspace(&[("a.py", &big)], &Value::Array(replies.clone()));
+    let files = [("a.py", big.as_str()), ("b.py", big.as_str())];
+    let (_d, ws, s) = workspace(&files, &Value::Array(replies.clone()));
     let plain = exec(&ws, &s, &[]);
-    let (_d, ws, s) = workspace(&[("a.py", &big)], &Value::Array(replies));
+    let (_d, ws, s) = workspace(&files, &Value::Array(replies));
     fs::write(ws.join("hook.scm"), guide_example("trim-results")).unwrap();
     let run = exec(&ws, &s, &["--hook", "hook.scm"]);
     assert_eq!(run.code, 0, "{}", run.stderr);
@@ -740,4 +743,418 @@ fn unattended_questions_are_answered_by_policy_and_logged() {
     let asks = of_kind(&run.events, "ask");
     assert_eq!(asks.len(), 2);
     assert!(asks.iter().all(|a| a["by"] == "policy"));
+}
+
+/// A hook file `name` in the workspace.
+fn hook_file(ws: &Path, name: &str, text: &str) {
+    fs::write(ws.join(name), text).expect("hook file");
+}
+
+#[test]
+fn a_hook_with_a_wrong_result_or_arity_fails_closed_and_names_its_line() {
+    let write = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "out.txt", "content": "x\n"}}]},
+        "Done."
+    ]);
+    // (point, the hook's lambda, what the error says)
+    let cases = [
+        ("before-tool", "(lambda (call) #f)", "returned #f"),
+        (
+            "before-tool",
+            "(lambda (call) \"fine\")",
+            "returned a string",
+        ),
+        (
+            "before-model",
+            "(lambda (messages tools) 5)",
+            "returned a number",
+        ),
+        (
+            "after-reply",
+            "(lambda (reply) \"ok\")",
+            "returned a string",
+        ),
+        (
+            "after-tool",
+            "(lambda (call result) 'done)",
+            "returned a symbol",
+        ),
+        ("task-start", "(lambda (task) 3)", "returned a number"),
+        (
+            "before-tool",
+            "(lambda (call extra) call)",
+            "takes 1 argument",
+        ),
+        (
+            "after-tool",
+            "(lambda (result) result)",
+            "takes 2 arguments",
+        ),
+    ];
+    for (point, hook, says) in cases {
+        let (_d, ws, s) = workspace(&[], &write);
+        hook_file(
+            &ws,
+            "mine.scm",
+            &format!(";; a hook with a mistake\n\n(on \"{point}\"\n    {hook})\n"),
+        );
+        let run = exec(&ws, &s, &["--hook", "mine.scm", "--approve", "writes"]);
+        assert_ne!(run.code, 0, "{point} {hook}: {}", run.stderr);
+        assert!(run.stderr.contains(says), "{point} {hook}: {}", run.stderr);
+        // The place is the user's file and the hook's line.
+        assert!(run.stderr.contains("mine.scm:4"), "{point}: {}", run.stderr);
+        assert!(!run.stderr.contains("default.scm"), "{}", run.stderr);
+        if point != "after-tool" && point != "after-reply" {
+            assert!(
+                !ws.join("out.txt").exists(),
+                "{point} {hook}: the write ran"
+            );
+        }
+        assert_eq!(run.stderr.matches(says).count(), 1, "{}", run.stderr);
+    }
+    // before-finish: a value that is neither #f nor a string.
+    let (_d, ws, s) = workspace(&[], &json!(["Done."]));
+    hook_file(
+        &ws,
+        "fin.scm",
+        "(on \"before-finish\" (lambda (text) #t))\n",
+    );
+    let run = exec(&ws, &s, &["--hook", "fin.scm"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("fin.scm:1"), "{}", run.stderr);
+}
+
+#[test]
+fn offered_tools_are_enforced_and_hooks_run_under_a_custom_run() {
+    let script = json!([
+        {"tool_calls": [
+            {"name": "fs-write", "arguments": {"path": "out.txt", "content": "x\n"}},
+            {"name": "invented-tool", "arguments": {}},
+            {"name": "fs-read", "arguments": {"path": "a.py"}}
+        ]},
+        "Done."
+    ]);
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\n")], &script);
+    // A read-only mode as one hook: only fs-read is offered.
+    hook_file(
+        &ws,
+        "readonly.scm",
+        "(on \"before-model\" (lambda (messages tools) (offer messages (list \"fs-read\"))))\n",
+    );
+    // A custom loop in another file: the hooks of every file still run.
+    hook_file(
+        &ws,
+        "loop.scm",
+        "(define (run task options)\n\
+           (let* ([reply (model-reply (list (json-object \"role\" \"user\" \"content\" task)) 1)]\n\
+                  [results (run-calls (assoc-ref reply \"tool_calls\" '()) 1)])\n\
+             (json-object \"status\" \"done\" \"steps\" 1\n\
+               \"text\" (string-join (map (lambda (r) (string-append (assoc-ref r \"name\" \"\") \": \" (if (tool-ok? r) \"ok\" (tool-text r)))) results) \"\\n\"))))\n",
+    );
+    hook_file(
+        &ws,
+        "count.scm",
+        "(on \"before-tool\" (lambda (call) (say (string-append \"saw \" (assoc-ref call \"name\" \"\"))) call))\n",
+    );
+    let run = exec(
+        &ws,
+        &s,
+        &[
+            "--strategy",
+            "loop.scm",
+            "--hook",
+            "readonly.scm",
+            "--hook",
+            "count.scm",
+            "--approve",
+            "writes",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!ws.join("out.txt").exists(), "a tool not offered ran");
+    assert!(
+        run.stdout
+            .contains("fs-write: refused: `fs-write` was not offered"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("invented-tool: refused"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("fs-read: ok"), "{}", run.stdout);
+    // The request offered one tool.
+    let req = of_kind(&run.events, "llm.req");
+    assert_eq!(req[0]["tools"], 1, "{req:?}");
+    assert_eq!(strategy_texts(&run.events, "say").len(), 3);
+}
+
+#[test]
+fn hooks_stop_the_run_see_the_task_and_keep_session_state() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py"}}]},
+        {"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py", "offset": 1}}]},
+        "Done."
+    ]);
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\n")], &script);
+    hook_file(
+        &ws,
+        "budget.scm",
+        ";; a budget over the whole session, with its own model calls counted\n\
+         (on \"task-start\" (lambda (task) (string-append task \" (be brief)\")))\n\
+         (on \"before-model\" (lambda (messages tools)\n\
+           (say (string-append \"task: \" (task-text)))\n\
+           (session-set! \"calls\" (+ 1 (session-get \"calls\" 0)))\n\
+           (if (> (assoc-ref (session-usage) \"calls\" 0) 0)\n\
+               (stop \"token_limit\" (string-append \"budget spent after \" (number->string (session-get \"calls\" 0)) \" calls\"))\n\
+               #f)))\n\
+         (on \"session-end\" (lambda (summary)\n\
+           (say (string-append \"session used \" (number->string (assoc-ref (assoc-ref summary \"usage\" '()) \"calls\" 0)) \" model calls\"))\n\
+           #f))\n",
+    );
+    let run = exec(&ws, &s, &["--hook", "budget.scm"]);
+    assert_eq!(run.code, 4, "{} {}", run.stdout, run.stderr);
+    let said = strategy_texts(&run.events, "say");
+    assert!(said.contains(&"task: do the task".to_string()), "{said:?}");
+    assert!(
+        said.contains(&"session used 1 model calls".to_string()),
+        "{said:?}"
+    );
+    assert!(
+        run.stderr.contains("budget spent after 2 calls"),
+        "{}",
+        run.stderr
+    );
+    // The task the model got carries the task-start hook's words.
+    let ended = of_kind(&run.events, "turn.end");
+    assert_eq!(ended[0]["reason"], "token_limit", "{ended:?}");
+    // The steps the run made are reported, not 0.
+    assert_eq!(ended[0]["step"], 1, "{ended:?}");
+}
+
+#[test]
+fn a_strategy_can_ask_another_model_and_its_usage_counts() {
+    // The scripted server answers whatever model is named; the log says
+    // which one was asked.
+    let (_d, ws, s) = workspace(&[], &json!(["Main answer.", "a cheap summary"]));
+    hook_file(
+        &ws,
+        "review.scm",
+        "(on \"before-finish\" (lambda (text)\n\
+               (let ([r (model-reply (list (json-object \"role\" \"user\" \"content\" text)) 0\n\
+                          (json-object \"model\" \"cheap-model\" \"quiet\" #t \"tools\" '()))])\n\
+                 (say (string-append \"review: \" (assoc-ref r \"text\" \"\")))\n\
+                 (say (string-append \"calls: \" (number->string (assoc-ref (task-usage) \"calls\" 0))))\n\
+                 #f)))\n",
+    );
+    let run = exec(&ws, &s, &["--hook", "review.scm"]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    let said = strategy_texts(&run.events, "say");
+    assert!(
+        said.contains(&"review: a cheap summary".to_string()),
+        "{said:?}"
+    );
+    assert!(said.contains(&"calls: 2".to_string()), "{said:?}");
+    let asked: Vec<&Value> = of_kind(&run.events, "llm.req")
+        .into_iter()
+        .map(|e| &e["model"])
+        .collect();
+    assert_eq!(asked[1], "cheap-model", "{asked:?}");
+}
+
+#[test]
+fn a_model_repeating_one_call_is_told_once_then_stopped() {
+    let replies: Vec<Value> = (0..8)
+        .map(|_| json!({"tool_calls": [{"name": "git-status", "arguments": {}}]}))
+        .collect();
+    let (_d, ws, s) = workspace(&[], &Value::Array(replies));
+    let run = exec(&ws, &s, &[]);
+    assert_ne!(run.code, 0);
+    assert_eq!(strategy_texts(&run.events, "repeat").len(), 1);
+    assert!(
+        run.stderr
+            .contains("same call (git-status) 5 times in a row"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn nib_strategy_lists_checks_and_starts_files() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let nib = |args: &[&str]| {
+        let out = Command::new(NIB)
+            .args(args)
+            .current_dir(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nib");
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    // new: a starting file that checks clean, and is never overwritten.
+    let (code, out, _) = nib(&["strategy", "new", "guard-push"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, err) = nib(&["strategy", "check", "guard-push.scm"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("before-tool    hook at guard-push.scm:13"),
+        "{out}"
+    );
+    let (code, _, err) = nib(&["strategy", "new", "guard-push"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("exists"), "{err}");
+    // list: shipped and found.
+    let (code, out, _) = nib(&["strategy", "list"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("compact") && out.contains("guard-push.scm"),
+        "{out}"
+    );
+    // check: a shipped one, a broken one (its file and line), a typo.
+    let (_, out, _) = nib(&["strategy", "check", "policy"]);
+    assert_eq!(out.matches("before-tool").count(), 2, "{out}");
+    fs::write(
+        dir.path().join("broken.scm"),
+        "\n(on \"after-tool\" (lambda (result) result))\n",
+    )
+    .unwrap();
+    let (code, _, err) = nib(&["strategy", "check", "broken.scm"]);
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("broken.scm:2") && err.contains("takes 2 arguments"),
+        "{err}"
+    );
+    let (code, _, err) = nib(&["strategy", "check", "polcy"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("did you mean `policy`?"), "{err}");
+}
+
+#[test]
+fn a_hook_past_its_time_limit_is_stopped_and_named() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "out.txt", "content": "x\n"}}]},
+        "Done."
+    ]);
+    let (_d, ws, s) = workspace(&[], &script);
+    hook_file(
+        &ws,
+        "spin.scm",
+        ";; a hook that never returns\n(on \"before-tool\"\n    (lambda (call) (let loop ([i 0]) (loop (+ i 1)))))\n",
+    );
+    let run = exec(
+        &ws,
+        &s,
+        &[
+            "--hook",
+            "spin.scm",
+            "--set",
+            "hook_timeout=0.5",
+            "--approve",
+            "writes",
+        ],
+    );
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr
+            .contains("the hook registered at spin.scm:3 ran longer than 0.5 s"),
+        "{}",
+        run.stderr
+    );
+    assert!(!ws.join("out.txt").exists());
+    let (_d, ws, s) = workspace(&[], &script);
+    let run = exec(&ws, &s, &["--set", "hook_timeout=soon"]);
+    assert_ne!(run.code, 0);
+    assert!(
+        run.stderr.contains("hook_timeout takes a number"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn the_guides_toolbox_examples_run_as_printed() {
+    // ask-commands: unattended, ask says no: the command is refused; with
+    // --set ask=yes it runs.
+    let script = json!([
+        {"tool_calls": [{"name": "shell", "arguments": {"command": "touch ran"}}]},
+        "Done."
+    ]);
+    for (extra, runs) in [(None, false), (Some("ask=yes"), true)] {
+        let (_d, ws, s) = workspace(&[], &script);
+        hook_file(&ws, "hook.scm", &guide_example("ask-commands"));
+        let mut args = vec!["--hook", "hook.scm", "--approve", "writes"];
+        if let Some(set) = extra {
+            args.extend(["--set", set]);
+        }
+        let run = exec(&ws, &s, &args);
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(ws.join("ran").exists(), runs, "{}", run.stderr);
+    }
+
+    // plan-mode: the write before approval was not offered; after, it runs.
+    let script = json!([
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "early.txt", "content": "x\n"}}]},
+        "Plan: write out.txt.",
+        {"tool_calls": [{"name": "fs-write", "arguments": {"path": "out.txt", "content": "x\n"}}]},
+        "Done."
+    ]);
+    let (_d, ws, s) = workspace(&[], &script);
+    hook_file(&ws, "hook.scm", &guide_example("plan-mode"));
+    let run = exec(
+        &ws,
+        &s,
+        &[
+            "--hook",
+            "hook.scm",
+            "--approve",
+            "writes",
+            "--set",
+            "ask=yes",
+        ],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(!ws.join("early.txt").exists() && ws.join("out.txt").exists());
+    let tools: Vec<u64> = of_kind(&run.events, "llm.req")
+        .iter()
+        .map(|e| e["tools"].as_u64().unwrap_or(0))
+        .collect();
+    assert!(tools[0] < tools[3], "{tools:?}");
+
+    // reviewer: one objection keeps the task going; LGTM ends it.
+    let script = json!([
+        "Answer one.",
+        "It misses the edge case.",
+        "Answer two.",
+        "LGTM"
+    ]);
+    let (_d, ws, s) = workspace(&[], &script);
+    hook_file(&ws, "hook.scm", &guide_example("reviewer"));
+    let run = exec(
+        &ws,
+        &s,
+        &["--hook", "hook.scm", "--set", "review_model=small-model"],
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(run.stdout.trim(), "Answer two.");
+    assert_eq!(strategy_texts(&run.events, "continue").len(), 1);
+
+    // budget: stopped once the session's usage passes the limit.
+    let replies: Vec<Value> = (0..4)
+        .map(|i| json!({"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py", "offset": i + 1}}]}))
+        .collect();
+    let (_d, ws, s) = workspace(&[("a.py", "x = 1\ny = 2\n")], &Value::Array(replies));
+    hook_file(&ws, "hook.scm", &guide_example("budget"));
+    let run = exec(&ws, &s, &["--hook", "hook.scm", "--set", "budget=3000"]);
+    assert_eq!(run.code, 4, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("the session's budget is spent"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(of_kind(&run.events, "llm.req").len(), 2);
 }

@@ -32,15 +32,19 @@
 //! `record.rs` turns calls and results into events; `messages.rs`
 //! converts between the strategy's JSON and the model client's types.
 
+pub mod author;
 mod messages;
 mod procs;
 mod record;
 mod session;
+mod shared;
+pub mod state;
 pub mod strategy;
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -57,7 +61,7 @@ use crate::session::event::{self, Event};
 pub use session::{AgentSession, Confirms, LogPlace, SessionBuilder};
 pub use strategy::{SHIPPED, Source};
 
-use procs::Shared;
+use shared::{Shared, lock};
 
 /// The default strategy, compiled into the binary.
 pub const DEFAULT_STRATEGY: &str = include_str!("../../scheme/strategies/default.scm");
@@ -102,6 +106,17 @@ pub enum Status {
 }
 
 impl Status {
+    /// A status a strategy named (`done`, `step_limit`, ...); anything else
+    /// is an error.
+    pub fn of(name: &str) -> Status {
+        match name {
+            "done" => Status::Done,
+            "step_limit" => Status::StepLimit,
+            "token_limit" => Status::TokenLimit,
+            _ => Status::Error,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Status::Done => "done",
@@ -186,19 +201,26 @@ pub fn run_task_with(
     }
     let shared = Arc::new(Shared {
         client,
+        other_clients: Mutex::new(HashMap::new()),
+        deadline_at: Some(std::time::Instant::now() + cfg.deadline),
         system: system_prompt(&host),
         tools: tool_list(&ALL).as_array().cloned().unwrap_or_default(),
         host: Arc::clone(&host),
         log: Arc::clone(&log),
         max_tokens: cfg.max_tokens,
-        tokens: AtomicU64::new(0),
+        usage: Mutex::new(state::Usage::default()),
         refused_confirms: AtomicUsize::new(0),
         on_stream: Mutex::new(Box::new(on_stream)),
         last_error: Mutex::new(String::new()),
         cancel,
         settings: cfg.settings.clone(),
         timed_out,
+        task: task.to_string(),
+        step: AtomicU64::new(0),
+        offered: Mutex::new(HashMap::new()),
+        stop: Mutex::new(None),
     });
+    state::task_started(log.id());
     let plan = LoadPlan::of(cfg, host.workspace().root())
         .map_err(|e| EngineError::new(ErrorKind::Load, e))?;
     let strategy_dirs = plan.dirs(cfg.program.as_ref());
@@ -213,6 +235,27 @@ pub fn run_task_with(
         },
     )?;
     procs::register(&mut engine, &shared);
+    // Esc (the client's cancel flag) stops Scheme too, not only model
+    // calls and commands: a hook still looping 5 s after it is stopped.
+    engine.watch_cancel(Arc::clone(&shared.cancel));
+    let hook_timeout = cfg
+        .settings
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "hook_timeout")
+        .map(|(_, v)| v.trim().parse::<f64>());
+    match hook_timeout {
+        Some(Ok(secs)) if secs > 0.0 && secs.is_finite() => {
+            engine.set_hook_timeout(Some(Duration::from_secs_f64(secs)));
+        }
+        Some(_) => {
+            return Err(EngineError::new(
+                ErrorKind::Load,
+                "--set hook_timeout takes a number of seconds above 0, e.g. hook_timeout=10",
+            ));
+        }
+        None => {}
+    }
     // What the strategy displays is the strategy's own line in the log,
     // shown by every client (stderr in nib exec).
     {
@@ -265,24 +308,57 @@ pub fn run_task_with(
             };
             json!({"status": "done", "text": text, "steps": 0})
         }),
-        None => engine.call("run", vec![Value::String(task.into()), options]),
+        None => {
+            // task-start hooks may give the task another text.
+            let task = match engine.call("run-task-start", vec![Value::String(task.into())])? {
+                Value::String(t) => t,
+                _ => task.to_string(),
+            };
+            engine.call("run", vec![Value::String(task), options])
+        }
     });
-    let outcome = match result {
-        Ok(value) => outcome_of(&value, &shared),
-        Err(e) => Outcome {
+    let stopped = lock(&shared.stop).take();
+    let mut outcome = match (result, stopped) {
+        (_, Some((status, message))) => Outcome {
+            status: Status::of(&status),
+            text: message,
+            steps: shared.step.load(Ordering::Relaxed),
+            refused_confirms: shared.refused_confirms.load(Ordering::Relaxed),
+            tokens: shared.tokens(),
+            messages: Value::Null,
+        },
+        (Ok(value), None) => outcome_of(&value, &shared),
+        (Err(e), None) => Outcome {
             status: Status::Error,
             text: e.to_string(),
-            steps: 0,
+            steps: shared.step.load(Ordering::Relaxed),
             refused_confirms: shared.refused_confirms.load(Ordering::Relaxed),
-            tokens: shared.tokens.load(Ordering::Relaxed),
+            tokens: shared.tokens(),
             messages: Value::Null,
         },
     };
-    let logged = shared
-        .last_error
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .clone();
+    // The run's own deadline sets the cancel flag as well: say which it was.
+    if outcome.status == Status::Error
+        && shared.timed_out.load(Ordering::Relaxed)
+        && outcome.text.contains(INTERRUPTED)
+    {
+        outcome.text = format!(
+            "the run's time limit ({} s) ran out",
+            cfg.deadline.as_secs()
+        );
+    }
+    // An unattended session is this one task: its session-end hooks run
+    // now (an interactive client calls `end_session` when it closes).
+    if host.is_unattended() && cfg.program.is_none() {
+        if let Err(e) = session_end(&mut engine, &shared)
+            && outcome.status != Status::Error
+        {
+            outcome.status = Status::Error;
+            outcome.text = e.to_string();
+        }
+        state::end(log.id());
+    }
+    let logged = lock(&shared.last_error).clone();
     if outcome.status == Status::Error && outcome.text != logged {
         let _ = log.emit(&Event::Error(event::ErrorEvent {
             step: None,
@@ -367,13 +443,18 @@ impl LoadPlan {
     }
 }
 
+/// The session-end hooks, with what the session did.
+fn session_end(engine: &mut Engine, shared: &Shared) -> Result<(), EngineError> {
+    let id = shared.session_id();
+    let summary = json!({
+        "tasks": state::tasks(id),
+        "usage": state::usage(id).to_json(),
+    });
+    engine.call("run-session-end", vec![summary]).map(drop)
+}
+
 fn outcome_of(value: &Value, shared: &Shared) -> Outcome {
-    let status = match value.get("status").and_then(Value::as_str) {
-        Some("done") => Status::Done,
-        Some("step_limit") => Status::StepLimit,
-        Some("token_limit") => Status::TokenLimit,
-        _ => Status::Error,
-    };
+    let status = Status::of(value.get("status").and_then(Value::as_str).unwrap_or(""));
     let text = match value.get("text").and_then(Value::as_str) {
         Some(t) => t.to_string(),
         None if status == Status::Error => {
@@ -386,7 +467,7 @@ fn outcome_of(value: &Value, shared: &Shared) -> Outcome {
         text,
         steps: value.get("steps").and_then(Value::as_u64).unwrap_or(0),
         refused_confirms: shared.refused_confirms.load(Ordering::Relaxed),
-        tokens: shared.tokens.load(Ordering::Relaxed),
+        tokens: shared.tokens(),
         messages: value.get("messages").cloned().unwrap_or(Value::Null),
     }
 }

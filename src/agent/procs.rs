@@ -1,54 +1,57 @@
-//! The host procedures a strategy calls (`model-reply`, `run-calls`,
-//! `apply-text`, `emit`, `ask`, `system-prompt`) and the state they share
-//! for one run.
+//! The host procedures a strategy calls (`host-model-reply`,
+//! `host-run-calls`, `apply-text`, `emit`, `ask`, `system-prompt`, `stop`,
+//! the usage and session state); the state they share is `shared.rs`'s.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 
 use super::INTERRUPTED;
 use super::messages::{error_kind, reply_json, to_messages};
 use super::record::Made;
+use super::shared::{CallOptions, Shared};
+use super::state;
 use crate::engine::Engine;
-use crate::model::{Client, Reply, Request, StreamEvent};
+use crate::model::{Reply, Request};
 use crate::prim::table::{ALL, lookup};
-use crate::prim::{Answer, Call, Effect, Host, Question, TextFormat, ToolResult, parse};
-use crate::session::EventLog;
+use crate::prim::{Answer, Call, Effect, Question, TextFormat, ToolResult, parse};
 use crate::session::event::{self, Event};
-
-/// Where the model's stream events go as they arrive (a client's view).
-pub(super) type StreamSink = Box<dyn FnMut(&StreamEvent) + Send>;
-
-/// What the host procedures of one run share.
-pub(super) struct Shared {
-    pub(super) client: Client,
-    pub(super) host: Arc<Host>,
-    pub(super) log: Arc<EventLog>,
-    pub(super) system: String,
-    pub(super) tools: Vec<Value>,
-    pub(super) max_tokens: u64,
-    pub(super) tokens: AtomicU64,
-    pub(super) refused_confirms: AtomicUsize,
-    pub(super) on_stream: Mutex<StreamSink>,
-    /// The last error logged, so the run's end does not log it again.
-    pub(super) last_error: Mutex<String>,
-    /// Set by a client (Esc in the terminal client): see
-    /// [`run_task_with`](super::run_task_with).
-    pub(super) cancel: Arc<AtomicBool>,
-    /// The strategy's settings (`--set key=value`).
-    pub(super) settings: Vec<(String, String)>,
-    /// Set (before `cancel`) when the run's own deadline stopped it.
-    pub(super) timed_out: Arc<AtomicBool>,
-}
 
 /// One call of a reply before it runs: its id and name, and the parsed
 /// call or the error the model gets instead.
 type Parsed = (String, String, Result<Call, ToolResult>);
 
+/// Every procedure [`register`] binds (`nib strategy check` binds stand-ins
+/// by these names, so a file compiles as it would in a session).
+pub(super) const HOST_PROCS: &[&str] = &[
+    "host-model-reply",
+    "call-data",
+    "tool-names",
+    "tool-kind",
+    "guard-check",
+    "strategy-event",
+    "say",
+    "host-run-calls",
+    "apply-text",
+    "emit",
+    "ask",
+    "ask-choice",
+    "ask-text",
+    "setting",
+    "detected-check-command",
+    "system-prompt",
+    "task-text",
+    "task-usage",
+    "session-usage",
+    "session-get",
+    "session-set!",
+    "stop",
+];
+
 pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
     let s = Arc::clone(shared);
-    engine.register("model-reply", move |args| {
+    engine.register("host-model-reply", move |args| {
         let messages = args.first().cloned().unwrap_or(Value::Null);
         let step = args.get(1).and_then(Value::as_u64).unwrap_or(0);
         let options = CallOptions::parse(args.get(2))?;
@@ -82,7 +85,7 @@ pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
         Ok(Value::Bool(true))
     });
     let s = Arc::clone(shared);
-    engine.register("run-calls", move |args| {
+    engine.register("host-run-calls", move |args| {
         let calls = args
             .first()
             .and_then(Value::as_array)
@@ -153,6 +156,61 @@ pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
     engine.register("system-prompt", move |_| {
         Ok(Value::String(s.system.clone()))
     });
+    register_control(engine, shared);
+}
+
+/// The procedures that reach past one call: the task, usage, session
+/// state, and `stop`.
+fn register_control(engine: &mut Engine, shared: &Arc<Shared>) {
+    let s = Arc::clone(shared);
+    engine.register("task-text", move |_| Ok(Value::String(s.task.clone())));
+    let s = Arc::clone(shared);
+    engine.register("task-usage", move |_| {
+        Ok(super::shared::lock(&s.usage).to_json())
+    });
+    let s = Arc::clone(shared);
+    engine.register("session-usage", move |_| {
+        Ok(state::usage(s.session_id()).to_json())
+    });
+    let s = Arc::clone(shared);
+    engine.register("session-get", move |args| {
+        let key = args
+            .first()
+            .and_then(Value::as_str)
+            .ok_or("session-get takes a key (a string) and a default")?;
+        Ok(state::get(s.session_id(), key)
+            .unwrap_or_else(|| args.get(1).cloned().unwrap_or(Value::Bool(false))))
+    });
+    let s = Arc::clone(shared);
+    engine.register("session-set!", move |args| {
+        let key = args
+            .first()
+            .and_then(Value::as_str)
+            .ok_or("session-set! takes a key (a string) and a value")?;
+        let value = args.get(1).cloned().unwrap_or(Value::Null);
+        state::set(s.session_id(), key, value)?;
+        Ok(Value::Bool(true))
+    });
+    let s = Arc::clone(shared);
+    engine.register("stop", move |args| {
+        const STATUSES: [&str; 4] = ["done", "error", "step_limit", "token_limit"];
+        let status = args.first().and_then(Value::as_str).unwrap_or_default();
+        if !STATUSES.contains(&status) {
+            return Err(format!(
+                "the status must be one of {} (got {})",
+                STATUSES.join(", "),
+                args.first().map(text_of).unwrap_or_default()
+            ));
+        }
+        let message = args.get(1).map(text_of).unwrap_or_default();
+        s.strategy_event("stop", &format!("{status}: {message}"));
+        *super::shared::lock(&s.stop) = Some((status.to_string(), message.clone()));
+        // An error unwinds the strategy to the host, which ends the run
+        // with the status asked for.
+        Err(format!(
+            "the strategy stopped the run ({status}): {message}"
+        ))
+    });
 }
 
 impl Shared {
@@ -169,7 +227,8 @@ impl Shared {
         if self.cancel.load(Ordering::Relaxed) {
             return json!({"error": self.stop_reason(), "kind": "interrupted"});
         }
-        let used = self.tokens.load(Ordering::Relaxed);
+        self.note_step(step);
+        let used = self.tokens();
         if self.max_tokens > 0 && used >= self.max_tokens {
             return json!({"error": format!("the token budget ({}) is used up", self.max_tokens), "kind": "token_limit"});
         }
@@ -201,28 +260,30 @@ impl Shared {
             tools,
             max_tokens: options.max_tokens,
         };
-        let model = self.client.config().model.clone();
+        let model = options
+            .model
+            .clone()
+            .unwrap_or_else(|| self.client.config().model.clone());
         let _ = self.log.emit(&Event::LlmReq(event::LlmReq {
             step,
             model,
             messages: request.messages.len() as u64,
             tools: request.tools.len() as u64,
         }));
-        let mut on_stream = self
-            .on_stream
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut on_stream = super::shared::lock(&self.on_stream);
         // A quiet call (a summary the strategy asks for itself) is not
         // streamed to the person watching.
+        let (m, t) = (options.model.as_deref(), options.temperature);
         let reply = if options.quiet {
-            self.client.reply(&request, &mut |_| {})
+            self.reply_with(m, t, &request, &mut |_| {})
         } else {
-            self.client.reply(&request, &mut |ev| on_stream(ev))
+            self.reply_with(m, t, &request, &mut |ev| on_stream(ev))
         };
         drop(on_stream);
         match reply {
             Ok(reply) => {
                 self.record(step, &reply);
+                self.remember_offer(&reply, &request.tools);
                 reply_json(&reply)
             }
             Err(e) => {
@@ -233,10 +294,7 @@ impl Shared {
                     step: Some(step),
                     message: e.to_string(),
                 }));
-                *self
-                    .last_error
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner) = e.to_string();
+                *super::shared::lock(&self.last_error) = e.to_string();
                 if self.cancel.load(Ordering::Relaxed) {
                     return json!({"error": self.stop_reason(), "kind": "interrupted"});
                 }
@@ -247,8 +305,7 @@ impl Shared {
 
     fn record(&self, step: u64, reply: &Reply) {
         let u = &reply.usage;
-        self.tokens
-            .fetch_add(u.prompt_tokens + u.completion_tokens, Ordering::Relaxed);
+        self.count_usage(u.prompt_tokens, u.cached_tokens, u.completion_tokens);
         let _ = self.log.emit(&Event::LlmResp(event::LlmResp {
             step,
             model: reply.model.clone(),
@@ -272,7 +329,21 @@ impl Shared {
 
     /// A reply's tool calls, in order; read-only ones run together.
     fn run_calls(&self, calls: &[Value], step: u64) -> Value {
-        let parsed: Vec<Parsed> = calls.iter().map(|c| self.parse_call(c)).collect();
+        let parsed: Vec<Parsed> = calls
+            .iter()
+            .map(|c| {
+                let (id, name, call) = self.parse_call(c);
+                match self.not_offered(&id, &name) {
+                    Some(why) => {
+                        self.strategy_event("refuse", &why);
+                        let mut refused = ToolResult::failed("refused", format!("refused: {why}"));
+                        refused.refused = true;
+                        (id, name, Err(refused))
+                    }
+                    None => (id, name, call),
+                }
+            })
+            .collect();
         for (index, ((id, name, call), raw)) in parsed.iter().zip(calls).enumerate() {
             let made = Made {
                 id,
@@ -465,78 +536,6 @@ impl Shared {
             out.push(obj);
         }
         Ok(Value::Array(out))
-    }
-}
-
-/// What a strategy may ask of one model call (the third argument of
-/// `model-reply`): unknown keys are an error, not ignored.
-#[derive(Debug, Default)]
-struct CallOptions {
-    /// Only these tools (by name) are offered.
-    tools: Option<Vec<String>>,
-    /// Replaces the session's system prompt.
-    system: Option<String>,
-    /// Appended to it.
-    system_extra: Option<String>,
-    /// Not streamed to the person watching.
-    quiet: bool,
-    /// This call's output token limit.
-    max_tokens: Option<u32>,
-}
-
-impl CallOptions {
-    const KEYS: [&'static str; 5] = ["tools", "system", "system_extra", "quiet", "max_tokens"];
-
-    fn parse(value: Option<&Value>) -> Result<CallOptions, String> {
-        let mut out = CallOptions::default();
-        let Some(value) = value.filter(|v| !v.is_null()) else {
-            return Ok(out);
-        };
-        let Value::Object(map) = value else {
-            return Err("the options (third argument) must be an association list, e.g. (json-object \"quiet\" #t)".into());
-        };
-        for (key, v) in map {
-            match key.as_str() {
-                "tools" => {
-                    let names = v
-                        .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(Value::as_str)
-                                .map(String::from)
-                                .collect()
-                        })
-                        .ok_or("option `tools` must be a list of tool names")?;
-                    out.tools = Some(names);
-                }
-                "system" => {
-                    out.system = Some(v.as_str().ok_or("option `system` must be a string")?.into())
-                }
-                "system_extra" => {
-                    out.system_extra = Some(
-                        v.as_str()
-                            .ok_or("option `system_extra` must be a string")?
-                            .into(),
-                    )
-                }
-                "quiet" => out.quiet = v.as_bool().ok_or("option `quiet` must be #t or #f")?,
-                "max_tokens" => {
-                    let n = v
-                        .as_u64()
-                        .filter(|n| *n > 0)
-                        .and_then(|n| u32::try_from(n).ok())
-                        .ok_or("option `max_tokens` must be a positive integer")?;
-                    out.max_tokens = Some(n);
-                }
-                other => {
-                    return Err(format!(
-                        "unknown option `{other}`; the options are {}",
-                        CallOptions::KEYS.join(", ")
-                    ));
-                }
-            }
-        }
-        Ok(out)
     }
 }
 

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use serde_json::{Value, json};
 
-use super::procs::Shared;
+use super::shared::Shared;
 use crate::prim::schema::positional;
 use crate::prim::{Arg, Call, ToolResult};
 use crate::session::event::{self, Event};

@@ -70,11 +70,18 @@ impl Source {
         match std::fs::canonicalize(&path) {
             Ok(p) if p.is_file() => Ok(Source::File(p)),
             Ok(p) => Err(format!("{} is not a file", p.display())),
-            Err(_) => Err(format!(
-                "no strategy {}: not a file, and not one nib ships ({})",
-                spec.display(),
-                shipped_names()
-            )),
+            Err(_) => {
+                let near = path
+                    .parent()
+                    .and_then(|dir| did_you_mean(&text, dir))
+                    .map(|n| format!("; did you mean `{n}`?"))
+                    .unwrap_or_default();
+                Err(format!(
+                    "no strategy {}: not a file, and not one nib ships ({}){near} (`nib strategy list` lists them)",
+                    spec.display(),
+                    shipped_names()
+                ))
+            }
         }
     }
 
@@ -282,9 +289,82 @@ fn top_level_heads(text: &str) -> Vec<Vec<String>> {
     forms
 }
 
+/// The strategy files found from `dir`: its `*.scm` and its workspace's
+/// `.nib/hooks/*.scm`.
+pub fn found(dir: &Path) -> Vec<PathBuf> {
+    let scm = |d: &Path| -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = std::fs::read_dir(d)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|e| e == "scm") && p.is_file())
+                    .collect()
+            })
+            .unwrap_or_default();
+        files.sort();
+        files
+    };
+    let mut out = scm(dir);
+    out.extend(scm(&dir.join(".nib").join("hooks")));
+    out
+}
+
+/// The shipped name or nearby file `wrong` probably meant.
+pub fn did_you_mean(wrong: &str, dir: &Path) -> Option<String> {
+    let bare = wrong.strip_suffix(".scm").unwrap_or(wrong);
+    let mut candidates: Vec<String> = SHIPPED.iter().map(|(n, _)| n.to_string()).collect();
+    candidates.extend(
+        found(dir)
+            .iter()
+            .filter_map(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())),
+    );
+    candidates
+        .into_iter()
+        .map(|c| {
+            let d = distance(bare, c.strip_suffix(".scm").unwrap_or(&c));
+            (d, c)
+        })
+        .filter(|(d, c)| *d <= 2.max(c.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+/// Edit distance (insertions, deletions, substitutions) between two names.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let here = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb))
+                .min(row[j] + 1)
+                .min(here + 1);
+            prev = here;
+        }
+    }
+    row[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn near_names_are_suggested() {
+        let here = Path::new("/nonexistent");
+        assert_eq!(did_you_mean("chek", here).as_deref(), Some("check"));
+        assert_eq!(
+            did_you_mean("compakt.scm", here).as_deref(),
+            Some("compact")
+        );
+        assert_eq!(did_you_mean("zzzzzzzz", here), None);
+        assert_eq!(distance("plan", "plans"), 1);
+        let e = Source::resolve(Path::new("polcy")).unwrap_err();
+        assert!(e.contains("did you mean `policy`?"), "{e}");
+    }
 
     #[test]
     fn shipped_names_and_files_resolve() {

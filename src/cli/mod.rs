@@ -15,6 +15,7 @@ mod scenario;
 mod script;
 mod sessions;
 mod stats;
+mod strategy;
 mod tools;
 mod undo;
 
@@ -29,6 +30,7 @@ pub use scenario::ScenarioArgs;
 pub use script::ScriptArgs;
 pub use sessions::SessionsArgs;
 pub use stats::StatsArgs;
+pub use strategy::StrategyArgs;
 pub use tools::ToolsArgs;
 pub use undo::UndoArgs;
 
@@ -63,6 +65,9 @@ pub enum Command {
     Script(ScriptArgs),
     /// Statistics from event logs: requests, tokens, fs-edit failures.
     Stats(StatsArgs),
+    /// For strategy authors: `list` the strategies, `check FILE` (load it,
+    /// list its hooks), `new NAME` (a commented starting file).
+    Strategy(StrategyArgs),
     /// Run one task headless, for scripts and CI (exit codes: 0 done,
     /// 1 error, 2 usage, 3 refused, 4 step, token or time limit, 128+N
     /// stopped by signal N: 130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
@@ -118,6 +123,7 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Tools(args) => tools::run(args),
         Command::Script(args) => script::run(args),
         Command::Stats(args) => stats::run(args),
+        Command::Strategy(args) => strategy::run(args),
         Command::Exec(args) => crate::headless::run(args),
         Command::Sessions(args) => sessions::run(args),
         Command::Swebench(args) => crate::headless::swebench::run(*args),

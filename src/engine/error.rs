@@ -94,6 +94,12 @@ impl EngineError {
         self
     }
 
+    /// This error placed at `place` (keeping its excerpt).
+    pub(crate) fn at(mut self, place: Location) -> EngineError {
+        self.location = Some(place);
+        self
+    }
+
     pub fn kind(&self) -> ErrorKind {
         self.kind
     }
@@ -170,8 +176,14 @@ pub(crate) fn render(vm: &SteelEngine, names: &SourceNames, err: &SteelErr) -> E
     } else {
         ErrorKind::Scheme
     };
-    let summary = summary_of(&raw);
+    let (summary, hook_place) = hook_places(vm, names, &summary_of(&raw));
     let mut out = EngineError::new(kind, summary);
+    // A hook's failure (a bad result, a wrong arity) is placed where the
+    // user registered the hook, not inside nib's prelude that checked it.
+    if let Some(place) = hook_place {
+        out.location = Some(place);
+        return out;
+    }
 
     let Some(span) = err.span() else {
         return out;
@@ -242,6 +254,55 @@ pub(crate) fn render(vm: &SteelEngine, names: &SourceNames, err: &SteelErr) -> E
     }));
     out.report = report.ok().filter(|r| !r.trim().is_empty());
     out
+}
+
+/// The prelude's hook-place markers (`<<hook@START@SOURCE>>`) in a message
+/// replaced by `file:line`; the first marker's place is returned.
+pub(crate) fn hook_places(
+    vm: &SteelEngine,
+    names: &SourceNames,
+    message: &str,
+) -> (String, Option<Location>) {
+    const OPEN: &str = "<<hook@";
+    let mut out = String::new();
+    let mut first = None;
+    let mut rest = message;
+    while let Some(at) = rest.find(OPEN) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + OPEN.len()..];
+        let Some(end) = after.find(">>") else {
+            out.push_str(&rest[at..]);
+            rest = "";
+            break;
+        };
+        let place = after[..end]
+            .split_once('@')
+            .and_then(|(start, id)| place_of(vm, names, start.parse().ok()?, id.parse().ok()?));
+        match &place {
+            Some(p) => out.push_str(&format!("{}:{}", p.file, p.line)),
+            None => out.push_str("an unknown place"),
+        }
+        if first.is_none() {
+            first = place;
+        }
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    (out, first)
+}
+
+/// The place of byte `start` of steel's source `id`.
+pub(crate) fn place_of(
+    vm: &SteelEngine,
+    names: &SourceNames,
+    start: usize,
+    id: u32,
+) -> Option<Location> {
+    let id = steel::parser::parser::SourceId(id);
+    let text = vm.get_source(&id)?;
+    let file = source_name(vm, names, &id, &text);
+    let (line, column) = line_col(&text, start);
+    Some(Location { file, line, column })
 }
 
 /// Sources of nib's own that a failure's place should look past.

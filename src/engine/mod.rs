@@ -37,6 +37,7 @@
 mod confine;
 mod convert;
 mod error;
+mod limits;
 mod nesting;
 mod prims;
 mod sandbox;
@@ -61,7 +62,7 @@ use confine::{Confinement, Origin};
 use convert::{json_to_steel, steel_to_json};
 use error::{SourceNames, panic_message};
 use sandbox::OutputSink;
-use watchdog::Watchdog;
+use watchdog::{Fired, Watchdog};
 
 /// What the host does with a primitive call from Scheme. Returns the tool
 /// result as JSON (an object), or Err(message) for a host failure.
@@ -81,33 +82,18 @@ pub struct EngineOptions {
 /// The prelude every engine loads, as the in-memory module `nib/prelude`.
 const PRELUDE: &str = include_str!("../../scheme/prelude.scm");
 
-/// The module with nib's size caps on steel's allocating builtins
-/// (required by every module after steel's own prelude): a
-/// `(make-vector 100000000000 0)` would abort the process on allocation,
-/// and a huge `expt` runs inside one primitive the deadline cannot stop.
+/// A module every module requires after steel's own prelude. The caps on
+/// allocating primitives are Rust (`limits.rs`), bound under every name;
+/// but inside a module steel's compiler folds a call of a constant
+/// builtin with literal arguments (`(expt 7 100000000)`) at compile time
+/// with its own uncapped copy, out of the deadline's reach. Defined here
+/// in Scheme, the two that can run long are no builtins to the compiler,
+/// and are not folded.
 const LIMITS_MODULE: &str = "nib/limits";
 const LIMITS: &str = r#"
-(provide make-vector make-string expt)
-(define nib-max-elements 10000000)
-(define nib-max-digits 300000)
-(define (nib-too-many who n)
-  (error (string-append who ": " (number->string n)
-    " elements is more than a strategy may allocate ("
-    (number->string nib-max-elements) "); build it in parts")))
-(define (make-vector n . rest)
-  (if (and (integer? n) (> n nib-max-elements))
-      (nib-too-many "make-vector" n)
-      (apply #%prim.make-vector n rest)))
-(define (make-string n . rest)
-  (if (and (integer? n) (> n nib-max-elements))
-      (nib-too-many "make-string" n)
-      (apply #%prim.make-string n rest)))
-(define (expt b e)
-  (if (and (exact-integer? b) (exact-integer? e) (> e 0) (> (abs b) 1)
-           (> (* e (string-length (number->string (abs b)))) nib-max-digits))
-      (error (string-append "expt: the result would have more than "
-        (number->string nib-max-digits) " digits; nib refuses a number that large"))
-      (#%prim.expt b e)))
+(provide expt arithmetic-shift)
+(define (expt b e) (#%prim.expt b e))
+(define (arithmetic-shift n by) (#%prim.arithmetic-shift n by))
 "#;
 const PRELUDE_MODULE: &str = "nib/prelude";
 
@@ -129,6 +115,7 @@ pub struct Engine {
     output: Arc<OutputSink>,
     deadline: Option<Duration>,
     watchdog: Option<Watchdog>,
+    hook_timeout: Arc<std::sync::Mutex<Option<Duration>>>,
     /// Set when a module from outside the strategy directories got
     /// compiled after all; the engine then refuses to run anything.
     tainted: Option<String>,
@@ -169,6 +156,31 @@ impl Engine {
 
         let mut vm = guard("creating the Scheme engine", SteelEngine::new_sandboxed)?;
         let mut base = sandbox::harden(&mut vm);
+        let watchdog = match opts.deadline {
+            Some(_) => Some(
+                Watchdog::new(vm.get_thread_state_controller()).map_err(|e| {
+                    EngineError::new(
+                        ErrorKind::Internal,
+                        format!("cannot start the deadline watchdog: {e}"),
+                    )
+                })?,
+            ),
+            None => None,
+        };
+
+        // A hook call's own time limit (`set_hook_timeout`), armed and
+        // disarmed by the prelude around each hook call.
+        let hook_timeout: Arc<std::sync::Mutex<Option<Duration>>> = Arc::default();
+        let limit = watchdog.as_ref().map(Watchdog::hook_limit);
+        let (arm, disarm) = hook_procs(limit, Arc::clone(&hook_timeout));
+        for (name, proc) in [("%hook-arm", arm), ("%hook-disarm", disarm)] {
+            bind(&mut vm, name, &proc);
+            base.register_value(name, proc);
+        }
+        // What `on` checks a hook's arity with.
+        let arity = SteelVal::FuncV(procedure_arity);
+        bind(&mut vm, "%procedure-arity", &arity);
+        base.register_value("%procedure-arity", arity);
         for decl in prims {
             let proc = prims::primitive(decl, Arc::clone(&host));
             bind(&mut vm, decl.name, &proc);
@@ -197,18 +209,6 @@ impl Engine {
         );
         vm.set_prelude_string(Cow::Owned(module_prelude));
 
-        let watchdog = match opts.deadline {
-            Some(_) => Some(
-                Watchdog::new(vm.get_thread_state_controller()).map_err(|e| {
-                    EngineError::new(
-                        ErrorKind::Internal,
-                        format!("cannot start the deadline watchdog: {e}"),
-                    )
-                })?,
-            ),
-            None => None,
-        };
-
         let mut engine = Engine {
             vm,
             base,
@@ -217,6 +217,7 @@ impl Engine {
             output: Arc::new(OutputSink::new()),
             deadline: opts.deadline,
             watchdog,
+            hook_timeout,
             tainted: None,
         };
         engine.run_source(
@@ -290,6 +291,27 @@ impl Engine {
         Ok(n.as_u64().unwrap_or(0) as usize)
     }
 
+    /// The hooks registered so far, in order: each one's point and where
+    /// it was registered, when known.
+    pub fn hooks(&mut self) -> Result<Vec<(String, Option<Location>)>, EngineError> {
+        let listed = self.call("hook-registry", Vec::new())?;
+        let mut out = Vec::new();
+        for entry in listed.as_array().map(Vec::as_slice).unwrap_or_default() {
+            let point = entry.get(2).and_then(Value::as_str).unwrap_or_default();
+            let place = match (
+                entry.get(0).and_then(Value::as_u64),
+                entry.get(1).and_then(Value::as_u64),
+            ) {
+                (Some(start), Some(id)) => {
+                    error::place_of(&self.vm, &self.names, start as usize, id as u32)
+                }
+                _ => None,
+            };
+            out.push((point.to_string(), place));
+        }
+        Ok(out)
+    }
+
     /// Hooks registered from index `from` on may only tighten (a
     /// workspace's hooks); see `scheme/prelude.scm`.
     pub fn restrict_hooks_from(&mut self, from: usize) -> Result<(), EngineError> {
@@ -321,6 +343,24 @@ impl Engine {
         base.register_value(name, proc);
         self.vm.register_module(base.clone());
         self.base = base;
+    }
+
+    /// Each hook call may run this long (`None`: only the run's deadline
+    /// holds); one that runs longer stops the run with an error naming the
+    /// hook. Needs a deadline (`EngineOptions::deadline`).
+    pub fn set_hook_timeout(&mut self, limit: Option<Duration>) {
+        *self
+            .hook_timeout
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = limit;
+    }
+
+    /// Stop whatever Scheme runs once `flag` is set (a client's Esc), at
+    /// its next instruction. Needs a deadline (`EngineOptions::deadline`).
+    pub fn watch_cancel(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
+        if let Some(w) = &self.watchdog {
+            w.watch_cancel(flag);
+        }
     }
 
     /// Send Scheme output (`display`, `write`, the error port, …) to `f` as it is
@@ -405,14 +445,60 @@ impl Engine {
         let started = std::time::Instant::now();
         let (out, fired) = match (&mut self.watchdog, self.deadline) {
             (Some(w), Some(d)) => w.run(d, || guard("running Scheme", || f(vm))),
-            _ => (guard("running Scheme", || f(vm)), false),
+            _ => (guard("running Scheme", || f(vm)), None),
         };
         // An error at or past the deadline is the deadline's doing, even if
         // the watchdog's interrupt had not landed yet.
         let past = self.deadline.is_some_and(|d| started.elapsed() >= d);
         match out? {
             Ok(v) => Ok(v),
-            Err(e) if fired || past => {
+            Err(e) if fired == Some(Fired::Cancelled) => {
+                let rendered = error::render(&self.vm, &self.names, &e);
+                Err(
+                    EngineError::new(ErrorKind::Runaway, "interrupted by the user")
+                        .with_place(rendered),
+                )
+            }
+            Err(e) if matches!(fired, Some(Fired::Hook(_))) => {
+                let marker = match &fired {
+                    Some(Fired::Hook(m)) => m.clone(),
+                    _ => String::new(),
+                };
+                let limit = self
+                    .hook_timeout
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .map_or(0.0, |d| d.as_secs_f64());
+                let (text, place) = error::hook_places(
+                    &self.vm,
+                    &self.names,
+                    &format!(
+                        "the hook registered at {marker} ran longer than {} s (hook_timeout) and was stopped",
+                        fmt_secs(limit)
+                    ),
+                );
+                let mut err = EngineError::new(ErrorKind::Runaway, text).with_place(error::render(
+                    &self.vm,
+                    &self.names,
+                    &e,
+                ));
+                if let Some(place) = place {
+                    err = err.at(place);
+                }
+                Err(err)
+            }
+            Err(e) if fired == Some(Fired::Memory) => {
+                let rendered = error::render(&self.vm, &self.names, &e);
+                Err(EngineError::new(
+                    ErrorKind::Runaway,
+                    format!(
+                        "the strategy grew nib's memory by more than {} MiB and was stopped; keep less data, or build it in parts",
+                        watchdog::MEMORY_BUDGET >> 20
+                    ),
+                )
+                .with_place(rendered))
+            }
+            Err(e) if fired.is_some() || past => {
                 let rendered = error::render(&self.vm, &self.names, &e);
                 let secs = self.deadline.map_or(0.0, |d| d.as_secs_f64());
                 let mut err = EngineError::new(
@@ -435,6 +521,49 @@ impl Engine {
 fn bind(vm: &mut SteelEngine, name: &str, proc: &SteelVal) {
     vm.register_value(name, proc.clone());
     vm.register_value(&format!("#%prim.{name}"), proc.clone());
+}
+
+/// `(%hook-arm place)` and `(%hook-disarm)`: a hook call's deadline.
+fn hook_procs(
+    limit: Option<watchdog::HookLimit>,
+    timeout: Arc<std::sync::Mutex<Option<Duration>>>,
+) -> (SteelVal, SteelVal) {
+    let off = limit.clone();
+    let arm = SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
+        let t = *timeout
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let (Some(l), Some(t)) = (&limit, t) {
+            let place = match args.first() {
+                Some(SteelVal::StringV(s)) => s.to_string(),
+                _ => String::new(),
+            };
+            l.arm(t, place);
+        }
+        Ok(SteelVal::Void)
+    }));
+    let disarm = SteelVal::anonymous_boxed_function(Arc::new(move |_: &[SteelVal]| {
+        if let Some(l) = &off {
+            l.disarm();
+        }
+        Ok(SteelVal::Void)
+    }));
+    (arm, disarm)
+}
+
+/// `(%procedure-arity proc)`: `(arity rest?)` for a Scheme procedure
+/// (`rest?`: it takes more arguments than `arity - 1`), `#f` when unknown.
+fn procedure_arity(args: &[SteelVal]) -> steel::rvals::Result<SteelVal> {
+    use steel::rvals::IntoSteelVal;
+    match args {
+        [SteelVal::Closure(c)] => vec![
+            SteelVal::IntV(c.arity() as isize),
+            SteelVal::BoolV(c.is_multi_arity()),
+        ]
+        .into_steelval(),
+        [_] => Ok(SteelVal::BoolV(false)),
+        _ => steel::stop!(ArityMismatch => "%procedure-arity takes one procedure"),
+    }
 }
 
 /// Run steel code, turning a panic into an error.

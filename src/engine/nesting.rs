@@ -1,7 +1,8 @@
 //! The nesting limit on Scheme source: steel's reader and compiler recurse
-//! once per open bracket, so 10,000 nested lists overflow the stack and
-//! abort the process. Source is scanned here before steel sees it, and
-//! nesting beyond `MAX_NESTING` is a clear error instead.
+//! once per open bracket and once per quote prefix (`'`, `` ` ``, `,`,
+//! `,@`, `#'`), so 10,000 nested lists or as many quote prefixes in a row
+//! overflow the stack and abort the process. Source is scanned here before
+//! steel sees it, and nesting beyond `MAX_NESTING` is a clear error instead.
 
 use super::error::{EngineError, ErrorKind};
 
@@ -9,29 +10,53 @@ use super::error::{EngineError, ErrorKind};
 /// strategy, far below what overflows steel's stack.
 pub(crate) const MAX_NESTING: usize = 512;
 
-/// Refuses source whose brackets (`(`, `[`, `{`) nest deeper than
-/// `MAX_NESTING`, skipping strings, `;` comments, `#| |#` block comments
-/// and character literals such as `#\(`.
+/// Refuses source whose brackets (`(`, `[`, `{`) and quote prefixes nest
+/// deeper than `MAX_NESTING`, skipping strings, `;` comments, `#| |#`
+/// block comments and character literals such as `#\(`.
 pub(crate) fn check(source: &str, name: &str) -> Result<(), EngineError> {
     let bytes = source.as_bytes();
+    // What each open bracket added to the depth: itself and the quote
+    // prefixes before it.
+    let mut open: Vec<usize> = Vec::new();
     let mut depth = 0usize;
+    let mut prefixes = 0usize;
     let mut line = 1usize;
     let mut i = 0;
+    let too_deep = |line: usize| {
+        EngineError::new(
+            ErrorKind::Scheme,
+            format!(
+                "{name}:{line}: brackets and quotes nest more than {MAX_NESTING} deep; nib refuses such source before reading it (it would overflow the reader's stack) — flatten the data or build it with a loop"
+            ),
+        )
+    };
     while i < bytes.len() {
-        match bytes[i] {
+        let c = bytes[i];
+        let is_prefix = matches!(c, b'\'' | b'`' | b',')
+            || (c == b'#' && matches!(bytes.get(i + 1), Some(b'\'' | b'`' | b',')));
+        if is_prefix {
+            prefixes += 1;
+            if depth + prefixes > MAX_NESTING {
+                return Err(too_deep(line));
+            }
+            let two = c == b'#' || (c == b',' && bytes.get(i + 1) == Some(&b'@'));
+            i += if two { 2 } else { 1 };
+            continue;
+        }
+        if !c.is_ascii_whitespace() && !matches!(c, b'(' | b'[' | b'{' | b';') {
+            prefixes = 0;
+        }
+        match c {
             b'\n' => line += 1,
             b'(' | b'[' | b'{' => {
-                depth += 1;
+                let weight = 1 + std::mem::take(&mut prefixes);
+                open.push(weight);
+                depth += weight;
                 if depth > MAX_NESTING {
-                    return Err(EngineError::new(
-                        ErrorKind::Scheme,
-                        format!(
-                            "{name}:{line}: brackets nest more than {MAX_NESTING} deep; nib refuses such source before reading it (it would overflow the reader's stack) — flatten the data or build it with a loop"
-                        ),
-                    ));
+                    return Err(too_deep(line));
                 }
             }
-            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            b')' | b']' | b'}' => depth = depth.saturating_sub(open.pop().unwrap_or(1)),
             b';' => {
                 while i < bytes.len() && bytes[i] != b'\n' {
                     i += 1;
@@ -49,6 +74,14 @@ pub(crate) fn check(source: &str, name: &str) -> Result<(), EngineError> {
                     }
                     i += 1;
                 }
+            }
+            b'#' if bytes[i..].starts_with(b"#%prim.") => {
+                return Err(EngineError::new(
+                    ErrorKind::Refused,
+                    format!(
+                        "{name}:{line}: `#%prim.` names are steel's internals, which skip nib's limits; call the procedure by its own name"
+                    ),
+                ));
             }
             b'#' if bytes.get(i + 1) == Some(&b'\\') => i += 2,
             b'#' if bytes.get(i + 1) == Some(&b'|') => {
@@ -89,5 +122,16 @@ mod tests {
         assert!(check(&quiet, "x.scm").is_ok());
         let ok = format!("{}1{}", "(".repeat(400), ")".repeat(400));
         assert!(check(&ok, "x.scm").is_ok());
+        // Quote prefixes nest too: 10,000 in a row, or mixed with lists.
+        let quotes = format!("{}x", "'".repeat(10_000));
+        assert!(check(&quotes, "x.scm").is_err());
+        let mixed = "'(".repeat(300) + &")".repeat(300);
+        assert!(check(&mixed, "x.scm").is_err());
+        // steel's internal names are refused; in a string they are text.
+        assert!(check("(#%prim.expt 7 100000000)", "x.scm").is_err());
+        assert!(check("(display \"#%prim.expt\")", "x.scm").is_ok());
+        // Many quoted forms side by side are not nesting.
+        let flat = "'a ".repeat(10_000) + &"`(b ,c ,@d) ".repeat(1000);
+        assert!(check(&flat, "x.scm").is_ok());
     }
 }

@@ -285,6 +285,10 @@ pub fn prepare_thread() {
         for name in m.names() {
             if let Some(v) = replacement(&name) {
                 m.register_value(&name, v);
+            } else if super::limits::CAPPED.contains(&name.as_str()) {
+                if let Some(v) = super::limits::capped(&name, &m.get(name.clone())) {
+                    m.register_value(&name, v);
+                }
             } else if deny.contains(&name) {
                 m.register_value(&name, denied(&name));
             }
@@ -319,6 +323,10 @@ pub fn harden(vm: &mut SteelEngine) -> BuiltInModule {
             vm.register_value(name, v.clone());
             vm.register_value(&format!("#%prim.{name}"), v);
         }
+    }
+    for (name, v) in super::limits::made() {
+        vm.register_value(&name, v.clone());
+        vm.register_value(&format!("#%prim.{name}"), v);
     }
 
     // The meta module is shared by every engine on the thread; give this

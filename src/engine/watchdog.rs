@@ -15,20 +15,64 @@
 //!
 //! A blocking host primitive is not pre-empted: the interrupt takes effect
 //! when control returns to the VM.
+//!
+//! The same thread holds the memory budget: while a run is armed it reads
+//! the process's resident size every few milliseconds and stops the run
+//! once it has grown by more than [`MEMORY_BUDGET`] since the run began
+//! (a string doubled in a loop, a list built without end), before the
+//! machine runs out and the allocator aborts the process. One primitive
+//! asked for a huge block at once is refused before it starts instead
+//! (`limits.rs`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use steel::steel_vm::ThreadStateController;
 
+/// How much the process may grow during one run of Scheme.
+pub(crate) const MEMORY_BUDGET: u64 = 1 << 30;
+/// How long a run may go on after the cancel flag is set before the VM is
+/// interrupted: a loop that sees the cancelled model call ends by itself
+/// within it, keeping its conversation for the next task; a hook that
+/// loops does not.
+const CANCEL_GRACE: Duration = Duration::from_secs(5);
+/// How often the memory budget is checked.
+const MEMORY_POLL: Duration = Duration::from_millis(5);
+
+/// Why the watchdog stopped a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Fired {
+    Deadline,
+    Memory,
+    /// The client's cancel flag was set (Esc in the terminal client).
+    Cancelled,
+    /// One hook call outlived the hook time limit; the hook's place marker.
+    Hook(String),
+}
+
 #[derive(Default)]
 struct State {
-    /// The armed run: its generation and deadline.
-    armed: Option<(u64, Instant)>,
-    /// The generation the watchdog last interrupted.
-    fired: Option<u64>,
+    /// The armed run: its generation, deadline and resident size when it
+    /// began.
+    armed: Option<(u64, Instant, Option<u64>)>,
+    /// The generation the watchdog last interrupted, and why.
+    fired: Option<(u64, Fired)>,
+    /// A hook call's own deadline, and the hook's place marker.
+    hook: Option<(Instant, String)>,
+    /// Set by a client to stop the run (polled while armed), and when
+    /// the watchdog first saw it set.
+    cancel: Option<Arc<AtomicBool>>,
+    cancel_seen: Option<Instant>,
     shutdown: bool,
+}
+
+/// The process's resident size in bytes (Linux; `None` elsewhere).
+fn resident_bytes() -> Option<u64> {
+    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
+    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
+    Some(pages * 4096)
 }
 
 struct Shared {
@@ -70,15 +114,25 @@ impl Watchdog {
         })
     }
 
-    /// Run `f` with the deadline armed. Returns what `f` returned and
-    /// whether the deadline fired during it.
-    pub fn run<R>(&mut self, deadline: Duration, f: impl FnOnce() -> R) -> (R, bool) {
+    /// Stop any run once `flag` is set.
+    pub fn watch_cancel(&self, flag: Arc<AtomicBool>) {
+        self.shared.lock().cancel = Some(flag);
+    }
+
+    /// A handle that arms and disarms a hook call's own deadline.
+    pub fn hook_limit(&self) -> HookLimit {
+        HookLimit(Arc::clone(&self.shared))
+    }
+
+    /// Run `f` with the deadline and the memory budget armed. Returns
+    /// what `f` returned and why the watchdog stopped it, if it did.
+    pub fn run<R>(&mut self, deadline: Duration, f: impl FnOnce() -> R) -> (R, Option<Fired>) {
         self.generation += 1;
         let generation = self.generation;
         self.controller.resume();
         {
             let mut st = self.shared.lock();
-            st.armed = Some((generation, Instant::now() + deadline));
+            st.armed = Some((generation, Instant::now() + deadline, resident_bytes()));
             st.fired = None;
         }
         self.shared.wake.notify_all();
@@ -86,7 +140,12 @@ impl Watchdog {
         let fired = {
             let mut st = self.shared.lock();
             st.armed = None;
-            st.fired == Some(generation)
+            st.hook = None;
+            st.cancel_seen = None;
+            st.fired
+                .take()
+                .filter(|(g, _)| *g == generation)
+                .map(|(_, why)| why)
         };
         // Clear an interrupt that landed after `f` returned.
         self.controller.resume();
@@ -104,6 +163,22 @@ impl Drop for Watchdog {
     }
 }
 
+/// Arms and disarms one hook call's deadline (from the prelude's
+/// `%hook-arm` / `%hook-disarm`).
+#[derive(Clone)]
+pub(crate) struct HookLimit(Arc<Shared>);
+
+impl HookLimit {
+    pub fn arm(&self, limit: Duration, place: String) {
+        self.0.lock().hook = Some((Instant::now() + limit, place));
+        self.0.wake.notify_all();
+    }
+
+    pub fn disarm(&self) {
+        self.0.lock().hook = None;
+    }
+}
+
 fn watch(shared: &Shared, controller: &ThreadStateController) {
     let mut st = shared.lock();
     loop {
@@ -114,16 +189,55 @@ fn watch(shared: &Shared, controller: &ThreadStateController) {
             None => {
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
-            Some((generation, at)) => {
+            Some((generation, at, base)) => {
                 let now = Instant::now();
-                if now >= at {
-                    controller.interrupt();
-                    st.fired = Some(generation);
-                    st.armed = None;
+                let grown = base
+                    .zip(resident_bytes())
+                    .is_some_and(|(b, r)| r.saturating_sub(b) > MEMORY_BUDGET);
+                let flag = st
+                    .cancel
+                    .as_ref()
+                    .is_some_and(|c| c.load(Ordering::Relaxed));
+                if !flag {
+                    st.cancel_seen = None;
+                } else if st.cancel_seen.is_none() {
+                    st.cancel_seen = Some(now);
+                }
+                let cancelled = st
+                    .cancel_seen
+                    .is_some_and(|seen| now.duration_since(seen) >= CANCEL_GRACE);
+                let hook_over = st
+                    .hook
+                    .as_ref()
+                    .filter(|(h, _)| now >= *h)
+                    .map(|(_, p)| p.clone());
+                let why = if grown {
+                    Some(Fired::Memory)
+                } else if cancelled {
+                    Some(Fired::Cancelled)
+                } else if let Some(place) = hook_over {
+                    Some(Fired::Hook(place))
+                } else if now >= at {
+                    Some(Fired::Deadline)
                 } else {
+                    None
+                };
+                if let Some(why) = why {
+                    controller.interrupt();
+                    st.fired = Some((generation, why));
+                    st.armed = None;
+                    st.hook = None;
+                } else {
+                    let polled = base.is_some() || st.cancel.is_some();
+                    let until = st.hook.as_ref().map_or(at, |(h, _)| (*h).min(at));
+                    let wait = if polled {
+                        (until - now).min(MEMORY_POLL)
+                    } else {
+                        until - now
+                    };
                     st = shared
                         .wake
-                        .wait_timeout(st, at - now)
+                        .wait_timeout(st, wait)
                         .map(|(g, _)| g)
                         .unwrap_or_else(|e| e.into_inner().0);
                 }
