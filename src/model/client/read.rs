@@ -439,7 +439,10 @@ fn is_progress(ev: &StreamEvent) -> bool {
         | StreamEvent::ToolCallDone { .. }
         | StreamEvent::Finish(_)
         | StreamEvent::TextToolCalls { .. } => true,
-        StreamEvent::Usage(_) | StreamEvent::StreamFallback { .. } | StreamEvent::Raw(_) => false,
+        StreamEvent::Usage(_)
+        | StreamEvent::StreamFallback { .. }
+        | StreamEvent::Retry { .. }
+        | StreamEvent::Raw(_) => false,
     }
 }
 
