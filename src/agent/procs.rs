@@ -324,6 +324,7 @@ impl Shared {
             raw_text: reply.raw_text.clone(),
             text: (!reply.tool_calls.is_empty() && !reply.text.trim().is_empty())
                 .then(|| reply.text.clone()),
+            prompt_ms: reply.timings.prompt.map(|d| d.as_secs_f64() * 1000.0),
         }));
     }
 

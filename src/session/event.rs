@@ -118,6 +118,11 @@ pub struct LlmResp {
     /// narration, for a resumed transcript; a final answer is `turn.end`'s).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
+    /// How long the server took to read the prompt, when it says (Ollama's
+    /// `prompt_eval_duration`, llama.cpp's `timings.prompt_ms`): what
+    /// `nib compare` reports as prompt-evaluation time.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prompt_ms: Option<f64>,
 }
 
 /// A tool call, as the model (or a strategy) made it.
@@ -433,6 +438,7 @@ impl Event {
                 stream_fallback: Some(String::new()),
                 raw_text: Some(String::new()),
                 text: Some(String::new()),
+                prompt_ms: Some(0.0),
                 ..LlmResp::default()
             }),
             Event::ToolCall(ToolCall {

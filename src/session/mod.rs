@@ -25,7 +25,7 @@
 //! |------|--------|
 //! | `session.start` | `id`, `root`, `model`, `provider`, `strategy`, `nib_version`, `task` |
 //! | `llm.req` | `step`, `model`, `messages`: N, `tools`: N |
-//! | `llm.resp` | `step`, `model`, `duration_ms`, `usage`: {`prompt`, `cached`, `completion`, `reported`, `estimated`}, `tool_calls`: N, `finish`, `streamed`, `stream_fallback` (the call that found the server cannot stream tool calls), `raw_text` (when calls were read from the text), `text` (the reply's text when it made tool calls too) |
+//! | `llm.resp` | `step`, `model`, `duration_ms`, `usage`: {`prompt`, `cached`, `completion`, `reported`, `estimated`}, `tool_calls`: N, `finish`, `streamed`, `stream_fallback` (the call that found the server cannot stream tool calls), `raw_text` (when calls were read from the text), `text` (the reply's text when it made tool calls too), `prompt_ms` (the server's prompt-evaluation time, when it says) |
 //! | `tool.call` | `step`, `call`, `id`, `name`, `positional`: "(fs-edit ...)", `args`: {the JSON arguments}, `quirks`: [strings, e.g. "list-as-string"], `by` (when not the model: "strategy", "text"), `raw_arguments` (arguments that did not parse, exactly as received) |
 //! | `guard` | `step`, `call`, `decision`: "allow" / "write" / "security" / "deny", `reasons`: [{`rule`, `param`, `message`, `line`}] |
 //! | `confirm` | `step`, `call`, `kind`: "write" / "security", `answer`: "yes" / "no", `by`: "user" / "policy" |

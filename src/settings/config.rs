@@ -261,6 +261,8 @@ mod tests {
             "text_tool_calls",
             "first_byte_timeout",
             "total_timeout",
+            "max_reply_mib",
+            "stall_timeout",
             "max_steps",
             "strategy",
             "hooks",
@@ -271,6 +273,8 @@ mod tests {
             "[guard] shell_network",
             "[guard] file_sandbox",
             "[guard] file_sandbox_workspace",
+            "[guard] home",
+            "[guard] env",
             "[[approvals]]",
         ] {
             assert!(listed(key), "docs/config.md's table lacks {key}");
