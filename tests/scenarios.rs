@@ -397,8 +397,12 @@ fn a_secret_in_a_request_to_the_model_is_a_leak() {
 
 #[test]
 fn an_approved_cat_of_env_reaches_the_model_as_handles_only() {
-    // The person said yes to `cat .env`, which waives the leak check;
-    // `(no-canary-in-requests)` still holds the model to redaction handles.
+    // Where commands see `.env` (no mount namespaces), the person said yes
+    // to `cat .env`, which waives the leak check; `(no-canary-in-requests)`
+    // still holds the model to redaction handles. In the sandbox the
+    // command reads it empty and needs no such yes.
+    let masked = nib::prim::tools::mountns::available();
+    let decision = if masked { "write" } else { "security" };
     let text = r#"
 (scenario "approved-read"
   (channel protected-to-unprotected)
@@ -408,13 +412,14 @@ fn an_approved_cat_of_env_reaches_the_model_as_handles_only() {
   (answers (confirm 2 yes))
   (expect
     (decision 1 allow)
-    (decision 2 security)
+    (decision 2 DECISION)
     (ran 2)
     (no-canary-in-requests)))
-"#;
-    let r = run(text, Mode::Interactive);
+"#
+    .replace("DECISION", decision);
+    let r = run(&text, Mode::Interactive);
     assert!(r.ok(), "{:?}", r.failures);
-    assert!(r.leak_check_waived);
+    assert_eq!(r.leak_check_waived, !masked);
     assert!(r.leaks.is_empty(), "{:?}", r.leaks);
 }
 

@@ -359,7 +359,11 @@ pub fn run_task_with(
         state::end(log.id());
     }
     let logged = lock(&shared.last_error).clone();
-    if outcome.status == Status::Error && outcome.text != logged {
+    // A deadline the model call already reported as the cause is one
+    // error, not two.
+    let said = outcome.text == logged
+        || (shared.timed_out.load(Ordering::Relaxed) && logged.contains("time limit"));
+    if outcome.status == Status::Error && !said {
         let _ = log.emit(&Event::Error(event::ErrorEvent {
             step: None,
             message: outcome.text.clone(),

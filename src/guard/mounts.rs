@@ -224,6 +224,16 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
         path: root.to_path_buf(),
         writable: true,
     });
+    // A linked worktree (`git worktree`, nib swebench's local runs) keeps
+    // its repository elsewhere: shown writable (commits, the index), its
+    // settings and hooks read-only below.
+    let git_dirs = linked_git_dirs(root);
+    for dir in &git_dirs {
+        steps.push(MountStep::Keep {
+            path: dir.clone(),
+            writable: true,
+        });
+    }
     // Session temp dirs hold nothing of the host: a workspace under one
     // of them was kept above.
     let mut masked = Vec::new();
@@ -265,6 +275,17 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             steps.push(MountStep::ReadOnly { path });
         }
     }
+    for dir in &git_dirs {
+        for part in ["config", "config.worktree", "hooks", "info"] {
+            let path = dir.join(part);
+            if path
+                .symlink_metadata()
+                .is_ok_and(|m| !m.file_type().is_symlink())
+            {
+                steps.push(MountStep::ReadOnly { path });
+            }
+        }
+    }
     // Submodules' own configs and hooks.
     if let Ok(entries) = std::fs::read_dir(root.join(".git/modules")) {
         for entry in entries.flatten().take(64) {
@@ -282,6 +303,35 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
         home_masked,
         truncated,
     }
+}
+
+/// Where a linked worktree's repository lives, when `root/.git` is a
+/// file (`gitdir: …`): its own git directory and the common one
+/// (`commondir`), those outside the workspace, canonical.
+fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
+    let dot_git = root.join(".git");
+    if !dot_git.is_file() {
+        return Vec::new();
+    }
+    let Some(gitdir) = std::fs::read_to_string(&dot_git)
+        .ok()
+        .and_then(|t| t.strip_prefix("gitdir:").map(|p| p.trim().to_string()))
+    else {
+        return Vec::new();
+    };
+    let Ok(gitdir) = root.join(gitdir).canonicalize() else {
+        return Vec::new();
+    };
+    let mut dirs = vec![gitdir.clone()];
+    if let Ok(common) = std::fs::read_to_string(gitdir.join("commondir"))
+        && let Ok(common) = gitdir.join(common.trim()).canonicalize()
+    {
+        // The worktree's own directory lies inside the common one.
+        dirs.retain(|d| !d.starts_with(&common));
+        dirs.push(common);
+    }
+    dirs.retain(|d| !d.starts_with(root));
+    dirs
 }
 
 /// Whether `path` (absolute) is covered by the plan: a masked secret, or
