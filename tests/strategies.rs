@@ -1158,3 +1158,51 @@ fn the_guides_toolbox_examples_run_as_printed() {
     );
     assert_eq!(of_kind(&run.events, "llm.req").len(), 2);
 }
+
+#[test]
+fn usage_from_scheme_carries_the_cost_when_prices_are_known() {
+    let hook = "(on \"before-finish\" (lambda (text)\n\
+                  (let ([c (assoc-ref (session-usage) \"cost_usd\" #f)])\n\
+                    (say (if c (string-append \"cost: \" (number->string c)) \"cost: unknown\")))\n\
+                  #f))\n";
+    for (prices, priced) in [("[prices]\n\"*\" = [1.0, 2.0]\n", true), ("", false)] {
+        let (_d, ws, s) = workspace(&[], &json!(["Main answer."]));
+        hook_file(&ws, "cost.scm", hook);
+        let config = tempfile::tempdir().expect("config dir");
+        fs::create_dir_all(config.path().join("nib")).expect("nib dir");
+        fs::write(config.path().join("nib/config.toml"), prices).expect("config");
+        let root = ws.display().to_string();
+        let out = Command::new(NIB)
+            .args([
+                "exec",
+                "do the task",
+                "--root",
+                &root,
+                "--provider",
+                "scripted",
+            ])
+            .args(["--model", &s, "--hook", "cost.scm"])
+            .env("XDG_CONFIG_HOME", config.path())
+            .current_dir(&ws)
+            .stdin(Stdio::null())
+            .output()
+            .expect("run nib");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let said = strategy_texts(&events(&ws), "say");
+        let cost = said
+            .iter()
+            .find_map(|t| t.strip_prefix("cost: "))
+            .expect("the hook said");
+        if priced {
+            let usd: f64 = cost.parse().expect("a number");
+            assert!(usd > 0.0, "{said:?}");
+        } else {
+            assert_eq!(cost, "unknown", "{said:?}");
+        }
+    }
+}

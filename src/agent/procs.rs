@@ -305,7 +305,8 @@ impl Shared {
 
     fn record(&self, step: u64, reply: &Reply) {
         let u = &reply.usage;
-        self.count_usage(u.prompt_tokens, u.cached_tokens, u.completion_tokens);
+        let cost = super::shared::cost_of(&reply.model, u);
+        self.count_usage(u.prompt_tokens, u.cached_tokens, u.completion_tokens, cost);
         let _ = self.log.emit(&Event::LlmResp(event::LlmResp {
             step,
             model: reply.model.clone(),

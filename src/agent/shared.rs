@@ -99,13 +99,16 @@ impl Shared {
         }
     }
 
-    /// Adds a reply's usage to the task's and the session's.
-    pub(super) fn count_usage(&self, prompt: u64, cached: u64, completion: u64) {
+    /// Adds a reply's usage (and its cost, when its model's price is
+    /// known) to the task's and the session's.
+    pub(super) fn count_usage(&self, prompt: u64, cached: u64, completion: u64, cost: Option<f64>) {
         let u = Usage {
             prompt,
             cached,
             completion,
             calls: 1,
+            cost_nano_usd: cost.map_or(0, |c| (c * 1e9).round() as u64),
+            unpriced: u64::from(cost.is_none()),
         };
         lock(&self.usage).add(&u);
         state::add_usage(self.session_id(), &u);
@@ -240,4 +243,25 @@ impl CallOptions {
         }
         Ok(out)
     }
+}
+
+/// The cost of a reply's usage on `model` in USD, by the user's `[prices]`
+/// over the built-in table (`settings::prices`); `None` when its price is
+/// unknown. The user's config is read once per process: the clients read
+/// the same file for the totals they show.
+pub(super) fn cost_of(model: &str, usage: &crate::model::Usage) -> Option<f64> {
+    static PRICES: std::sync::OnceLock<std::collections::BTreeMap<String, Vec<f64>>> =
+        std::sync::OnceLock::new();
+    let prices = PRICES.get_or_init(|| {
+        crate::settings::UserConfig::load()
+            .map(|c| c.prices)
+            .unwrap_or_default()
+    });
+    let usage = crate::session::event::Usage {
+        prompt: usage.prompt_tokens,
+        cached: usage.cached_tokens,
+        completion: usage.completion_tokens,
+        ..Default::default()
+    };
+    crate::settings::prices::cost_of(prices, model, &usage)
 }

@@ -18,6 +18,11 @@ pub struct Usage {
     pub completion: u64,
     /// How many model calls.
     pub calls: u64,
+    /// What the priced calls cost, in billionths of a dollar (an integer,
+    /// so sums are exact and the type stays `Eq`).
+    pub cost_nano_usd: u64,
+    /// Calls whose model has no known price (`[prices]`).
+    pub unpriced: u64,
 }
 
 impl Usage {
@@ -26,6 +31,8 @@ impl Usage {
         self.cached += other.cached;
         self.completion += other.completion;
         self.calls += other.calls;
+        self.cost_nano_usd += other.cost_nano_usd;
+        self.unpriced += other.unpriced;
     }
 
     pub fn total(&self) -> u64 {
@@ -33,14 +40,18 @@ impl Usage {
     }
 
     /// As Scheme reads it: `{"prompt", "cached", "completion", "total",
-    /// "calls"}`.
+    /// "calls", "cost_usd", "unpriced_calls"}`; `cost_usd` is `#f` when
+    /// no call had a known price, and counts only the priced ones.
     pub fn to_json(self) -> Value {
+        let priced = self.calls > self.unpriced;
         json!({
             "prompt": self.prompt,
             "cached": self.cached,
             "completion": self.completion,
             "total": self.total(),
             "calls": self.calls,
+            "cost_usd": if priced { json!(self.cost_nano_usd as f64 / 1e9) } else { json!(false) },
+            "unpriced_calls": self.unpriced,
         })
     }
 }
