@@ -221,10 +221,14 @@ fn judge_rows(edits: &[String], command: &str) {
 }
 
 /// A sandboxed command's start-up beside an unsandboxed one, in one run,
-/// interleaved so load hits both alike: `true` run bare (no namespace),
-/// and run as the session runs it (network, mount and pid namespaces, the
-/// environment allowlist, Landlock), the plans made per command included.
-/// Target: the difference of the p50s at most 5 ms.
+/// interleaved so load hits both alike: `date +%s%N` run bare (no
+/// namespace) and as the session runs it (network, mount and pid
+/// namespaces, the environment allowlist, Landlock), the plans made per
+/// command included. Start-up is the time from before the plans to the
+/// instant the command reads the clock (what it prints); the whole run
+/// also counts the namespaces' teardown after it exits, which the kernel
+/// does before `wait` returns. Target: start-up p50 difference at most
+/// 5 ms.
 fn sandbox_rows(guard: &Guard, ws: &Workspace) {
     use nib::prim::tools::{Confinement, mountns, shell_cancellable};
     if !mountns::available() {
@@ -233,23 +237,40 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
     }
     let dirs = mountns::SessionDirs::create().expect("the session's dirs");
     let env = nib::guard::environment::child_env(std::env::vars_os(), &[]);
-    let mut bare = Vec::new();
-    let mut boxed = Vec::new();
+    let now_ns = || {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("a clock after 1970")
+            .as_nanos()
+    };
+    let started_at = |out: &str, before: u128| -> Duration {
+        let printed: u128 = out
+            .lines()
+            .next()
+            .and_then(|l| l.trim().parse().ok())
+            .expect("date printed nanoseconds");
+        Duration::from_nanos(printed.saturating_sub(before) as u64)
+    };
+    let (mut bare, mut boxed) = (Vec::new(), Vec::new());
+    let (mut bare_run, mut boxed_run) = (Vec::new(), Vec::new());
     let mut planning = Vec::new();
     for _ in 0..200 {
+        let before = now_ns();
         let t = Instant::now();
         let out = shell_cancellable(
             ws,
-            "true",
+            "date +%s%N",
             10,
             Confinement {
                 network: true,
                 ..Confinement::default()
             },
             None,
-        );
-        bare.push(t.elapsed());
-        assert!(out.is_ok_and(|o| o.ends_with("exit code: 0\n")));
+        )
+        .expect("a bare command runs");
+        bare_run.push(t.elapsed());
+        bare.push(started_at(&out, before));
+        let before = now_ns();
         let t = Instant::now();
         let mounts = guard.mount_plan(ws, dirs.path());
         let files = guard.file_plan(ws, Some(&mounts), &dirs.writable());
@@ -263,7 +284,7 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
         planning.push(t.elapsed());
         let out = shell_cancellable(
             ws,
-            "true",
+            "date +%s%N",
             10,
             Confinement {
                 network: false,
@@ -272,9 +293,10 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
                 env: Some(&env),
             },
             None,
-        );
-        boxed.push(t.elapsed());
-        assert!(out.is_ok_and(|o| o.ends_with("exit code: 0\n")));
+        )
+        .expect("a sandboxed command runs");
+        boxed_run.push(t.elapsed());
+        boxed.push(started_at(&out, before));
     }
     let p = |v: &mut Vec<Duration>, q: f64| {
         v.sort();
@@ -282,7 +304,7 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
     };
     let (b50, b99) = (p(&mut bare, 0.5), p(&mut bare, 0.99));
     let (s50, s99) = (p(&mut boxed, 0.5), p(&mut boxed, 0.99));
-    row("command start-up, bare (`true`)", (b50, b99), "");
+    row("command start-up, bare", (b50, b99), "");
     row(
         "command start-up, sandboxed, plans included",
         (s50, s99),
@@ -299,6 +321,16 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
         ms(s50.saturating_sub(b50)),
         "",
         "<= 5 ms"
+    );
+    row(
+        "whole run of the command, bare",
+        (p(&mut bare_run, 0.5), p(&mut bare_run, 0.99)),
+        "",
+    );
+    row(
+        "whole run, sandboxed (namespace teardown too)",
+        (p(&mut boxed_run, 0.5), p(&mut boxed_run, 0.99)),
+        "",
     );
 }
 
