@@ -141,11 +141,23 @@ mod tests {
             cached: 2,
             completion: 5,
             calls: 1,
+            cost_nano_usd: 1_500,
+            unpriced: 0,
         };
         add_usage("s1", &u);
-        add_usage("s1", &u);
+        add_usage(
+            "s1",
+            &Usage {
+                unpriced: 1,
+                cost_nano_usd: 0,
+                ..u
+            },
+        );
         assert_eq!(usage("s1").total(), 30);
         assert_eq!(usage("s1").calls, 2);
+        let seen = usage("s1").to_json();
+        assert_eq!(seen["cost_usd"], json!(1.5e-6));
+        assert_eq!(seen["unpriced_calls"], json!(1));
         end("s1");
         assert_eq!(get("s1", "k"), None);
         assert_eq!(usage("s1"), Usage::default());
