@@ -125,6 +125,20 @@ fn a_task_end_to_end_in_each_protocol() {
             4,
             "{protocol}: {k:?}"
         );
+        // The server's own prompt-evaluation time, where the protocol
+        // carries it (Ollama's prompt_eval_duration: the scripted server
+        // says 400 ms), for `nib compare`.
+        let prompt_ms: Vec<&Value> = evs
+            .iter()
+            .filter(|e| e["ev"] == "llm.resp")
+            .map(|e| &e["prompt_ms"])
+            .collect();
+        if protocol == "ollama" {
+            assert!(
+                prompt_ms.iter().all(|v| v.as_f64() == Some(400.0)),
+                "{prompt_ms:?}"
+            );
+        }
         let shell = evs
             .iter()
             .find(|e| e["ev"] == "tool.result" && e["name"] == "shell")
