@@ -32,12 +32,14 @@
 //! `record.rs` turns calls and results into events; `messages.rs`
 //! converts between the strategy's JSON and the model client's types.
 
+mod approved;
 pub mod author;
 mod messages;
 mod procs;
 mod record;
 mod session;
 mod shared;
+pub use approved::standing_approval;
 pub mod state;
 pub mod strategy;
 

@@ -342,29 +342,9 @@ fn confirmer(
     log: Arc<OnceLock<Arc<EventLog>>>,
 ) -> impl Fn(&ConfirmRequest) -> ConfirmAnswer + Send + Sync + 'static {
     move |req: &ConfirmRequest| {
-        let rel = req.path.unwrap_or("");
-        if req.kind == ConfirmKind::Write {
-            let covering = approvals
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .iter()
-                .find(|a| a.covers(req.call, rel))
-                .cloned();
-            if let Some(a) = covering {
-                if let Some(log) = log.get() {
-                    let _ = log.emit(&Event::ConfirmAnswer(event::ConfirmAnswer {
-                        tool: req.call.decl.name.to_string(),
-                        path: req.path.map(str::to_string),
-                        kind: "write".into(),
-                        answer: "yes".into(),
-                        by: "standing-approval".into(),
-                        scope: Some(a.scope()),
-                        ..event::ConfirmAnswer::default()
-                    }));
-                }
-                hub.push(json!({"k": "auto", "form": positional(req.call), "scope": a.scope()}));
-                return true.into();
-            }
+        if let Some(a) = crate::agent::standing_approval(&approvals, req, &log) {
+            hub.push(json!({"k": "auto", "form": positional(req.call), "scope": a.scope()}));
+            return true.into();
         }
         if cancel.load(Ordering::Relaxed) {
             return ConfirmAnswer {

@@ -171,14 +171,7 @@ fn home_masked(real: &std::path::Path) -> bool {
     let Ok(rel) = real.strip_prefix(&home) else {
         return false;
     };
-    let rel = rel.to_string_lossy();
-    let shown = super::mounts::HOME_ALLOWED
-        .iter()
-        .any(|(name, _)| rel == *name || rel.starts_with(&format!("{name}/")));
-    let covered_again = super::mounts::HOME_CREDENTIALS
-        .iter()
-        .any(|name| rel == *name || rel.starts_with(&format!("{name}/")));
-    !shown || covered_again
+    super::mounts::home_entry_masked(&rel.to_string_lossy())
 }
 
 /// Session files read back when a command runs code at most.

@@ -334,29 +334,36 @@ fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
     dirs
 }
 
-/// Whether `path` (absolute) is covered by the plan: a masked secret, or
-/// under the masked home directory and not shown through.
-pub fn hides(plan: &MountPlan, path: &Path) -> bool {
-    if plan.masked.iter().any(|m| path.starts_with(m)) {
-        return true;
-    }
-    let mut shown_home = false;
-    let mut home = None;
-    for step in &plan.steps {
-        match step {
-            MountStep::Empty { target } => home = Some(target),
-            MountStep::Keep { path: kept, .. } if path.starts_with(kept) => shown_home = true,
-            MountStep::Mask { path: masked, .. } if path.starts_with(masked) => return true,
-            _ => {}
-        }
-    }
-    home.is_some_and(|h| path.starts_with(h)) && !shown_home
+/// Whether `rel` (relative to home) is masked from commands: not under
+/// an allowed entry, or a credential file inside one.
+pub fn home_entry_masked(rel: &str) -> bool {
+    let under = |name: &str| rel == name || rel.starts_with(&format!("{name}/"));
+    !HOME_ALLOWED.iter().any(|(name, _)| under(name)) || HOME_CREDENTIALS.iter().any(|n| under(n))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::fs;
+
+    /// Whether `path` (absolute) is covered by the plan: a masked secret, or
+    /// under the masked home directory and not shown through.
+    fn hides(plan: &MountPlan, path: &Path) -> bool {
+        if plan.masked.iter().any(|m| path.starts_with(m)) {
+            return true;
+        }
+        let mut shown_home = false;
+        let mut home = None;
+        for step in &plan.steps {
+            match step {
+                MountStep::Empty { target } => home = Some(target),
+                MountStep::Keep { path: kept, .. } if path.starts_with(kept) => shown_home = true,
+                MountStep::Mask { path: masked, .. } if path.starts_with(masked) => return true,
+                _ => {}
+            }
+        }
+        home.is_some_and(|h| path.starts_with(h)) && !shown_home
+    }
 
     #[test]
     fn secrets_masked_home_allowlisted_git_read_only() {

@@ -23,7 +23,7 @@ use crate::guard::approvals::Approval;
 use crate::model::StreamEvent;
 use crate::prim::schema::positional;
 use crate::prim::{Answer, ConfirmAnswer, ConfirmRequest, Host, Question};
-use crate::session::event::{self, Event};
+use crate::session::event::Event;
 use crate::session::resume::{EARLIER_KEPT, earlier_from_log, with_earlier};
 use crate::session::{Entry, EventLog};
 use crate::settings::UserConfig;
@@ -255,31 +255,12 @@ fn confirmer(
     move |req: &ConfirmRequest| {
         let rel = req.path.unwrap_or("");
         let form = positional(req.call);
-        if req.kind == ConfirmKind::Write {
-            let covering = approvals
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .iter()
-                .find(|a| a.covers(req.call, rel))
-                .cloned();
-            if let Some(a) = covering {
-                if let Some(log) = log.get() {
-                    let _ = log.emit(&Event::ConfirmAnswer(event::ConfirmAnswer {
-                        tool: req.call.decl.name.to_string(),
-                        path: req.path.map(str::to_string),
-                        kind: "write".into(),
-                        answer: "yes".into(),
-                        by: "standing-approval".into(),
-                        scope: Some(a.scope()),
-                        ..event::ConfirmAnswer::default()
-                    }));
-                }
-                let _ = ui.send(UiEvent::AutoApproved {
-                    what: form,
-                    scope: a.scope(),
-                });
-                return true.into();
-            }
+        if let Some(a) = crate::agent::standing_approval(&approvals, req, &log) {
+            let _ = ui.send(UiEvent::AutoApproved {
+                what: form,
+                scope: a.scope(),
+            });
+            return true.into();
         }
         if cancel.load(Ordering::Relaxed) {
             return ConfirmAnswer {

@@ -7,10 +7,23 @@ use serde_json::json;
 use super::support::{engine, engine_with, fail, run, scratch};
 use crate::engine::ErrorKind;
 
+/// The engine's memory budget reads the whole process's size (steel gives
+/// no per-engine count: docs/strategies.md says so), so the tests here,
+/// some of which allocate gigabytes on purpose, run one at a time: one
+/// test's allocation would otherwise stop another's run.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn alone() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 const DEADLINE: Duration = Duration::from_millis(300);
 
 #[test]
 fn a_runaway_loop_is_stopped_and_the_engine_carries_on() {
+    let _alone = alone();
     let (mut e, calls) = engine_with(&[], Some(DEADLINE));
     // A quick run first: steel's own interrupt handler misses the next
     // deadline after one.
@@ -73,6 +86,7 @@ fn a_runaway_loop_is_stopped_and_the_engine_carries_on() {
 
 #[test]
 fn a_long_sleep_ends_at_the_deadline() {
+    let _alone = alone();
     let (mut e, _) = engine_with(&[], Some(DEADLINE));
     let t = Instant::now();
     let err = e
@@ -86,6 +100,7 @@ fn a_long_sleep_ends_at_the_deadline() {
 
 #[test]
 fn deeply_nested_data_is_an_error_not_an_abort() {
+    let _alone = alone();
     let (mut engine, _) = engine();
     for depth in [10_000, 50_000] {
         let src = format!("(quote {}1{})", "(".repeat(depth), ")".repeat(depth));
@@ -109,6 +124,7 @@ fn deeply_nested_data_is_an_error_not_an_abort() {
 
 #[test]
 fn huge_allocations_and_numbers_are_refused_not_aborts() {
+    let _alone = alone();
     let (mut engine, _) = engine_with(&[], Some(Duration::from_secs(5)));
     for src in [
         "(make-vector 100000000000 0)",
@@ -156,6 +172,7 @@ fn huge_allocations_and_numbers_are_refused_not_aborts() {
 /// the engine must carry on. How many ran is printed (`--nocapture`).
 #[test]
 fn no_program_aborts_the_process() {
+    let _alone = alone();
     let (mut engine, _) = engine_with(&[], Some(Duration::from_secs(5)));
     let mut programs: Vec<String> = Vec::new();
     // Nesting: every prefix and bracket, alone and mixed, at three depths.
@@ -250,6 +267,7 @@ fn no_program_aborts_the_process() {
 /// looping stops at its next instruction, and the engine carries on.
 #[test]
 fn a_set_cancel_flag_stops_looping_scheme() {
+    let _alone = alone();
     let (mut engine, _) = engine_with(&[], Some(Duration::from_secs(60)));
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     engine.watch_cancel(std::sync::Arc::clone(&flag));

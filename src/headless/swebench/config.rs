@@ -26,7 +26,6 @@ use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, CommandFactory, FromArgMatches, Parser};
 
 use super::RunArgs;
-use crate::session::event::Usage;
 use crate::settings::UsageError;
 
 /// The run's flags alone, parsed again with a config file's in front.
@@ -37,47 +36,8 @@ struct Reparsed {
     run: RunArgs,
 }
 
-/// One model's price, USD per million tokens.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Price {
-    pub input: f64,
-    pub output: f64,
-    pub cached: Option<f64>,
-}
-
-impl Price {
-    /// What one reply cost.
-    pub fn cost(&self, usage: &Usage) -> f64 {
-        let cached = usage.cached.min(usage.prompt);
-        let fresh = usage.prompt - cached;
-        (fresh as f64 * self.input
-            + cached as f64 * self.cached.unwrap_or(self.input)
-            + usage.completion as f64 * self.output)
-            / 1e6
-    }
-}
-
-impl Price {
-    /// `[in, out]` or `[in, out, cached]`, each finite and not negative.
-    fn of(numbers: &[f64]) -> Option<Price> {
-        if numbers.iter().any(|n| !n.is_finite() || *n < 0.0) {
-            return None;
-        }
-        match *numbers {
-            [input, output] => Some(Price {
-                input,
-                output,
-                cached: None,
-            }),
-            [input, output, cached] => Some(Price {
-                input,
-                output,
-                cached: Some(cached),
-            }),
-            _ => None,
-        }
-    }
-}
+/// One model's price: the one the whole program counts cost by.
+pub use crate::settings::prices::Price;
 
 /// `--price MODEL=IN,OUT[,CACHED]`.
 #[derive(Debug, Clone, PartialEq)]
@@ -296,6 +256,7 @@ pub fn process_argv() -> Option<Vec<OsString>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::session::event::Usage;
 
     #[test]
     fn config_lines_become_flags_and_the_command_line_wins() {
