@@ -274,13 +274,8 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
         let t = Instant::now();
         let mounts = guard.mount_plan(ws, dirs.path());
         let files = guard.file_plan(ws, Some(&mounts), &dirs.writable());
-        let prepared = mountns::prepare(
-            &mounts,
-            &dirs,
-            !nib::prim::tools::netns::available(),
-            Some(ws.root()),
-        )
-        .expect("the plan prepares");
+        let prepared =
+            mountns::prepare(&mounts, &dirs, Some(ws.root())).expect("the plan prepares");
         planning.push(t.elapsed());
         let out = shell_cancellable(
             ws,

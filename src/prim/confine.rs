@@ -87,10 +87,9 @@ impl Sandbox {
         } else {
             crate::guard::sandbox::FilePlan::default()
         };
-        let own_user = guard.policy().shell_network || !tools::netns::available();
         let prepared = match mounts {
             Some((plan, dirs)) => Some(
-                tools::mountns::prepare(&plan, dirs, own_user, Some(ws.root())).map_err(
+                tools::mountns::prepare(&plan, dirs, Some(ws.root())).map_err(
                     |source| ToolError::CannotStart {
                         what: "prepare the command's sandbox",
                         source,

@@ -403,3 +403,28 @@ fn files_that_run_code_later_need_a_person_or_are_put_back() {
     assert!(e.ok, "{e:?}");
     assert_eq!(e.decision, "write", "{e:?}");
 }
+
+#[test]
+fn a_sandboxed_command_that_times_out_is_stopped_with_everything_it_started() {
+    let (_d, ws) = workspace();
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    // Two sleeps nothing else on the machine runs: one in the background,
+    // one the command waits for.
+    let args = serde_json::json!({
+        "command": "sleep 4321.5 & sleep 4322.5",
+        "timeout": 1,
+    })
+    .to_string();
+    let r = host.run_json("shell", &args).1;
+    assert!(!r.ok && r.text.contains("timed out"), "{r:?}");
+    let left: Vec<String> = fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("4321.5") || c.contains("4322.5"))
+        .collect();
+    assert!(left.is_empty(), "left running: {left:?}");
+}

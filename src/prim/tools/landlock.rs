@@ -175,6 +175,13 @@ pub fn build(_: &FilePlan) -> std::io::Result<Ruleset> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
 }
 
+impl Ruleset {
+    /// The ruleset's descriptor, for a command that enters it itself.
+    pub fn fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        std::os::fd::AsFd::as_fd(&self.fd)
+    }
+}
+
 /// Makes `cmd` enter `ruleset` before it execs. Keep the ruleset alive
 /// until the command has been spawned.
 #[cfg(target_os = "linux")]

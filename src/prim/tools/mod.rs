@@ -22,6 +22,7 @@ pub mod netns;
 mod outline;
 mod place;
 mod shell;
+pub mod spawn;
 mod walk;
 
 pub use fs::{fs_find, fs_list};

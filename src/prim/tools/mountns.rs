@@ -3,12 +3,12 @@
 //! read-only files, the home directory reduced to an allowlist, private
 //! temp directories, git's settings and hooks read-only.
 //!
-//! Entered between fork and exec, after the network namespace when there
-//! is one (it owns the user namespace then). Everything the child needs is
-//! prepared here first: between fork and exec only async-signal-safe calls
-//! are allowed, so the child only calls `unshare`, `open`, `mkdir`,
-//! `mount` and `statfs` on C strings made in advance, and formats
-//! `/proc/self/fd/N` into a buffer on its stack.
+//! Carried out by the command's own process before it execs (`spawn.rs`
+//! makes it in new user, mount and process-id namespaces). Everything it
+//! needs is prepared here first: it shares nib's memory until it execs,
+//! so it only calls `open`, `mkdir`, `mount` and `statfs` on C strings
+//! made in advance, and formats `/proc/self/fd/N` into a buffer on its
+//! stack.
 //!
 //! Raw syscalls through `libc`, as `netns.rs` does: the namespace is a
 //! handful of calls; a crate (or bubblewrap, a second process and a setuid
@@ -17,7 +17,6 @@
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::OnceLock;
 
 use crate::guard::mounts::{MountPlan, MountStep, PRIVATE_DIRS};
@@ -94,17 +93,32 @@ pub fn available() -> bool {
             }],
             ..MountPlan::default()
         };
-        let Ok(prepared) = prepare(&plan, &dirs, true, None) else {
+        let Ok(prepared) = prepare(&plan, &dirs, None) else {
             return false;
         };
-        let mut probe = Command::new("sh");
-        probe
-            .args(["-c", "exit 0"])
-            .stdin(std::process::Stdio::null())
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null());
-        enter(&mut probe, prepared);
-        probe.status().is_ok_and(|s| s.success())
+        let Ok(null) = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+        else {
+            return false;
+        };
+        let null = std::os::fd::AsFd::as_fd(&null);
+        let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::var_os("PATH")
+            .map(|p| ("PATH".into(), p))
+            .into_iter()
+            .collect();
+        let sandbox = super::spawn::Sandboxed {
+            network: !super::netns::available(),
+            mounts: prepared,
+            landlock: None,
+        };
+        let args = [std::ffi::OsStr::new("-c"), std::ffi::OsStr::new("exit 0")];
+        let Ok(mut child) = super::spawn::spawn("sh", &args, &env, [null, null, null], sandbox)
+        else {
+            return false;
+        };
+        super::spawn::wait(&mut child).is_ok_and(|s| s.success())
     })
 }
 
@@ -137,10 +151,6 @@ struct Ensure {
 
 /// A plan made ready for the child.
 pub struct Prepared {
-    /// Make the user namespace too (no network namespace made it).
-    own_user: bool,
-    uid_map: Vec<u8>,
-    gid_map: Vec<u8>,
     /// Sources to open before anything is covered.
     sources: Vec<CString>,
     fds: Vec<libc::c_int>,
@@ -167,12 +177,10 @@ fn ensure(path: &Path, file: bool) -> std::io::Result<Ensure> {
     Ok(Ensure { parents, file })
 }
 
-/// Prepares `plan` for [`enter`]. `own_user`: the command gets no network
-/// namespace, so this one makes the user namespace.
+/// Prepares `plan` for a command started by `spawn.rs`, to run in `cwd`.
 pub fn prepare(
     plan: &MountPlan,
     dirs: &SessionDirs,
-    own_user: bool,
     cwd: Option<&Path>,
 ) -> std::io::Result<Prepared> {
     let mut sources: Vec<CString> = Vec::new();
@@ -223,12 +231,7 @@ pub fn prepare(
             MountStep::ReadOnly { path } => ops.push(Op::SelfReadOnly { path: cstr(path)? }),
         }
     }
-    // SAFETY: getuid/getgid cannot fail and touch no memory of ours.
-    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
     Ok(Prepared {
-        own_user,
-        uid_map: format!("{uid} {uid} 1\n").into_bytes(),
-        gid_map: format!("{gid} {gid} 1\n").into_bytes(),
         fds: vec![-1; sources.len()],
         sources,
         ops,
@@ -236,52 +239,16 @@ pub fn prepare(
     })
 }
 
-/// Makes `cmd` start in the mount namespace `prepared` describes. The
-/// spawn fails if any step that hides something fails: a command never
-/// runs with a secret it should not see.
-#[cfg(target_os = "linux")]
-pub fn enter(cmd: &mut Command, mut prepared: Prepared) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: the closure only makes async-signal-safe system calls on
-    // memory prepared above (no allocation, no locks).
-    unsafe {
-        cmd.pre_exec(move || prepared.run());
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn enter(cmd: &mut Command, _: Prepared) {
-    use std::os::unix::process::CommandExt;
-    // SAFETY: the closure makes no calls at all.
-    unsafe {
-        cmd.pre_exec(|| Err(std::io::Error::from(std::io::ErrorKind::Unsupported)));
-    }
-}
-
 #[cfg(target_os = "linux")]
 impl Prepared {
-    /// In the child, between fork and exec.
-    fn run(&mut self) -> std::io::Result<()> {
+    /// In the command's process (`spawn.rs`), process 1 of its new user,
+    /// mount and process-id namespaces, before it execs.
+    pub(super) fn run(&mut self) -> std::io::Result<()> {
         let err = std::io::Error::last_os_error;
         // SAFETY (the whole function): every pointer passed is a
-        // NUL-terminated string made before the fork, a buffer on this
+        // NUL-terminated string made before the clone, a buffer on this
         // stack, or null where the call allows it.
         unsafe {
-            // A private process-id namespace too: the command sees only
-            // its own processes, so no other process's environment (nib's,
-            // the user's shell's) can be read through /proc or `ps e`.
-            let mut flags = libc::CLONE_NEWNS | libc::CLONE_NEWPID;
-            if self.own_user {
-                flags |= libc::CLONE_NEWUSER;
-            }
-            if libc::unshare(flags) != 0 {
-                return Err(err());
-            }
-            if self.own_user {
-                super::netns::write_file(c"/proc/self/setgroups", b"deny")?;
-                super::netns::write_file(c"/proc/self/uid_map", &self.uid_map)?;
-                super::netns::write_file(c"/proc/self/gid_map", &self.gid_map)?;
-            }
             // Nothing done here may reach the host's mounts.
             if libc::mount(
                 std::ptr::null(),
@@ -381,17 +348,9 @@ impl Prepared {
             {
                 return Err(err());
             }
-            // The new process-id namespace takes in this process's
-            // children only: fork once, and let this process wait for the
-            // command (process 1 there; when it ends, everything it
-            // started ends with it) and exit as it did.
-            let pid = libc::fork();
-            if pid < 0 {
-                return Err(err());
-            }
-            if pid > 0 {
-                wait_and_exit_as(pid);
-            }
+            // A /proc of the command's own process-id namespace: it sees
+            // only its own processes, so no other process's environment
+            // (nib's, the user's shell's) can be read there or by `ps e`.
             if libc::mount(
                 c"proc".as_ptr(),
                 c"/proc".as_ptr(),
@@ -404,35 +363,6 @@ impl Prepared {
             }
         }
         Ok(())
-    }
-}
-
-/// In the process between nib and the command: closes every descriptor
-/// (nib's spawn waits for the end of a pipe only exec closes, and the
-/// output pipe must end with the command), waits for `pid` and ends the
-/// same way it did.
-#[cfg(target_os = "linux")]
-unsafe fn wait_and_exit_as(pid: libc::pid_t) -> ! {
-    // SAFETY: async-signal-safe calls on our own stack's memory.
-    unsafe {
-        libc::syscall(libc::SYS_close_range, 0u32, u32::MAX, 0u32);
-        let mut status: libc::c_int = 0;
-        loop {
-            let r = libc::waitpid(pid, &mut status, 0);
-            if r == pid {
-                break;
-            }
-            if r < 0 && *libc::__errno_location() != libc::EINTR {
-                libc::_exit(127);
-            }
-        }
-        if libc::WIFSIGNALED(status) {
-            let sig = libc::WTERMSIG(status);
-            libc::signal(sig, libc::SIG_DFL);
-            libc::kill(libc::getpid(), sig);
-            libc::_exit(128 + sig);
-        }
-        libc::_exit(libc::WEXITSTATUS(status));
     }
 }
 

@@ -84,7 +84,7 @@ pub(super) fn write_file(path: &std::ffi::CStr, data: &[u8]) -> std::io::Result<
 /// Brings up `lo` in the new namespace. A failure leaves loopback down,
 /// which only breaks commands that talk to themselves over the network.
 #[cfg(target_os = "linux")]
-fn loopback_up() {
+pub(super) fn loopback_up() {
     // SAFETY: a zeroed ifreq is valid; the name fits with its NUL; the
     // socket is closed on every path.
     unsafe {

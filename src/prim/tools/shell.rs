@@ -10,9 +10,11 @@
 //! only a bounded head and tail of it are kept in memory.
 
 use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::io::{self, Read};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -20,6 +22,7 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use super::place::ShellPlace;
+use super::spawn::Process;
 use crate::files::Workspace;
 use crate::prim::ToolError;
 
@@ -137,71 +140,75 @@ pub fn shell_in(
     };
     let (mut reader, writer) = io::pipe().map_err(no_pipe)?;
     let writer2 = writer.try_clone().map_err(no_pipe)?;
-    let (mut cmd, container) = match place {
-        ShellPlace::Local => {
-            let mut cmd = Command::new("sh");
-            cmd.arg("-c")
-                .arg(command)
-                .current_dir(ws.root())
-                .env("GIT_PAGER", "cat")
-                .env("PAGER", "cat");
-            (cmd, None)
-        }
-        ShellPlace::Container(c) => {
-            let (cmd, mark) = c.exec(command);
-            (cmd, Some((c, mark)))
-        }
-    };
-    cmd.stdin(Stdio::null())
-        .stdout(writer)
-        .stderr(writer2)
-        .process_group(0);
+    let local = matches!(place, ShellPlace::Local);
     // The model's own credentials are nib's, not the command's: a command
     // has no business printing the key the session talks to its model with.
     // With an allowlist, a command gets only what it names.
-    match confinement.env.filter(|_| container.is_none()) {
-        Some(env) => {
-            cmd.env_clear().envs(env.vars.iter().map(|(n, v)| (n, v)));
-            if confinement.mounts.is_some() {
-                cmd.env("TMPDIR", "/tmp");
-            }
-            cmd.env("GIT_PAGER", "cat").env("PAGER", "cat");
-        }
-        None => {
-            for (name, _) in std::env::vars_os() {
-                if name.to_str().is_some_and(is_model_credential) {
-                    cmd.env_remove(&name);
-                }
-            }
-        }
-    }
+    let env = command_env(
+        confinement.env.filter(|_| local),
+        confinement.mounts.is_some() && local,
+    );
     // Without network where the system allows it; otherwise say so once.
     let mut note = String::new();
-    if !network && container.is_none() {
-        if super::netns::available() {
-            super::netns::isolate(&mut cmd);
-        } else if !NETWORK_NOTED.swap(true, Ordering::Relaxed) {
-            note.push_str("note: this command had network access: the system does not allow running it without (nib asks for a private network namespace)\n");
-        }
+    let isolate_network = !network && local && super::netns::available();
+    if !network && local && !isolate_network && !NETWORK_NOTED.swap(true, Ordering::Relaxed) {
+        note.push_str("note: this command had network access: the system does not allow running it without (nib asks for a private network namespace)\n");
     }
-    // The mount namespace after the network one (which made the user
-    // namespace), before Landlock (which forbids mounting).
-    if let Some(mounts) = confinement.mounts.filter(|_| container.is_none()) {
-        super::mountns::enter(&mut cmd, mounts);
-    }
-    // Entered after the namespace (whose setup writes to /proc). In a
-    // container the container is the sandbox: the engine's client on this
-    // machine needs its own config (`~/.docker`), which the plan hides.
+    // In a container the container is the sandbox: the engine's client on
+    // this machine needs its own config (`~/.docker`), which the plan hides.
     let ruleset = confinement
         .files
-        .filter(|_| container.is_none())
-        .and_then(|plan| file_sandbox(&mut cmd, plan, &mut note));
-    let spawned = cmd.spawn();
+        .filter(|_| local)
+        .and_then(|plan| file_sandbox(plan, &mut note));
+    let ruleset_active = ruleset.is_some();
+    let mounts = confinement.mounts.filter(|_| local);
+    let mut container = None;
+    let spawned: io::Result<Box<dyn Process>> = match mounts {
+        // The session's sandbox: the namespaces, the mounts and Landlock
+        // made by the command's own process, without a copy of nib.
+        Some(mounts) => std::fs::File::open("/dev/null").and_then(|null| {
+            use std::os::fd::AsFd;
+            let sandbox = super::spawn::Sandboxed {
+                network: !isolate_network,
+                mounts,
+                landlock: ruleset.as_ref().map(|r| r.fd()),
+            };
+            let args = [std::ffi::OsStr::new("-c"), std::ffi::OsStr::new(command)];
+            let stdio = [null.as_fd(), writer.as_fd(), writer2.as_fd()];
+            super::spawn::spawn("sh", &args, &env, stdio, sandbox)
+                .map(|c| Box::new(c) as Box<dyn Process>)
+        }),
+        None => {
+            let mut cmd = match place {
+                ShellPlace::Local => {
+                    let mut cmd = Command::new("sh");
+                    cmd.arg("-c").arg(command).current_dir(ws.root());
+                    cmd
+                }
+                ShellPlace::Container(c) => {
+                    let (cmd, mark) = c.exec(command);
+                    container = Some((c, mark));
+                    cmd
+                }
+            };
+            cmd.stdin(Stdio::null())
+                .stdout(writer.try_clone().map_err(no_pipe)?)
+                .stderr(writer2.try_clone().map_err(no_pipe)?)
+                .process_group(0)
+                .env_clear()
+                .envs(env.iter().map(|(n, v)| (n, v)));
+            if isolate_network {
+                super::netns::isolate(&mut cmd);
+            }
+            if let Some(ruleset) = &ruleset {
+                super::landlock::confine(&mut cmd, ruleset);
+            }
+            cmd.spawn().map(|c| Box::new(c) as Box<dyn Process>)
+        }
+    };
     // The command holds our copies of the pipe's write end: drop them, or
     // the reader would never see the end of the output.
-    drop(cmd);
-    let ruleset_active = ruleset.is_some();
-    drop(ruleset);
+    drop((writer, writer2, ruleset));
     let mut child = spawned.map_err(|source| match &container {
         None => ToolError::CannotStart {
             what: "start sh",
@@ -238,18 +245,22 @@ pub fn shell_in(
     }
 
     let started = Instant::now();
-    let status = wait_until(&mut child, started + timeout, cancel);
+    let status = wait_until(child.as_mut(), started + timeout, cancel);
     let (status, timed_out) = match status {
         Some(status) => (Some(status), false),
         None => {
-            kill_group(&mut child);
+            kill_group(child.as_mut());
             // The exec client is gone; what it started in the container
             // is not, until it is killed there.
             if let Some((c, mark)) = &container {
                 c.kill_marked(mark);
             }
             (
-                wait_until(&mut child, Instant::now() + Duration::from_secs(2), None),
+                wait_until(
+                    child.as_mut(),
+                    Instant::now() + Duration::from_secs(2),
+                    None,
+                ),
                 true,
             )
         }
@@ -340,11 +351,10 @@ fn denied_note(plan: &crate::guard::sandbox::FilePlan, ws: &Workspace) -> String
     )
 }
 
-/// Puts `cmd` under the file sandbox of `plan`, or says in `note` why it
-/// runs without (once per process when the kernel has none). The ruleset
-/// returned must live until the command has been spawned.
+/// The Landlock ruleset of `plan` for the command, or why it runs
+/// without, said in `note` (once per process when the kernel has none).
+/// The ruleset must live until the command has been spawned.
 fn file_sandbox(
-    cmd: &mut Command,
     plan: &crate::guard::sandbox::FilePlan,
     note: &mut String,
 ) -> Option<super::landlock::Ruleset> {
@@ -356,7 +366,6 @@ fn file_sandbox(
     }
     match super::landlock::build(plan) {
         Ok(ruleset) => {
-            super::landlock::confine(cmd, &ruleset);
             if plan.truncated {
                 note.push_str("note: the workspace is too big to search whole for protected files: some deep in it may have been readable to this command\n");
             }
@@ -369,14 +378,44 @@ fn file_sandbox(
     }
 }
 
-/// Waits for the child to exit, polling, until `deadline` or until
-/// `cancel` is set. None when it is still running then (or cannot be
-/// waited for).
+/// The environment a command gets: with an allowlist (`allowed`), only
+/// what it names; without, nib's own but the model's credentials. With a
+/// private `/tmp`, TMPDIR points there. Pagers never wait for a key.
+fn command_env(
+    allowed: Option<&crate::guard::environment::ChildEnv>,
+    private_tmp: bool,
+) -> Vec<(OsString, OsString)> {
+    let mut vars: Vec<(OsString, OsString)> = match allowed {
+        Some(env) => env.vars.clone(),
+        None => std::env::vars_os()
+            .filter(|(name, _)| !name.to_str().is_some_and(is_model_credential))
+            .collect(),
+    };
+    let mut set = |name: &str, value: &str| {
+        vars.retain(|(n, _)| n != name);
+        vars.push((name.into(), value.into()));
+    };
+    if private_tmp {
+        set("TMPDIR", "/tmp");
+    }
+    set("GIT_PAGER", "cat");
+    set("PAGER", "cat");
+    vars
+}
+
+/// How often a wait looks at the cancel flag.
+const CANCEL_CHECK: Duration = Duration::from_millis(25);
+
+/// Waits for the child to exit until `deadline` or until `cancel` is
+/// set. None when it is still running then (or cannot be waited for).
+/// A pidfd wakes the wait the moment the child ends (Linux 5.3 and
+/// later); without one, it polls with a growing pause.
 fn wait_until(
-    child: &mut Child,
+    child: &mut dyn Process,
     deadline: Instant,
     cancel: Option<&AtomicBool>,
 ) -> Option<ExitStatus> {
+    let pidfd = pidfd_open(child.id());
     let mut pause = Duration::from_millis(1);
     loop {
         if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
@@ -391,24 +430,53 @@ fn wait_until(
         if now >= deadline {
             return None;
         }
-        thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(25));
+        match &pidfd {
+            Some(fd) => poll_readable(fd, CANCEL_CHECK.min(deadline - now)),
+            None => {
+                thread::sleep(pause.min(deadline - now));
+                pause = (pause * 2).min(CANCEL_CHECK);
+            }
+        }
+    }
+}
+
+/// A descriptor that becomes readable when process `pid` (our child,
+/// not yet reaped) ends; None where the kernel has no pidfds.
+fn pidfd_open(pid: u32) -> Option<OwnedFd> {
+    let pid = libc::pid_t::try_from(pid).ok()?;
+    // SAFETY: pidfd_open takes a pid and flags and returns a new
+    // descriptor or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0u32) };
+    let fd = libc::c_int::try_from(fd).ok().filter(|fd| *fd >= 0)?;
+    // SAFETY: the kernel just gave us this descriptor; nothing else owns it.
+    Some(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Waits until `fd` is readable or `wait` has passed.
+fn poll_readable(fd: &OwnedFd, wait: Duration) {
+    let mut pfd = libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = libc::c_int::try_from(wait.as_millis().max(1)).unwrap_or(libc::c_int::MAX);
+    // SAFETY: one valid pollfd; an error or EINTR just ends this wait early.
+    unsafe {
+        libc::poll(&mut pfd, 1, ms);
     }
 }
 
 /// Kills the child's whole process group (its pid is the group id: it was
-/// started with `process_group(0)` and has not been reaped yet), and the
+/// started in a group of its own and has not been reaped yet), and the
 /// child itself should that fail.
-pub(crate) fn kill_group(child: &mut Child) {
-    let group = format!("-{}", child.id());
-    let killed = Command::new("kill")
-        .args(["-s", "KILL", "--", &group])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !killed {
+pub(crate) fn kill_group(child: &mut dyn Process) {
+    let Ok(group) = libc::pid_t::try_from(child.id()) else {
+        let _already_gone = child.kill();
+        return;
+    };
+    // SAFETY: a signal to our own child's group; the child is not reaped,
+    // so its pid (the group's id) cannot have been reused.
+    if unsafe { libc::kill(-group, libc::SIGKILL) } != 0 {
         let _already_gone = child.kill();
     }
 }
