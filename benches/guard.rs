@@ -230,8 +230,8 @@ fn judge_rows(edits: &[String], command: &str) {
 /// does before `wait` returns. Target: start-up p50 difference at most
 /// 5 ms.
 fn sandbox_rows(guard: &Guard, ws: &Workspace) {
-    use nib::prim::tools::{Confinement, mountns, shell_cancellable};
-    if !mountns::available() {
+    use nib::prim::tools::{Confinement, mountns, shell_cancellable, spawn};
+    if !spawn::available() {
         println!("(no mount namespaces here: the sandboxed start-up is not measured)");
         return;
     }

@@ -168,3 +168,101 @@ fn the_table_has_no_cycle() {
         before.insert(*module);
     }
 }
+
+/// A source file's module path from `src/` (`prim/tools/shell.rs` is
+/// `prim::tools::shell`; `mod.rs` names its directory).
+fn module_path(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if let Some(last) = parts.last_mut() {
+        *last = last.trim_end_matches(".rs").to_string();
+    }
+    if parts.last().is_some_and(|l| l == "mod") {
+        parts.pop();
+    }
+    parts
+}
+
+/// The sibling files (children of the same parent module) a file's
+/// production code names, through `super::x` or `crate::...::x`.
+fn siblings_used(me: &[String], text: &str, modules: &BTreeSet<Vec<String>>) -> BTreeSet<String> {
+    let parent = &me[..me.len().saturating_sub(1)];
+    let mut out = BTreeSet::new();
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for (i, _) in text.match_indices("super::") {
+        let name = ident(&text[i + "super::".len()..]);
+        let mut path = parent.to_vec();
+        path.push(name.clone());
+        if modules.contains(&path) {
+            out.insert(name);
+        }
+    }
+    for (i, _) in text.match_indices("crate::") {
+        let mut path = Vec::new();
+        let mut rest = &text[i + "crate::".len()..];
+        loop {
+            let name = ident(rest);
+            if name.is_empty() {
+                break;
+            }
+            path.push(name.clone());
+            rest = &rest[name.len()..];
+            match rest.strip_prefix("::") {
+                Some(r) => rest = r,
+                None => break,
+            }
+        }
+        // The deepest module the path names, when it is a sibling.
+        while !path.is_empty() && !modules.contains(&path) {
+            path.pop();
+        }
+        if path.len() == me.len() && path[..path.len() - 1] == *parent {
+            out.extend(path.last().cloned());
+        }
+    }
+    out.remove(me.last().map(String::as_str).unwrap_or_default());
+    out
+}
+
+#[test]
+fn no_two_files_of_one_module_use_each_other() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    files.sort();
+    let files: Vec<(Vec<String>, String)> = files
+        .iter()
+        .filter(|f| f.file_name().is_some_and(|n| n != "tests.rs"))
+        .map(|f| {
+            let rel = f.strip_prefix(&src).unwrap_or(f);
+            let text = fs::read_to_string(f).unwrap_or_default();
+            (module_path(rel), production(&text).to_string())
+        })
+        .collect();
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|(m, _)| m.clone()).collect();
+    let mut edges = BTreeSet::new();
+    for (me, text) in &files {
+        if me.is_empty() {
+            continue;
+        }
+        for sibling in siblings_used(me, text, &modules) {
+            edges.insert((me.join("::"), {
+                let mut p = me[..me.len() - 1].to_vec();
+                p.push(sibling);
+                p.join("::")
+            }));
+        }
+    }
+    let cycles: Vec<String> = edges
+        .iter()
+        .filter(|(a, b)| a < b && edges.contains(&(b.clone(), a.clone())))
+        .map(|(a, b)| format!("`{a}` and `{b}` use each other (move what both need into one of them, or a third file)"))
+        .collect();
+    assert!(cycles.is_empty(), "{}", cycles.join("\n"));
+}

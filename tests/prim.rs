@@ -418,7 +418,7 @@ fn a_hard_link_to_a_protected_file_is_that_file() {
     // A command reads it as the sandbox shows it: empty where the
     // system has mount namespaces, a Security question where it has not.
     let (_, r) = host.run_json("shell", r#"{"command": "cat notes.txt > copy.txt"}"#);
-    if nib::prim::tools::mountns::available() {
+    if nib::prim::tools::spawn::available() {
         assert!(r.ok && r.decision == "write", "{r:?}");
         assert_eq!(read(host.workspace(), "copy.txt"), "");
     } else {

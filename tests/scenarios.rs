@@ -401,7 +401,7 @@ fn an_approved_cat_of_env_reaches_the_model_as_handles_only() {
     // to `cat .env`, which waives the leak check; `(no-canary-in-requests)`
     // still holds the model to redaction handles. In the sandbox the
     // command reads it empty and needs no such yes.
-    let masked = nib::prim::tools::mountns::available();
+    let masked = nib::prim::tools::spawn::available();
     let decision = if masked { "write" } else { "security" };
     let text = r#"
 (scenario "approved-read"

@@ -33,7 +33,7 @@ impl Sandbox {
         let policy = guard.policy();
         let env = crate::guard::environment::child_env(std::env::vars_os(), &policy.env_allow);
         let local = matches!(place, tools::ShellPlace::Local);
-        let dirs = (local && policy.file_sandbox && tools::mountns::available())
+        let dirs = (local && policy.file_sandbox && tools::spawn::available())
             .then(tools::mountns::SessionDirs::create)
             .and_then(Result::ok);
         // A container (nib swebench) is started with `--network none`

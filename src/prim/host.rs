@@ -13,17 +13,13 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::args::Shell;
 use super::confine::Sandbox;
 use super::error::ToolError;
-use super::fs::{self, Plan};
-use super::handlers::{Handler, Output, primitive};
-use super::table::lookup;
-use super::{parse, tools};
-use crate::call::{Call, Effect};
+use super::tools;
+use crate::call::Call;
 use crate::edit::Edit;
 use crate::files::{Versions, Workspace};
-use crate::guard::{ConfirmKind, Decision, Guard, GuardPolicy, Reason};
+use crate::guard::{ConfirmKind, Guard, GuardPolicy, Reason};
 
 /// What a confirm shows a person (or a policy): the call, why it needs a
 /// yes, and for writes the diff.
@@ -207,25 +203,25 @@ pub(crate) struct FileState {
 pub struct Host {
     pub(crate) ws: Workspace,
     pub(crate) versions: Versions,
-    state: Mutex<FileState>,
+    pub(super) state: Mutex<FileState>,
     pub(crate) confirm: Confirmer,
-    guard: Guard,
+    pub(super) guard: Guard,
     /// Once set, a running command stops (a client's Esc, a run's
     /// deadline); the session's runs share it (`run_task`).
-    cancel: Arc<AtomicBool>,
+    pub(super) cancel: Arc<AtomicBool>,
     /// Confirms are answered by a policy (`Host::unattended`).
-    unattended: bool,
+    pub(super) unattended: bool,
     /// The policy's answer to Write confirms (`--approve writes`).
-    approve_writes: bool,
+    pub(super) approve_writes: bool,
     /// Where a strategy's questions go (`ask`).
-    asker: Option<Asker>,
+    pub(super) asker: Option<Asker>,
     /// Set (with `cancel`) when a run's own deadline stopped it, so a
     /// stopped command says so instead of blaming the user.
-    deadline_passed: Arc<AtomicBool>,
+    pub(super) deadline_passed: Arc<AtomicBool>,
     /// Where `shell` commands run (this machine unless told otherwise).
-    shell_place: tools::ShellPlace,
+    pub(super) shell_place: tools::ShellPlace,
     /// The session's sandbox, set up before the first call (`confine`).
-    sandbox: std::sync::OnceLock<Sandbox>,
+    pub(super) sandbox: std::sync::OnceLock<Sandbox>,
 }
 
 impl Host {
@@ -258,7 +254,7 @@ impl Host {
     }
 
     /// The session's sandbox, made at the first call (`confine`).
-    fn sandbox(&self) -> &Sandbox {
+    pub(super) fn sandbox(&self) -> &Sandbox {
         self.sandbox
             .get_or_init(|| Sandbox::new(&self.guard, &self.ws, &self.shell_place))
     }
@@ -353,296 +349,4 @@ impl Host {
         // every update is a single insert.
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
-
-    /// Parse a model's call (name and JSON argument text) and run it.
-    pub fn run_json(&self, name: &str, arguments: &str) -> (Option<Call>, ToolResult) {
-        let Some(decl) = lookup(name) else {
-            let unknown = ToolError::UnknownTool {
-                name: name.to_string(),
-                known: super::table::ALL.iter().map(|d| d.name).collect(),
-            };
-            return (None, unknown.into());
-        };
-        match parse::parse_text(decl, arguments) {
-            Ok(call) => {
-                let result = self.run(&call);
-                (Some(call), result)
-            }
-            Err(e) => (None, ToolError::from(e).into()),
-        }
-    }
-
-    /// Run the calls of one reply: concurrently when all are read-only,
-    /// otherwise in order.
-    pub fn run_calls(&self, calls: &[Call]) -> Vec<ToolResult> {
-        if calls.len() > 1 && calls.iter().all(|c| c.decl.effect == Effect::ReadOnly) {
-            return std::thread::scope(|s| {
-                let handles: Vec<_> = calls.iter().map(|c| s.spawn(|| self.run(c))).collect();
-                handles
-                    .into_iter()
-                    .map(|h| {
-                        h.join().unwrap_or_else(|_| {
-                            ToolError::Bug("the tool failed unexpectedly (a bug in nib)".into())
-                                .into()
-                        })
-                    })
-                    .collect()
-            });
-        }
-        calls.iter().map(|c| self.run(c)).collect()
-    }
-
-    /// Run one call through the guard.
-    pub fn run(&self, call: &Call) -> ToolResult {
-        self.sandbox();
-        let decision = self.guard.judge(call, &self.ws);
-        // Handles stand for secrets: the call runs with the real values,
-        // which for a sink the guard has already flagged for a person's yes.
-        let resolved = self.guard.resolve(call);
-        let call = &resolved;
-        let (mut result, decision) = match &decision {
-            Decision::Deny { reasons } => (refused(call, "denied", reasons), decision),
-            _ if call.decl.effect == Effect::ReadOnly => (self.read(call), decision),
-            _ => self.change(call, decision),
-        };
-        let output = primitive(call.decl).map_or(Output::Untrusted, |p| p.output);
-        match output {
-            Output::GrepLines => self.observe_grep(&result.text),
-            Output::FileRead => {
-                if let Ok(file) = self.ws.resolve(call.arg("path").as_str()) {
-                    self.guard.observe_read(&self.ws, &file.rel);
-                }
-            }
-            Output::OwnWrite if result.ok && !result.refused => {
-                if let Ok(file) = self.ws.resolve(call.arg("path").as_str()) {
-                    self.guard.note_written(&file.rel);
-                }
-            }
-            Output::OwnWrite | Output::Untrusted => {}
-        }
-        let untrusted = self.untrusted_output(call, output);
-        result.text = self.guard.observe_output(&result.text, untrusted);
-        result.decision = decision.as_str();
-        result.reasons = decision.reasons().iter().map(ReasonOut::from).collect();
-        result
-    }
-
-    /// Lines index-grep found in protected files (`path:line:text`) are
-    /// values of those files: the ledger learns them as fs-read's would.
-    fn observe_grep(&self, text: &str) {
-        for line in text.lines() {
-            let Some((path, rest)) = line.split_once(':') else {
-                continue;
-            };
-            let Some((number, content)) = rest.split_once(':') else {
-                continue;
-            };
-            if !number.is_empty() && number.bytes().all(|b| b.is_ascii_digit()) {
-                self.guard.observe_protected(path, content);
-            }
-        }
-    }
-
-    /// Whether a call's output is content nib did not write: files the
-    /// session did not write, command output, history.
-    fn untrusted_output(&self, call: &Call, output: Output) -> bool {
-        match output {
-            Output::OwnWrite => false,
-            Output::FileRead => match self.ws.resolve(call.arg("path").as_str()) {
-                Ok(r) => !self.state().written.contains(&r.rel),
-                Err(_) => true,
-            },
-            Output::GrepLines | Output::Untrusted => true,
-        }
-    }
-
-    fn read(&self, call: &Call) -> ToolResult {
-        match primitive(call.decl).map(|p| p.handler) {
-            Some(Handler::Read(run)) => run(self, call),
-            _ => ToolError::Bug(format!(
-                "{} is not a read-only primitive (a bug in nib)",
-                call.decl.name
-            ))
-            .into(),
-        }
-    }
-
-    /// Writes and commands: plan, judge the plan, confirm with the diff,
-    /// then carry out. Returns the result and the final decision. A write
-    /// whose file changed on disk while the confirm was open (or between
-    /// plan and rename) is never renamed over that change: it is planned
-    /// again on the current text and confirmed again with the new diff
-    /// (fs-write then refuses: the model must read the file again).
-    fn change(&self, call: &Call, decision: Decision) -> (ToolResult, Decision) {
-        let mut replans = 0;
-        loop {
-            let plan = match primitive(call.decl).map(|p| p.handler) {
-                Some(Handler::Change(plan)) => plan(self, call),
-                _ => Err(ToolError::Bug(format!(
-                    "{} has no write handler (a bug in nib)",
-                    call.decl.name
-                ))),
-            };
-            let plan = match plan {
-                Ok(p) => p,
-                Err(e) => return (e.into(), decision),
-            };
-            if let Plan::Unchanged(text) = plan {
-                return (ToolResult::ok(text), decision);
-            }
-            let judged = match &plan {
-                Plan::Write(w) => decision.clone().with_security(self.guard.judge_write(
-                    &w.file.rel,
-                    w.before.as_deref().unwrap_or(""),
-                    &w.after,
-                )),
-                _ => decision.clone(),
-            };
-            let again = (replans > 0).then(|| {
-                format!(
-                    "asked again: {} changed on disk after the last diff (another program wrote it); this diff is against what is there now",
-                    match &plan {
-                        Plan::Write(w) => w.rel(),
-                        _ => call.decl.name,
-                    }
-                )
-            });
-            let (result, asked) = self.confirm_and_carry_out(call, plan, &judged, again.as_deref());
-            let mut result = match result {
-                Err(e) if e.changed_on_disk() && replans < MAX_REPLANS => {
-                    replans += 1;
-                    continue;
-                }
-                Err(e) => ToolResult::from(e),
-                Ok(r) => r,
-            };
-            if asked.is_some() {
-                result.confirm = asked;
-            }
-            return (result, judged);
-        }
-    }
-
-    /// Asks the confirm the decision needs (returning what was asked, and
-    /// its answer), then carries the plan out if it was approved.
-    fn confirm_and_carry_out(
-        &self,
-        call: &Call,
-        plan: Plan,
-        decision: &Decision,
-        again: Option<&str>,
-    ) -> (Result<ToolResult, ToolError>, Option<ConfirmOut>) {
-        let Decision::Confirm { kind, reasons } = decision else {
-            return (self.carry_out(call, plan), None);
-        };
-        let (diff, path, proposed) = match &plan {
-            Plan::Write(w) => (Some(w.diff.as_str()), Some(w.rel()), Some(w.after())),
-            _ => (None, None, None),
-        };
-        let request = ConfirmRequest {
-            call,
-            kind: *kind,
-            reasons,
-            diff,
-            path,
-            proposed,
-            again,
-        };
-        let answer = (self.confirm)(&request);
-        let asked = Some(ConfirmOut {
-            kind: match kind {
-                ConfirmKind::Write => "write",
-                ConfirmKind::Security => "security",
-            },
-            approved: answer.approved,
-        });
-        if !answer.approved {
-            let why = match kind {
-                ConfirmKind::Write => "the write was not approved",
-                ConfirmKind::Security => "it needs a security confirm that was not given",
-            };
-            let mut result = refused(call, why, reasons);
-            if let Some(reason) = answer.reason.filter(|r| !r.trim().is_empty()) {
-                result
-                    .text
-                    .push_str(&format!("\nThe user said why: {}", reason.trim()));
-            }
-            return (Ok(result), asked);
-        }
-        let mut plan = plan;
-        let mut changed_note = None;
-        if let (Some(text), Plan::Write(w)) = (answer.edited, &mut plan) {
-            match w.use_user_text(text) {
-                Ok(note) => changed_note = note,
-                Err(e) => return (Err(e), asked),
-            }
-        }
-        let result = self.carry_out(call, plan).map(|mut result| {
-            if let Some(note) = changed_note.filter(|_| result.ok) {
-                result.text = format!("{note}\n{}", result.text);
-            }
-            result
-        });
-        (result, asked)
-    }
-
-    fn carry_out(&self, call: &Call, plan: Plan) -> Result<ToolResult, ToolError> {
-        match plan {
-            Plan::Write(w) => fs::commit(self, *w),
-            Plan::Exec => {
-                let sandbox = self.sandbox();
-                let (files, mounts) = sandbox.command_plans(&self.guard, &self.ws)?;
-                let auto_run = matches!(self.shell_place, tools::ShellPlace::Local)
-                    .then(|| tools::autorun::snapshot(self.ws.root()));
-                let result = tools::shell_in(
-                    &self.shell_place,
-                    &self.ws,
-                    Shell::of(call).command,
-                    Shell::of(call).timeout,
-                    tools::Confinement {
-                        network: self.guard.policy().shell_network,
-                        files: files.as_ref(),
-                        mounts,
-                        env: Some(&sandbox.env),
-                    },
-                    Some(tools::Stop {
-                        cancel: &self.cancel,
-                        deadline: Some(&self.deadline_passed),
-                    }),
-                );
-                let undone = auto_run.map(|s| s.undo(self.ws.root())).unwrap_or_default();
-                result.map(|mut text| {
-                    text.push_str(&undone);
-                    ToolResult::ok(text)
-                })
-            }
-            Plan::Unchanged(text) => Ok(ToolResult::ok(text)),
-        }
-    }
-}
-
-/// How often a write is planned again because its file changed on disk
-/// before nib gives up (a file rewritten faster than nib can confirm).
-const MAX_REPLANS: usize = 50;
-
-fn refused(call: &Call, why: &str, reasons: &[Reason]) -> ToolResult {
-    let reasons: Vec<String> = reasons.iter().map(|r| r.message.clone()).collect();
-    // The call is named by tool and path only: its payload may be what the
-    // guard objected to.
-    let path = call.arg("path").as_str();
-    let what = if path.is_empty() {
-        call.decl.name.to_string()
-    } else {
-        format!("{} {path}", call.decl.name)
-    };
-    let mut result = ToolResult::failed(
-        "refused",
-        format!(
-            "{what} was refused: {why}: {}. Do not retry the same call; change what it does \
-             or ask the user.",
-            reasons.join("; ")
-        ),
-    );
-    result.refused = true;
-    result
 }

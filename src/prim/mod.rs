@@ -10,6 +10,7 @@
 
 mod args;
 mod confine;
+mod dispatch;
 mod error;
 mod fs;
 mod handlers;

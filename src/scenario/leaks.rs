@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::Scenario;
 use super::fixture::{Created, commits, git};
 use super::placeholders::{Canaries, is_invisible, variants};
-use super::run::RunResult;
+use super::result::RunResult;
 use crate::model::scripted::Script;
 
 /// Each canary whose value or an encoding of it is in `text` (with

@@ -19,6 +19,7 @@ mod fixture;
 mod leaks;
 pub mod placeholders;
 pub mod report;
+mod result;
 pub mod run;
 pub mod sexp;
 
@@ -32,7 +33,8 @@ use sexp::Pos;
 
 pub use build::parse_str;
 pub use report::{ChannelTotals, Report};
-pub use run::{CallRecord, RunOptions, RunResult, run_scenario};
+pub use result::{CallRecord, RunResult};
+pub use run::{RunOptions, run_scenario};
 
 /// The exfiltration channels of the research (security.md §4), plus the
 /// benign controls.

@@ -9,7 +9,8 @@ use std::time::Instant;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::run::{RunOptions, RunResult, run_scenario};
+use super::result::RunResult;
+use super::run::{RunOptions, run_scenario};
 use super::{CHANNELS, Mode, load};
 
 /// Everything a `nib scenario run` did.

@@ -16,7 +16,7 @@ use std::process::Command;
 
 use nib::files::Workspace;
 use nib::prim::Host;
-use nib::prim::tools::mountns;
+use nib::prim::tools::spawn;
 
 use super::{read, workspace, write};
 
@@ -30,7 +30,7 @@ fn shell(host: &Host, command: &str) -> nib::prim::ToolResult {
 /// A host as `nib exec --approve writes` makes it, or None (with the
 /// reason printed) where the system has no mount namespaces.
 fn sandboxed(ws: Workspace) -> Option<Host> {
-    if !mountns::available() {
+    if !spawn::available() {
         let host = Host::unattended(ws, true);
         let (_, warning) = host.sandbox_status();
         assert!(

@@ -17,7 +17,6 @@
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
 
 use crate::guard::mounts::{MountPlan, MountStep, PRIVATE_DIRS};
 
@@ -76,50 +75,6 @@ impl Drop for SessionDirs {
         let _ = std::fs::set_permissions(self.empty_dir(), std::fs::Permissions::from_mode(0o700));
         let _ = std::fs::remove_dir_all(&self.dir);
     }
-}
-
-/// Whether this system lets a command run in a private mount namespace
-/// (probed once: an unprivileged user namespace, a tmpfs, a bind).
-pub fn available() -> bool {
-    static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| {
-        let Ok(dirs) = SessionDirs::create() else {
-            return false;
-        };
-        let plan = MountPlan {
-            steps: vec![MountStep::Private {
-                target: PathBuf::from("/tmp"),
-                source: dirs.path().join("tmp"),
-            }],
-            ..MountPlan::default()
-        };
-        let Ok(prepared) = prepare(&plan, &dirs, None) else {
-            return false;
-        };
-        let Ok(null) = std::fs::File::options()
-            .read(true)
-            .write(true)
-            .open("/dev/null")
-        else {
-            return false;
-        };
-        let null = std::os::fd::AsFd::as_fd(&null);
-        let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::var_os("PATH")
-            .map(|p| ("PATH".into(), p))
-            .into_iter()
-            .collect();
-        let sandbox = super::spawn::Sandboxed {
-            network: !super::netns::available(),
-            mounts: prepared,
-            landlock: None,
-        };
-        let args = [std::ffi::OsStr::new("-c"), std::ffi::OsStr::new("exit 0")];
-        let Ok(mut child) = super::spawn::spawn("sh", &args, &env, [null, null, null], sandbox)
-        else {
-            return false;
-        };
-        super::spawn::wait(&mut child).is_ok_and(|s| s.success())
-    })
 }
 
 /// One step, with every path made a C string in advance.

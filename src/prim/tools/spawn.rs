@@ -19,7 +19,9 @@ use std::ffi::{CString, OsStr, OsString};
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
 use std::process::{Child, ExitStatus};
+use std::sync::OnceLock;
 
 use super::mountns::Prepared;
 
@@ -91,6 +93,50 @@ impl Process for Spawned {
         }
         Ok(())
     }
+}
+
+/// Whether this system lets a command run in a private mount namespace
+/// (probed once: an unprivileged user namespace, a tmpfs, a bind).
+pub fn available() -> bool {
+    static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(|| {
+        let Ok(dirs) = super::mountns::SessionDirs::create() else {
+            return false;
+        };
+        let plan = crate::guard::mounts::MountPlan {
+            steps: vec![crate::guard::mounts::MountStep::Private {
+                target: PathBuf::from("/tmp"),
+                source: dirs.path().join("tmp"),
+            }],
+            ..Default::default()
+        };
+        let Ok(prepared) = super::mountns::prepare(&plan, &dirs, None) else {
+            return false;
+        };
+        let Ok(null) = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+        else {
+            return false;
+        };
+        let null = std::os::fd::AsFd::as_fd(&null);
+        let env: Vec<(std::ffi::OsString, std::ffi::OsString)> = std::env::var_os("PATH")
+            .map(|p| ("PATH".into(), p))
+            .into_iter()
+            .collect();
+        let sandbox = Sandboxed {
+            network: !super::netns::available(),
+            mounts: prepared,
+            landlock: None,
+        };
+        let args = [std::ffi::OsStr::new("-c"), std::ffi::OsStr::new("exit 0")];
+        let Ok(mut child) = spawn("sh", &args, &env, [null, null, null], sandbox)
+        else {
+            return false;
+        };
+        wait(&mut child).is_ok_and(|s| s.success())
+    })
 }
 
 /// The step of the child's set-up that failed, for the error.
@@ -363,7 +409,6 @@ mod tests {
     use crate::prim::tools::mountns::{self, SessionDirs};
     use std::io::Read;
     use std::os::fd::AsFd;
-    use std::path::PathBuf;
 
     /// Runs `script` with `plan`, returning what it printed or the error.
     fn run(
@@ -400,7 +445,7 @@ mod tests {
 
     #[test]
     fn the_command_is_process_one_as_the_same_user_in_its_directory() {
-        if !mountns::available() {
+        if !available() {
             eprintln!("skipped: this system does not allow a private mount namespace");
             return;
         }
@@ -422,7 +467,7 @@ mod tests {
 
     #[test]
     fn a_failed_set_up_step_is_named_and_nothing_runs() {
-        if !mountns::available() {
+        if !available() {
             return;
         }
         let dirs = SessionDirs::create().unwrap();
