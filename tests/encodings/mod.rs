@@ -139,3 +139,40 @@ fn apply_text_writes_a_windows_1252_file_back_in_it() {
         b"a = \x93x\x94\nb = \x912\x92\n"
     );
 }
+
+#[test]
+fn a_latin1_change_made_during_the_confirm_is_kept() {
+    // The stale-write check compares bytes: a Latin-1 line someone
+    // appends while the confirm is open is kept, and the edit planned
+    // again on the file as it is now.
+    let (_d, ws) = workspace();
+    let path = ws.root().join("l.txt");
+    fs::write(&path, LATIN1).expect("write");
+    let outside = path.clone();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(0));
+    let count = std::sync::Arc::clone(&asked);
+    let host = Host::new(ws, move |_req| {
+        let mut n = count.lock().expect("lock");
+        if *n == 0 {
+            use std::io::Write;
+            let mut f = fs::OpenOptions::new()
+                .append(true)
+                .open(&outside)
+                .expect("open");
+            f.write_all(b"theirs \xe0 \xe9\n").expect("append");
+        }
+        *n += 1;
+        true
+    });
+    let r = run(
+        &host,
+        "fs-edit",
+        json!({"path": "l.txt", "old": "plain line", "new": "ours \u{e8}"}),
+    );
+    assert!(r.ok, "{r:?}");
+    assert_eq!(*asked.lock().expect("lock"), 2, "confirmed again");
+    assert_eq!(
+        fs::read(&path).expect("read"),
+        b"# caf\xe9\nours \xe8\nna\xefve \xa9\ntheirs \xe0 \xe9\n"
+    );
+}
