@@ -141,6 +141,23 @@ pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
     }
 }
 
+/// A failed edit of a file with stray bytes whose old holds U+FFFD (the
+/// usual stand-in for a byte that is not UTF-8, which such a file never
+/// holds): says how fs-read shows those bytes.
+fn stray_byte_hint(mut e: edit::EditError, encoding: Encoding, edits: &[Edit]) -> edit::EditError {
+    if encoding == Encoding::Utf8WithStrayBytes && edits.iter().any(|x| x.old.contains('\u{fffd}'))
+    {
+        let said = "the file has bytes that are not UTF-8; fs-read shows each as a private-use \
+                    character (U+10FF80-U+10FFFF), never as U+FFFD: copy those lines from \
+                    fs-read's output, or leave them out of old";
+        e.hint = Some(match e.hint.take() {
+            Some(h) => format!("{h}\n{said}"),
+            None => said.to_string(),
+        });
+    }
+    e
+}
+
 /// What a write's summary says of a file not in UTF-8: the encoding it
 /// was read and written in.
 fn written_in(encoding: Encoding) -> String {
@@ -258,7 +275,8 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, ToolError> {
         .get(&file.rel)
         .cloned()
         .unwrap_or_default();
-    let applied = edit::apply(&current.text, &edit_call.edits, &previous)?;
+    let applied = edit::apply(&current.text, &edit_call.edits, &previous)
+        .map_err(|e| stray_byte_hint(e, current.encoding, &edit_call.edits))?;
     let made = applied.made(&edit_call.edits);
     let notes = applied.notes.join("\n");
     if !applied.changed {

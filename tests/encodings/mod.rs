@@ -176,3 +176,32 @@ fn a_latin1_change_made_during_the_confirm_is_kept() {
         b"# caf\xe9\nours \xe8\nna\xefve \xa9\ntheirs \xe0 \xe9\n"
     );
 }
+
+#[test]
+fn an_old_with_a_replacement_character_is_told_how_stray_bytes_show() {
+    let mut bytes = "é\n".as_bytes().to_vec();
+    bytes.extend_from_slice(b"x = \"\xff\"\n");
+    let (_d, host, path) = host_with("s.py", &bytes);
+    let r = run(
+        &host,
+        "fs-edit",
+        json!({"path": "s.py", "old": "x = \"\u{fffd}\"", "new": "x = 1"}),
+    );
+    assert!(!r.ok, "{r:?}");
+    assert!(r.text.contains("never as U+FFFD"), "{}", r.text);
+    assert_eq!(fs::read(&path).expect("read"), bytes);
+    // Copied as fs-read shows it, the line is edited.
+    let r = run(
+        &host,
+        "fs-edit",
+        json!({"path": "s.py", "old": "x = \"\u{10ffff}\"", "new": "x = \"\u{10ffff}\u{10ffff}\""}),
+    );
+    assert!(r.ok, "{r:?}");
+    assert_eq!(
+        fs::read(&path).expect("read"),
+        "é\nx = \""
+            .bytes()
+            .chain(*b"\xff\xff\"\n")
+            .collect::<Vec<u8>>()
+    );
+}
