@@ -165,3 +165,30 @@ fn undo_gives_back_the_bytes_exactly() {
     assert_eq!(ws.read("l.txt"), LATIN1);
     assert_eq!(ws.read("s.txt"), stray);
 }
+
+#[test]
+fn a_v4a_move_and_a_whole_file_keep_the_encoding() {
+    let ws = Ws::new();
+    ws.write("l.txt", LATIN1);
+    ws.write("w.txt", b"\x93a\x94\n");
+    // Moved with an edit, over an existing Windows-1252 file: the moved
+    // text stays Latin-1; undo puts both files back byte for byte.
+    ws.write("dest.txt", b"old \x80\n");
+    let patch = "*** Begin Patch\n*** Update File: l.txt\n*** Move to: dest.txt\n@@\n-plain line\n+plain line, d\u{e9}j\u{e0}\n*** End Patch\n";
+    let run = ws.apply_json(patch, &["--format", "v4a"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert!(!ws.path("l.txt").exists());
+    assert_eq!(
+        ws.read("dest.txt"),
+        b"# caf\xe9 cr\xe8me\nplain line, d\xe9j\xe0\nna\xefve \xa9 2024\n"
+    );
+    let run = ws.undo(&[]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(ws.read("l.txt"), LATIN1);
+    assert_eq!(ws.read("dest.txt"), b"old \x80\n");
+    // A whole file over a Windows-1252 file is written in it.
+    let whole = "w.txt\n```\n\u{201c}b\u{201d} \u{2026}\n```\n";
+    let run = ws.apply_json(whole, &["--format", "whole-file"]);
+    assert_eq!(run.code, 0, "{run:?}");
+    assert_eq!(ws.read("w.txt"), b"\x93b\x94 \x85\n");
+}
