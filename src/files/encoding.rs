@@ -98,14 +98,14 @@ impl Encoding {
         };
         let mut stray = 0usize;
         let mut multi = 0usize;
-        let mut clash = false;
         for chunk in bytes.utf8_chunks() {
             stray += chunk.invalid().len();
-            for c in chunk.valid().chars().filter(|c| !c.is_ascii()) {
-                multi += 1;
-                clash |= u32::from(c) >= STRAY_BASE;
-            }
+            multi += lead_bytes(chunk.valid().as_bytes());
         }
+        // A stray-byte character already in the file would read back as
+        // a byte: such a file is read a byte at a time instead.
+        let clash = memchr::memmem::find(&bytes, b"\xf4\x8f\xbe").is_some()
+            || memchr::memmem::find(&bytes, b"\xf4\x8f\xbf").is_some();
         if multi >= stray && !clash {
             let mut text = String::with_capacity(bytes.len() + 3 * stray);
             for chunk in bytes.utf8_chunks() {
@@ -114,56 +114,77 @@ impl Encoding {
             }
             return (text, Encoding::Utf8WithStrayBytes);
         }
-        // Latin-1 unless a byte of 0x80..=0x9F means something in 1252
-        // (curly quotes, dashes, the euro): those files are 1252.
-        let cp1252 = bytes
-            .iter()
-            .any(|&b| (0x80..=0x9F).contains(&b) && !matches!(b, 0x81 | 0x8D | 0x8F | 0x90 | 0x9D));
+        // Read with 1252's table, which gives the five bytes it leaves
+        // undefined their C1 controls, as Latin-1 does: the file is 1252
+        // when a byte of 0x80..=0x9F means something there (curly
+        // quotes, dashes, the euro), else Latin-1, the same characters.
+        let mut cp1252 = false;
+        let mut text = String::with_capacity(bytes.len() + bytes.len() / 8);
+        let mut at = 0;
+        while at < bytes.len() {
+            let run = ascii_run(&bytes[at..]);
+            text.push_str(std::str::from_utf8(&bytes[at..at + run]).unwrap_or_default());
+            at += run;
+            if let Some(&b) = bytes.get(at) {
+                cp1252 |=
+                    (0x80..=0x9F).contains(&b) && !matches!(b, 0x81 | 0x8D | 0x8F | 0x90 | 0x9D);
+                text.push(Encoding::Windows1252.single_byte_char(b));
+                at += 1;
+            }
+        }
         let encoding = if cp1252 {
             Encoding::Windows1252
         } else {
             Encoding::Latin1
         };
-        let text = bytes
-            .iter()
-            .map(|&b| encoding.single_byte_char(b))
-            .collect();
         (text, encoding)
     }
 
-    /// `text` as this encoding's bytes (borrowed for UTF-8); the first
-    /// character it cannot hold is an error.
+    /// `text` as this encoding's bytes (borrowed for UTF-8, and for UTF-8
+    /// with stray bytes that holds none); the first character it cannot
+    /// hold is an error.
     pub fn encode(self, text: &str) -> Result<Cow<'_, [u8]>, Unrepresentable> {
+        let bytes = text.as_bytes();
         match self {
-            Encoding::Utf8 => Ok(Cow::Borrowed(text.as_bytes())),
+            Encoding::Utf8 => Ok(Cow::Borrowed(bytes)),
             Encoding::Utf8WithStrayBytes => {
-                if !text.chars().any(is_stray) {
-                    return Ok(Cow::Borrowed(text.as_bytes()));
+                let mut out: Option<Vec<u8>> = None;
+                let mut copied = 0;
+                for (at, b) in strays(bytes) {
+                    let out = out.get_or_insert_with(|| Vec::with_capacity(bytes.len()));
+                    out.extend_from_slice(&bytes[copied..at]);
+                    out.push(b);
+                    copied = at + 4;
                 }
-                let mut out = Vec::with_capacity(text.len());
-                let mut buf = [0u8; 4];
-                for c in text.chars() {
-                    match stray_byte(c) {
-                        Some(b) => out.push(b),
-                        None => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+                Ok(match out {
+                    Some(mut out) => {
+                        out.extend_from_slice(&bytes[copied..]);
+                        Cow::Owned(out)
                     }
-                }
-                Ok(Cow::Owned(out))
+                    None => Cow::Borrowed(bytes),
+                })
             }
             Encoding::Latin1 | Encoding::Windows1252 => {
-                let mut out = Vec::with_capacity(text.len());
-                for c in text.chars() {
+                let mut out = Vec::with_capacity(bytes.len());
+                let mut at = 0;
+                while at < bytes.len() {
+                    let run = ascii_run(&bytes[at..]);
+                    out.extend_from_slice(&bytes[at..at + run]);
+                    at += run;
+                    let Some(c) = text.get(at..).and_then(|rest| rest.chars().next()) else {
+                        break;
+                    };
                     match self.single_byte(c) {
                         Some(b) => out.push(b),
                         None => {
-                            let line = line_of(text, c);
                             return Err(Unrepresentable {
                                 encoding: self,
                                 ch: c,
-                                line,
+                                line: line_at(bytes, at),
                             });
                         }
                     }
+                    at += c.len_utf8();
                 }
                 Ok(Cow::Owned(out))
             }
@@ -177,10 +198,9 @@ impl Encoding {
         match self {
             Encoding::Utf8 => None,
             Encoding::Utf8WithStrayBytes => {
-                let count = text.chars().filter(|&c| is_stray(c)).count();
-                let first = text.find(is_stray).map_or(1, |at| {
-                    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count()
-                });
+                let count = strays(text.as_bytes()).count();
+                let first = (strays(text.as_bytes()).next())
+                    .map_or(1, |(at, _)| line_at(text.as_bytes(), at));
                 let bytes = if count == 1 { "byte" } else { "bytes" };
                 Some(format!(
                     "read as UTF-8, with {count} stray {bytes} that UTF-8 cannot read (the \
@@ -223,20 +243,49 @@ fn stray_char(b: u8) -> char {
     char::from_u32(STRAY_BASE + u32::from(b.saturating_sub(0x80))).unwrap_or(char::MAX)
 }
 
-fn is_stray(c: char) -> bool {
-    u32::from(c) >= STRAY_BASE
+/// Each stray-byte character in UTF-8 `bytes` (`F4 8F BE|BF xx`: F4 only
+/// ever leads a character), with the byte it stands for.
+fn strays(bytes: &[u8]) -> impl Iterator<Item = (usize, u8)> + '_ {
+    memchr::memmem::find_iter(bytes, b"\xf4\x8f").filter_map(|at| {
+        let (&b2, &b3) = (bytes.get(at + 2)?, bytes.get(at + 3)?);
+        matches!(b2, 0xBE | 0xBF).then_some((at, 0x80 | ((b2 & 1) << 6) | (b3 & 0x3F)))
+    })
 }
 
-fn stray_byte(c: char) -> Option<u8> {
-    u32::from(c)
-        .checked_sub(STRAY_BASE)
-        .and_then(|n| u8::try_from(n + 0x80).ok())
+/// How many bytes at the start of `bytes` are ASCII, a block at a time
+/// (`is_ascii` reads words; files are mostly ASCII).
+fn ascii_run(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    for block in bytes.chunks(64) {
+        if !block.is_ascii() {
+            return n + block
+                .iter()
+                .position(|b| !b.is_ascii())
+                .unwrap_or(block.len());
+        }
+        n += block.len();
+    }
+    n
 }
 
-/// The 1-based line of `text` where `c` first occurs.
-fn line_of(text: &str, c: char) -> usize {
-    let at = text.find(c).unwrap_or(0);
-    1 + memchr::memchr_iter(b'\n', &text.as_bytes()[..at]).count()
+/// The characters of valid UTF-8 `bytes` that are not ASCII (their lead
+/// bytes).
+fn lead_bytes(bytes: &[u8]) -> usize {
+    let mut n = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        at += ascii_run(&bytes[at..]);
+        if let Some(&b) = bytes.get(at) {
+            n += usize::from(b >= 0xC0);
+            at += 1;
+        }
+    }
+    n
+}
+
+/// The 1-based line of byte `at` of `bytes`.
+fn line_at(bytes: &[u8], at: usize) -> usize {
+    1 + memchr::memchr_iter(b'\n', &bytes[..at.min(bytes.len())]).count()
 }
 
 #[cfg(test)]
