@@ -29,6 +29,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use nib::edit::{Edit, Outcome, apply};
+use nib::files::Encoding;
 
 const PER_KIND: usize = 40;
 
@@ -391,6 +392,102 @@ struct Case {
     edits: Vec<Edit>,
     previous: Vec<Edit>,
     expect: Expect,
+    /// For the encoding kinds: the file's bytes, which `text` is read
+    /// from, and what it must hold afterwards.
+    raw: Option<Raw>,
+}
+
+/// A file not in UTF-8: read through `Encoding::decode` (which must
+/// assume `encoding`), edited, written back with `Encoding::encode`.
+struct Raw {
+    encoding: Encoding,
+    bytes: Vec<u8>,
+    /// The bytes the file must hold; None: the edit must be refused (by
+    /// the engine, or because the encoding cannot hold new).
+    want: Option<Vec<u8>>,
+}
+
+/// `lines` with every character `encoding` cannot hold made `?`, and a
+/// comment of `extra` on every fifth line: a file in that encoding.
+fn in_encoding(file: &File, encoding: Encoding, extra: &str) -> File {
+    let holds = |c: char| encoding.encode(c.encode_utf8(&mut [0; 4])).is_ok();
+    let lines = (file.lines.iter().enumerate())
+        .map(|(i, l)| {
+            let mut l: String = l.chars().map(|c| if holds(c) { c } else { '?' }).collect();
+            if i % 5 == 2 {
+                l = format!("{l} {} {extra}", file.lang.comment());
+            }
+            l
+        })
+        .collect();
+    File::new(file.name.clone(), file.lang, lines)
+}
+
+/// Lines as `encoding`'s bytes, each ended by LF; `stray` puts a byte
+/// UTF-8 cannot read at the end of that line.
+fn line_bytes(lines: &[String], encoding: Encoding, stray: Option<usize>) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        out.extend_from_slice(&encoding.encode(l).ok()?);
+        if stray == Some(i) {
+            out.push(0xff);
+        }
+        out.push(b'\n');
+    }
+    Some(out)
+}
+
+/// A case on a file in `encoding` (with a stray byte on a line outside
+/// the window for `stray`); `refuse`: new gets a character no single-byte
+/// encoding holds.
+fn encoded_case(
+    file: &File,
+    rng: &mut Rng,
+    encoding: Encoding,
+    extra: &str,
+    stray: bool,
+    refuse: bool,
+) -> Option<Case> {
+    let plain = if stray { Encoding::Utf8 } else { encoding };
+    let f = in_encoding(file, plain, extra);
+    let mut s = site(&f, rng, 1, 6, &any_line)?;
+    if refuse {
+        s.new[s.at].push_str(" \u{2192} moved");
+    }
+    let outside = |rng: &mut Rng| {
+        let j = rng.below(f.lines.len() - s.len);
+        if j < s.start { j } else { j + s.len }
+    };
+    let (before_at, after_at) = match stray {
+        true => {
+            let j = outside(rng);
+            let shifted = if j < s.start {
+                j
+            } else {
+                j + s.new.len() - s.len
+            };
+            (Some(j), Some(shifted))
+        }
+        false => (None, None),
+    };
+    let bytes = line_bytes(&f.lines, plain, before_at)?;
+    let want = match refuse {
+        true => None,
+        false => Some(line_bytes(&s.expected(&f.lines), plain, after_at)?),
+    };
+    let (text, _) = Encoding::decode(bytes.clone());
+    Some(Case {
+        file: f.name.clone(),
+        text,
+        edits: vec![edit(&s.old, &s.new)],
+        previous: vec![],
+        expect: Expect::Refuse,
+        raw: Some(Raw {
+            encoding,
+            bytes,
+            want,
+        }),
+    })
 }
 
 fn edit(old: &[String], new: &[String]) -> Edit {
@@ -475,6 +572,9 @@ const KINDS: &[&str] = &[
     "CRLF copy of old",
     "tab+space Python, as spaces",
     "line numbers, two-space gutter",
+    "Latin-1 file",
+    "Windows-1252 file",
+    "stray byte outside the edit",
     "typo",
     "invented line",
     "stale old text",
@@ -486,9 +586,10 @@ const KINDS: &[&str] = &[
     "noop",
     "stale by an earlier edit",
     "stale, loose twin elsewhere",
+    "new not in Latin-1",
 ];
 
-const FIRST_REFUSE: usize = 28;
+const FIRST_REFUSE: usize = 31;
 
 /// Lines joined, each with its own ending.
 fn with_endings(lines: &[String], eols: &[&str]) -> String {
@@ -608,6 +709,7 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
         edits,
         previous: vec![],
         expect: Expect::Text(expected),
+        raw: None,
     };
     // The typography kinds: straight quotes in the file and curly ones from
     // the model, or curly in the file (prose, docs) and straight from the
@@ -635,6 +737,7 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
         edits,
         previous: vec![],
         expect: Expect::Refuse,
+        raw: None,
     };
     match kind {
         "correct" => {
@@ -1337,8 +1440,27 @@ fn make(kind: &str, file: &File, rng: &mut Rng) -> Option<Case> {
                 edits: vec![e.clone()],
                 previous: vec![e],
                 expect: Expect::Skip,
+                raw: None,
             })
         }
+        "Latin-1 file" => encoded_case(file, rng, Encoding::Latin1, "café naïve © ½", false, false),
+        "Windows-1252 file" => encoded_case(
+            file,
+            rng,
+            Encoding::Windows1252,
+            "\u{201c}quoted\u{201d} \u{2014} 5 \u{20ac}",
+            false,
+            false,
+        ),
+        "stray byte outside the edit" => encoded_case(
+            file,
+            rng,
+            Encoding::Utf8WithStrayBytes,
+            "ünïcödé",
+            true,
+            false,
+        ),
+        "new not in Latin-1" => encoded_case(file, rng, Encoding::Latin1, "café", false, true),
         "noop" => {
             let s = site(file, rng, 1, 6, &any_line)?;
             Some(refuse(text, vec![edit(&s.old, &s.old)]))
@@ -1357,6 +1479,9 @@ enum Score {
 }
 
 fn score(c: &Case) -> (Score, String) {
+    if let Some(raw) = &c.raw {
+        return score_raw(c, raw);
+    }
     let r = apply(&c.text, &c.edits, &c.previous);
     match (&c.expect, r) {
         (Expect::Text(want), Ok(a)) if &a.text == want => (Score::Ok, String::new()),
@@ -1379,6 +1504,34 @@ fn score(c: &Case) -> (Score, String) {
         ),
         (Expect::Skip, Ok(a)) => (Score::Wrong, diff(&c.text, &a.text)),
         (Expect::Skip, Err(e)) => (Score::Fail, e.to_string()),
+    }
+}
+
+/// A file not in UTF-8, as the file store reads and writes it.
+fn score_raw(c: &Case, raw: &Raw) -> (Score, String) {
+    let (text, encoding) = Encoding::decode(raw.bytes.clone());
+    if encoding != raw.encoding {
+        return (
+            Score::Fail,
+            format!("read as {encoding:?}, not {:?}", raw.encoding),
+        );
+    }
+    let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+    match (apply(&text, &c.edits, &c.previous), &raw.want) {
+        (Ok(a), Some(want)) => match encoding.encode(&a.text) {
+            Ok(got) if got.as_ref() == want.as_slice() => (Score::Ok, String::new()),
+            Ok(got) => (Score::Wrong, diff(&lossy(want), &lossy(&got))),
+            Err(e) => (Score::Fail, e.to_string()),
+        },
+        (Err(e), Some(_)) => (Score::Fail, e.to_string()),
+        (Ok(a), None) => match encoding.encode(&a.text) {
+            Err(_) => (Score::Ok, String::new()),
+            Ok(got) if got.as_ref() == raw.bytes.as_slice() => {
+                (Score::Fail, "accepted without a change".into())
+            }
+            Ok(got) => (Score::Wrong, diff(&lossy(&raw.bytes), &lossy(&got))),
+        },
+        (Err(_), None) => (Score::Ok, String::new()),
     }
 }
 

@@ -14,6 +14,8 @@ mod support;
 mod apply;
 #[path = "cli/concurrent.rs"]
 mod concurrent;
+#[path = "cli/encodings.rs"]
+mod encodings;
 #[path = "cli/example.rs"]
 mod example;
 #[path = "cli/exec.rs"]

@@ -64,6 +64,8 @@ fn proptest_config() -> ProptestConfig {
 
 #[path = "edit/conformance.rs"]
 mod conformance;
+#[path = "edit/encodings.rs"]
+mod encodings;
 #[path = "edit/endings.rs"]
 mod endings;
 #[path = "edit/indentation.rs"]

@@ -3,6 +3,7 @@
 //! (`formats`, in `tests/formats/`), parsed and applied through the same
 //! host. One test binary for both: each test binary links nib again.
 
+mod encodings;
 mod formats;
 mod sandbox;
 

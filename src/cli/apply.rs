@@ -205,7 +205,7 @@ impl<'w> ApplySession<'w> {
                 Err(e) => return failed(file.rel.clone(), e.to_string(), Some("write")),
             }
         };
-        let on_disk = match read_text(&file) {
+        let mut on_disk = match read_text(&file) {
             Ok(t) => t,
             Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
         };
@@ -215,7 +215,7 @@ impl<'w> ApplySession<'w> {
         let stamp = on_disk.stamp;
         let current = match self.dry_files.get(&file.rel) {
             Some(text) => text.clone(),
-            None => on_disk.text,
+            None => std::mem::take(&mut on_disk.text),
         };
         let previous = self
             .last_applied
@@ -226,6 +226,12 @@ impl<'w> ApplySession<'w> {
             Err(e) => return failed(file.rel.clone(), e.to_string(), Some(e.kind.as_str())),
         };
         let made = applied.made(&call.edits);
+        // Written back in the file's encoding (a character it cannot hold
+        // refuses the call, dry run included).
+        let after = match on_disk.encode(&file.rel, &applied.text) {
+            Ok(bytes) => bytes,
+            Err(e) => return failed(file.rel.clone(), e.to_string(), Some("unrepresentable")),
+        };
         let mut version = None;
         if applied.changed && self.dry_run {
             self.dry_files
@@ -233,12 +239,13 @@ impl<'w> ApplySession<'w> {
         } else if applied.changed
             && let Some(lock) = lock
         {
-            let written = self.versions.write_locked(
-                &lock,
-                &file,
-                Expect::Read(current.as_bytes(), stamp),
-                applied.text.as_bytes(),
-            );
+            let before = match on_disk.encode(&file.rel, &current) {
+                Ok(bytes) => bytes,
+                Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
+            };
+            let written =
+                self.versions
+                    .write_locked(&lock, &file, Expect::Read(&before, stamp), &after);
             drop(lock);
             match written {
                 Ok(id) => version = Some(id.to_string()),
@@ -252,6 +259,12 @@ impl<'w> ApplySession<'w> {
             self.last_applied.insert(file.rel.clone(), made.clone());
         }
         let total = call.edits.len();
+        let mut notes = applied.notes;
+        if applied.changed
+            && let Some(said) = on_disk.encoding.describe(&current)
+        {
+            notes.push(format!("{}: {said}", file.rel));
+        }
         let (status, message) = if made.is_empty() {
             (
                 Status::AlreadyApplied,
@@ -287,7 +300,7 @@ impl<'w> ApplySession<'w> {
             path: file.rel,
             status,
             message,
-            notes: applied.notes,
+            notes,
             error: None,
             version,
         }

@@ -1,6 +1,8 @@
 //! Workspace IO: everything nib does to the files it works on goes through
 //! here. This module owns pinning and resolving paths (`Workspace`,
-//! `Resolved`), reading text files (`read_text`, `content_hash`), atomic
+//! `Resolved`), reading text files (`read_text`, `content_hash`) in the
+//! encoding their bytes are in (`Encoding`: decoded without loss, new
+//! text encoded back or refused), atomic
 //! writes that keep permissions (`write_atomic`), and the versions store
 //! under `.nib/versions/` that lets `nib undo` restore the last write
 //! (`Versions`; several files written as one patch, `Patch`, with
@@ -10,6 +12,7 @@
 //! The pure edit logic (matching, splicing, text formats) lives in `edit/`
 //! and never touches the file system; this module never interprets text.
 
+mod encoding;
 pub mod git;
 mod read;
 mod resolve;
@@ -20,7 +23,8 @@ use std::fmt;
 use std::io;
 use std::path::PathBuf;
 
-pub use read::{Stamp, TextFile, content_hash, content_hash_v1, read_bytes, read_text};
+pub use encoding::{Encoding, Unrepresentable};
+pub use read::{Stamp, TextFile, content_hash, content_hash_v1, encode_for, read_bytes, read_text};
 pub use resolve::{Resolved, Workspace};
 pub use versions::{FileLock, Patch, RolledBack, Undone, VersionId, Versions};
 pub use write::{
@@ -54,13 +58,17 @@ pub enum FileError {
     IsDirectory { path: String },
     /// The path names a fifo, socket or device.
     NotRegular { path: String },
-    /// A NUL byte in the first 8000 bytes.
-    Binary { path: String, offset: usize },
-    /// The content is not valid UTF-8.
-    NotUtf8 {
+    /// A NUL byte in the first 8000 bytes (`utf16`: the file starts with
+    /// a UTF-16 byte order mark).
+    Binary {
         path: String,
-        line: usize,
         offset: usize,
+        utf16: bool,
+    },
+    /// Text to write holds a character the file's encoding cannot hold.
+    Unrepresentable {
+        path: String,
+        detail: Unrepresentable,
     },
     /// The existing file has no owner write bit; nib leaves it alone.
     ReadOnly { path: String },
@@ -123,13 +131,28 @@ impl fmt::Display for FileError {
                 f,
                 "{path} is not a regular file (a fifo, socket or device); nib reads and edits regular files only"
             ),
-            FileError::Binary { path, offset } => write!(
+            FileError::Binary {
+                path,
+                offset,
+                utf16: false,
+            } => write!(
                 f,
-                "{path} looks binary (NUL byte at offset {offset}); nib edits text files only"
+                "{path} looks binary (NUL byte at offset {offset}); nib edits text files only (UTF-8, Latin-1, Windows-1252), not files with NUL bytes — change it with a tool made for its format"
             ),
-            FileError::NotUtf8 { path, line, offset } => write!(
+            FileError::Binary {
+                path,
+                offset,
+                utf16: true,
+            } => write!(
                 f,
-                "{path} is not valid UTF-8 (first bad byte at line {line}, byte offset {offset}); nib edits UTF-8 text only — convert it first"
+                "{path} is UTF-16 (it starts with a UTF-16 byte order mark; NUL byte at offset {offset}); nib edits text without NUL bytes only — convert it to UTF-8 first (iconv -f UTF-16 -t UTF-8)"
+            ),
+            FileError::Unrepresentable { path, detail } => write!(
+                f,
+                "{path} is read as {}, not UTF-8, and {detail}; nothing was written — write that character another way (in ASCII, or as an escape the file's language reads, like \\u{{{:04x}}}), or convert the file to UTF-8 first (iconv -f {} -t UTF-8)",
+                detail.encoding.name(),
+                u32::from(detail.ch),
+                detail.encoding.iconv_name()
             ),
             FileError::ReadOnly { path } => write!(
                 f,

@@ -1,12 +1,15 @@
-//! Reading workspace files: `read_text` (UTF-8 text files only, with a clear
-//! refusal for binary and non-UTF-8 content), `read_bytes` (any regular
-//! file, for the versions store), and `content_hash`, the stable hash used
-//! to notice files that changed since nib read or wrote them.
+//! Reading workspace files: `read_text` (text in any encoding
+//! `encoding.rs` reads without loss, with a clear refusal for binary
+//! content), `read_bytes` (any regular file, for the versions store), and
+//! `content_hash`, the stable hash used to notice files that changed since
+//! nib read or wrote them.
 
+use std::borrow::Cow;
 use std::fs;
 use std::io::{self, Read};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 
+use super::encoding::Encoding;
 use super::{FileError, Resolved};
 
 /// How far into a file a NUL byte marks it as binary (the same window git
@@ -16,8 +19,12 @@ const BINARY_WINDOW: usize = 8000;
 /// A text file as read from the workspace.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TextFile {
-    /// The content, exactly as on disk (BOM and line endings included).
+    /// The content as text: exactly the bytes on disk (BOM and line
+    /// endings included) for UTF-8, else decoded without loss (`encoding`
+    /// gives the bytes back).
     pub text: String,
+    /// How the bytes were read; new text is written back in it.
+    pub encoding: Encoding,
     /// Unix permission bits (`mode & 0o7777`).
     pub mode: u32,
     /// Length in bytes.
@@ -58,7 +65,21 @@ impl TextFile {
     /// `content_hash` of the bytes on disk (computed on each call: most
     /// reads, `nib apply`'s among them, never need it).
     pub fn hash(&self) -> u64 {
-        content_hash(self.text.as_bytes())
+        content_hash(&self.bytes())
+    }
+
+    /// The bytes on disk (borrowed for UTF-8, encoded back otherwise).
+    pub fn bytes(&self) -> Cow<'_, [u8]> {
+        // Decoded text always encodes back; the fallback cannot happen.
+        self.encoding
+            .encode(&self.text)
+            .unwrap_or(Cow::Borrowed(self.text.as_bytes()))
+    }
+
+    /// `text` in the file's encoding, or the refusal that names the first
+    /// character it cannot hold and what to do.
+    pub fn encode<'t>(&self, rel: &str, text: &'t str) -> Result<Cow<'t, [u8]>, FileError> {
+        encode_for(rel, self.encoding, text)
     }
 
     /// Refuses a file without its owner's write bit (checked before any
@@ -145,30 +166,40 @@ pub fn read_bytes(file: &Resolved) -> Result<Option<Vec<u8>>, FileError> {
     }
 }
 
-/// Reads a UTF-8 text file. Missing files, directories, non-regular files,
-/// binary content (a NUL byte in the first 8000 bytes) and invalid UTF-8
-/// are each refused with their own error.
+/// `text` in `encoding`, or `FileError::Unrepresentable` for `rel`.
+pub fn encode_for<'t>(
+    rel: &str,
+    encoding: Encoding,
+    text: &'t str,
+) -> Result<Cow<'t, [u8]>, FileError> {
+    encoding
+        .encode(text)
+        .map_err(|detail| FileError::Unrepresentable {
+            path: rel.to_string(),
+            detail,
+        })
+}
+
+/// Reads a text file: UTF-8, or any other bytes decoded without loss
+/// (`Encoding::decode`). Missing files, directories, non-regular files and
+/// binary content (a NUL byte in the first 8000 bytes) are each refused
+/// with their own error.
 pub fn read_text(file: &Resolved) -> Result<TextFile, FileError> {
     let (bytes, mode, stamp) = read_regular(file)?;
     let window = &bytes[..bytes.len().min(BINARY_WINDOW)];
     if let Some(offset) = memchr::memchr(0, window) {
+        let utf16 = bytes.starts_with(b"\xff\xfe") || bytes.starts_with(b"\xfe\xff");
         return Err(FileError::Binary {
             path: file.rel.clone(),
             offset,
+            utf16,
         });
     }
     let len = bytes.len() as u64;
-    let text = String::from_utf8(bytes).map_err(|e| {
-        let offset = e.utf8_error().valid_up_to();
-        let line = 1 + memchr::memchr_iter(b'\n', &e.as_bytes()[..offset]).count();
-        FileError::NotUtf8 {
-            path: file.rel.clone(),
-            line,
-            offset,
-        }
-    })?;
+    let (text, encoding) = Encoding::decode(bytes);
     Ok(TextFile {
         text,
+        encoding,
         mode,
         len,
         stamp,
@@ -299,9 +330,11 @@ mod tests {
             matches!(err, FileError::Binary { offset: 8, .. }),
             "{err:?}"
         );
-        assert_eq!(
-            err.to_string(),
-            "a.png looks binary (NUL byte at offset 8); nib edits text files only"
+        assert!(
+            err.to_string().starts_with(
+                "a.png looks binary (NUL byte at offset 8); nib edits text files only"
+            ),
+            "{err}"
         );
         // A NUL past the window is not a binary marker (but still text).
         let mut late = vec![b'a'; BINARY_WINDOW];
@@ -312,21 +345,37 @@ mod tests {
     }
 
     #[test]
-    fn non_utf8_names_line_and_offset() {
+    fn non_utf8_reads_without_loss() {
         let (_dir, ws) = setup();
         fs::write(ws.root().join("a.txt"), b"one\ntwo\nthr\xe9e\n").unwrap();
-        let err = read_text(&ws.resolve("a.txt").unwrap()).unwrap_err();
-        match &err {
-            FileError::NotUtf8 { path, line, offset } => {
-                assert_eq!(path, "a.txt");
-                assert_eq!(*line, 3);
-                assert_eq!(*offset, 11);
-            }
-            other => panic!("unexpected {other:?}"),
-        }
-        assert_eq!(
-            err.to_string(),
-            "a.txt is not valid UTF-8 (first bad byte at line 3, byte offset 11); nib edits UTF-8 text only — convert it first"
+        let f = read_text(&ws.resolve("a.txt").unwrap()).unwrap();
+        assert_eq!(f.encoding, Encoding::Latin1);
+        assert_eq!(f.text, "one\ntwo\nthr\u{e9}e\n");
+        assert_eq!(f.bytes().as_ref(), b"one\ntwo\nthr\xe9e\n");
+        assert_eq!(f.hash(), content_hash(b"one\ntwo\nthr\xe9e\n"));
+        let err = f.encode("a.txt", "\u{2192}").unwrap_err();
+        assert!(matches!(err, FileError::Unrepresentable { .. }), "{err:?}");
+        assert!(
+            err.to_string().starts_with(
+                "a.txt is read as Latin-1 (ISO-8859-1), not UTF-8, and line 1 of the new text has `\u{2192}` (U+2192)"
+            ),
+            "{err}"
+        );
+        assert!(
+            err.to_string().contains("iconv -f ISO-8859-1 -t UTF-8"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn utf16_is_named() {
+        let (_dir, ws) = setup();
+        fs::write(ws.root().join("w.txt"), b"\xff\xfeh\0i\0").unwrap();
+        let err = read_text(&ws.resolve("w.txt").unwrap()).unwrap_err();
+        assert!(err.to_string().starts_with("w.txt is UTF-16"), "{err}");
+        assert!(
+            err.to_string().contains("iconv -f UTF-16 -t UTF-8"),
+            "{err}"
         );
     }
 

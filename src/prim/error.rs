@@ -129,7 +129,8 @@ fn file_kind(e: &FileError) -> &'static str {
         }
         FileError::NotFound { .. } => "missing",
         FileError::IsDirectory { .. } | FileError::NotRegular { .. } => "not_a_file",
-        FileError::Binary { .. } | FileError::NotUtf8 { .. } => "not_text",
+        FileError::Binary { .. } => "not_text",
+        FileError::Unrepresentable { .. } => "unrepresentable",
         FileError::ReadOnly { .. } => "read_only",
         FileError::ChangedOnDisk { .. } => "changed",
         FileError::DiskFull { .. } => "disk_full",

@@ -11,7 +11,7 @@ use super::host::{Host, ToolResult};
 use crate::call::Call;
 use crate::edit::formats::whole;
 use crate::edit::{self, Diff, Edit};
-use crate::files::{Resolved, content_hash, read_text};
+use crate::files::{Encoding, Resolved, content_hash, encode_for, read_text};
 
 /// Lines fs-read returns when no limit is given.
 const DEFAULT_LIMIT: usize = 2000;
@@ -36,6 +36,9 @@ pub(crate) struct Write {
     pub(crate) file: Resolved,
     pub(crate) before: Option<String>,
     pub(crate) after: String,
+    /// The file's encoding, which `before` was read in and `after` is
+    /// written in (UTF-8 for a new file).
+    encoding: Encoding,
     pub diff: String,
     summary: String,
     /// For fs-edit: the edits to remember as this file's last.
@@ -65,6 +68,7 @@ impl Write {
         if text == self.after {
             return Ok(None);
         }
+        encode_for(&self.file.rel, self.encoding, &text)?;
         let now = if self.file.real.exists() {
             Some(read_text(&self.file)?.text)
         } else {
@@ -129,7 +133,44 @@ pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
     };
     host.state().reads.insert(file.rel.clone(), text.hash());
     host.guard().observe_protected(&file.rel, &text.text);
-    ToolResult::ok(numbered(&file.rel, &text.text, offset, limit))
+    let lines = numbered(&file.rel, &text.text, offset, limit);
+    match text.encoding.describe(&text.text) {
+        // Said first, so the model sends old in the characters shown.
+        Some(said) => ToolResult::ok(format!("({}: {said})\n{lines}", file.rel)),
+        None => ToolResult::ok(lines),
+    }
+}
+
+/// A failed edit of a file with stray bytes whose old holds U+FFFD (the
+/// usual stand-in for a byte that is not UTF-8, which such a file never
+/// holds): says how fs-read shows those bytes.
+fn stray_byte_hint(mut e: edit::EditError, encoding: Encoding, edits: &[Edit]) -> edit::EditError {
+    if encoding == Encoding::Utf8WithStrayBytes && edits.iter().any(|x| x.old.contains('\u{fffd}'))
+    {
+        let said = "the file has bytes that are not UTF-8; fs-read shows each as a private-use \
+                    character (U+10FF80-U+10FFFF), never as U+FFFD: copy those lines from \
+                    fs-read's output, or leave them out of old";
+        e.hint = Some(match e.hint.take() {
+            Some(h) => format!("{h}\n{said}"),
+            None => said.to_string(),
+        });
+    }
+    e
+}
+
+/// What a write's summary says of a file not in UTF-8: the encoding it
+/// was read and written in.
+fn written_in(encoding: Encoding) -> String {
+    match encoding {
+        Encoding::Utf8 => String::new(),
+        Encoding::Utf8WithStrayBytes => {
+            " (the file is UTF-8 with stray non-UTF-8 bytes: those kept as they were)".into()
+        }
+        other => format!(
+            " (the file is not UTF-8: read and written as {}, every other byte kept)",
+            other.name()
+        ),
+    }
 }
 
 /// Lines `offset..offset+limit` (1-based), numbered, with what to read next.
@@ -178,9 +219,11 @@ fn numbered(rel: &str, text: &str, offset: i64, limit: i64) -> String {
 pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, ToolError> {
     let FsWrite { path, content } = FsWrite::of(call);
     let file = host.ws.resolve(path)?;
+    let mut encoding = Encoding::Utf8;
     let before = if file.exists {
         let current = read_text(&file)?;
         current.ensure_writable(&file.rel)?;
+        encoding = current.encoding;
         match host.state().reads.get(&file.rel) {
             None => return Err(ToolError::Unread { path: file.rel }),
             Some(&hash) if hash != current.hash() => {
@@ -202,17 +245,20 @@ pub(crate) fn plan_write(host: &Host, call: &Call) -> Result<Plan, ToolError> {
             file.rel
         )));
     }
+    encode_for(&file.rel, encoding, &after)?;
     let diff = Diff::between(before.as_deref().unwrap_or(""), &after);
     let (added, removed) = diff.stats();
-    let summary = match before {
+    let mut summary = match before {
         Some(_) => format!("replaced {} (+{added} -{removed})", file.rel),
         None => format!("created {} ({added} lines)", file.rel),
     };
+    summary.push_str(&written_in(encoding));
     Ok(Plan::Write(Box::new(Write {
         diff: diff.unified(&file.rel),
         file,
         before,
         after,
+        encoding,
         summary,
         edits: None,
     })))
@@ -229,7 +275,8 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, ToolError> {
         .get(&file.rel)
         .cloned()
         .unwrap_or_default();
-    let applied = edit::apply(&current.text, &edit_call.edits, &previous)?;
+    let applied = edit::apply(&current.text, &edit_call.edits, &previous)
+        .map_err(|e| stray_byte_hint(e, current.encoding, &edit_call.edits))?;
     let made = applied.made(&edit_call.edits);
     let notes = applied.notes.join("\n");
     if !applied.changed {
@@ -238,12 +285,15 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, ToolError> {
             file.rel
         )));
     }
+    // Refused before the confirm: nothing is asked that cannot be written.
+    current.encode(&file.rel, &applied.text)?;
     let (added, removed) = applied.diff.stats();
     let mut summary = format!(
-        "applied {} of {} edits to {} (+{added} -{removed})",
+        "applied {} of {} edits to {} (+{added} -{removed}){}",
         made.len(),
         edit_call.edits.len(),
-        file.rel
+        file.rel,
+        written_in(current.encoding)
     );
     if !notes.is_empty() {
         summary.push('\n');
@@ -254,6 +304,7 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, ToolError> {
         file,
         before: Some(current.text),
         after: applied.text,
+        encoding: current.encoding,
         summary,
         edits: Some(made),
     })))
@@ -262,21 +313,20 @@ pub(crate) fn plan_edit(host: &Host, call: &Call) -> Result<Plan, ToolError> {
 /// Carries out a confirmed write. A file that changed on disk since the
 /// plan is left alone (`ToolError::changed_on_disk`: the host plans again).
 pub(crate) fn commit(host: &Host, w: Write) -> Result<ToolResult, ToolError> {
+    let before = match &w.before {
+        Some(text) => Some(encode_for(&w.file.rel, w.encoding, text)?),
+        None => None,
+    };
+    let after = encode_for(&w.file.rel, w.encoding, &w.after)?;
     let version = host
         .versions
-        .write(
-            &w.file,
-            w.before.as_deref().map(str::as_bytes),
-            w.after.as_bytes(),
-        )?
+        .write(&w.file, before.as_deref(), &after)?
         .to_string();
     {
         let mut state = host.state();
         state.written.insert(w.file.rel.clone());
         // The model made this content, so it counts as read.
-        state
-            .reads
-            .insert(w.file.rel.clone(), content_hash(w.after.as_bytes()));
+        state.reads.insert(w.file.rel.clone(), content_hash(&after));
         if let Some(edits) = w.edits {
             state.last_edits.insert(w.file.rel.clone(), edits);
         } else {

@@ -307,14 +307,14 @@ impl Host {
                 state.written.insert(plan.file.rel.clone());
                 state
                     .reads
-                    .insert(dest.rel.clone(), content_hash(after.as_bytes()));
+                    .insert(dest.rel.clone(), written_hash(plan, after));
                 state.last_edits.remove(&dest.rel);
                 state.written.insert(dest.rel.clone());
             }
             (None, Some(after)) => {
                 state
                     .reads
-                    .insert(plan.file.rel.clone(), content_hash(after.as_bytes()));
+                    .insert(plan.file.rel.clone(), written_hash(plan, after));
                 state.last_edits.remove(&plan.file.rel);
                 state.written.insert(plan.file.rel.clone());
             }
@@ -354,6 +354,17 @@ impl Host {
             kind: decision.as_str(),
             approved: (self.confirm)(&request).approved,
         })
+    }
+}
+
+/// The hash of the bytes a plan wrote (in its encoding), as fs-read
+/// records it.
+fn written_hash(plan: &Plan, after: &str) -> u64 {
+    match plan.after_bytes() {
+        Ok(Some(bytes)) => content_hash(&bytes),
+        // Written, so encodable; a hash of the text only makes the file
+        // count as changed since read.
+        _ => content_hash(after.as_bytes()),
     }
 }
 

@@ -44,6 +44,44 @@ fn two_apply_processes_on_one_file_lose_no_update() {
 }
 
 #[test]
+fn two_apply_processes_on_one_latin1_file_lose_no_byte() {
+    // The same race on a file that is not UTF-8: the check before the
+    // rename compares the file's bytes with the Latin-1 bytes the plan
+    // was read from.
+    let ws = Ws::new();
+    ws.write("l.txt", b"\xe9 a 0\n\xe8 b 0\n");
+    let rounds = 20;
+    let input = |name: &str| {
+        let lines: Vec<String> = (0..rounds)
+            .map(|i| {
+                call(
+                    "l.txt",
+                    &format!(" {name} {i}\n"),
+                    &format!(" {name} {}\n", i + 1),
+                )
+            })
+            .collect();
+        ndjson(&lines)
+    };
+    let (a, b) = (input("a"), input("b"));
+    let root = ws.root().to_path_buf();
+    let other = root.clone();
+    let first = std::thread::spawn(move || nib(&["apply", "--json"], &root, Some(&a)));
+    let second = nib(&["apply", "--json"], &other, Some(&b));
+    let first = first.join().expect("first nib");
+    for run in [&first, &second] {
+        assert_eq!(run.code, 0, "{run:?}");
+    }
+    assert_eq!(
+        ws.read("l.txt"),
+        format!("\u{e9} a {rounds}\n\u{e8} b {rounds}\n")
+            .chars()
+            .map(|c| c as u8)
+            .collect::<Vec<u8>>()
+    );
+}
+
+#[test]
 fn stale_temp_files_are_cleaned_by_apply() {
     let ws = Ws::new();
     ws.write("src/a.rs", "let x = 1;\n");

@@ -54,17 +54,6 @@ fn binary_file_is_refused() {
 }
 
 #[test]
-fn non_utf8_file_is_refused() {
-    let ws = Ws::new();
-    let bytes: &[u8] = b"caf\xe9\nplain line\n";
-    ws.write("latin1.txt", bytes);
-    let msg = refused(&ws, &call("latin1.txt", "plain line", "changed"));
-    assert!(msg.contains("latin1.txt is not valid UTF-8"), "{msg}");
-    assert!(msg.contains("line 1"), "{msg}");
-    assert_eq!(ws.read("latin1.txt"), bytes);
-}
-
-#[test]
 fn missing_file_points_to_fs_write() {
     let ws = Ws::new();
     let msg = refused(&ws, &call("src/new.rs", "a", "b"));

@@ -6,6 +6,8 @@
 //! that fails half way puts back the files written before it, so the text
 //! is written all or none at the disk too.
 
+use std::borrow::Cow;
+
 use super::plan::{FileFailure, Plan};
 use crate::files::{FileError, Resolved, Versions, Workspace};
 
@@ -18,25 +20,18 @@ pub fn write_all(
     versions: &Versions,
     plans: &[Plan],
 ) -> Vec<Result<Option<String>, FileFailure>> {
-    let finals = finals(plans);
+    let finals = match finals(plans) {
+        Ok(f) => f,
+        Err(e) => return plans.iter().map(|p| Err(not_written(p, &e))).collect(),
+    };
     if finals.len() < 2 {
         return write_each(versions, plans);
     }
+    let finals: Vec<(&str, Option<&[u8]>)> =
+        finals.iter().map(|(p, b)| (*p, b.as_deref())).collect();
     let patch = match versions.begin_patch(&finals) {
         Ok(p) => p,
-        Err(e) => {
-            return plans
-                .iter()
-                .map(|p| {
-                    let rel = &p.file.rel;
-                    Err(FileFailure::new(
-                        rel.clone(),
-                        "write",
-                        format!("{rel}: not written: {e}"),
-                    ))
-                })
-                .collect();
-        }
+        Err(e) => return plans.iter().map(|p| Err(not_written(p, &e))).collect(),
     };
     let mut out = write_each(patch.store(), plans);
     let Some(bad) = out
@@ -72,12 +67,21 @@ pub fn write_all(
     out
 }
 
-/// What each changed file holds once every plan is written (None: no
-/// file); a move is two files.
-fn finals(plans: &[Plan]) -> Vec<(&str, Option<&[u8]>)> {
+fn not_written(plan: &Plan, e: &FileError) -> FileFailure {
+    let rel = &plan.file.rel;
+    FileFailure::new(rel.clone(), "write", format!("{rel}: not written: {e}"))
+}
+
+/// A file's path and the bytes it holds once the patch is whole (None:
+/// no file).
+type Final<'p> = (&'p str, Option<Cow<'p, [u8]>>);
+
+/// What each changed file holds once every plan is written, in its
+/// encoding; a move is two files.
+fn finals(plans: &[Plan]) -> Result<Vec<Final<'_>>, FileError> {
     let mut out = Vec::new();
     for plan in plans.iter().filter(|p| !p.changes_nothing()) {
-        let after = plan.after.as_deref().map(str::as_bytes);
+        let after = plan.after_bytes()?;
         match &plan.to {
             Some((dest, _)) => {
                 out.push((dest.rel.as_str(), after));
@@ -86,7 +90,7 @@ fn finals(plans: &[Plan]) -> Vec<(&str, Option<&[u8]>)> {
             None => out.push((plan.file.rel.as_str(), after)),
         }
     }
-    out
+    Ok(out)
 }
 
 /// Each plan written in order; after a failure the rest are not written.
@@ -115,22 +119,22 @@ fn write_each(versions: &Versions, plans: &[Plan]) -> Vec<Result<Option<String>,
 }
 
 fn write(versions: &Versions, plan: &Plan) -> Result<Option<String>, FileError> {
-    let before = plan.before.as_deref().map(str::as_bytes);
-    match (&plan.to, &plan.after) {
-        (Some((dest, dest_before)), Some(after)) => {
-            let dest_before = dest_before.as_deref().map(str::as_bytes);
-            let id = versions.write(dest, dest_before, after.as_bytes())?;
+    // Bytes in the files' encodings (borrowed for UTF-8).
+    let before = plan.before_bytes()?;
+    let before = before.as_deref();
+    match (&plan.to, plan.after_bytes()?) {
+        (Some((dest, _)), Some(after)) => {
+            let dest_before = plan.dest_before_bytes()?;
+            let id = versions.write(dest, dest_before.as_deref(), &after)?;
             remove(versions, &plan.file, before)?;
             Ok(Some(id.to_string()))
         }
         (None, Some(after)) => {
-            if plan.before.as_deref() == Some(after.as_str()) {
+            if plan.changes_nothing() {
                 return Ok(None);
             }
             Ok(Some(
-                versions
-                    .write(&plan.file, before, after.as_bytes())?
-                    .to_string(),
+                versions.write(&plan.file, before, &after)?.to_string(),
             ))
         }
         (_, None) => remove(versions, &plan.file, before).map(Some),

@@ -6,6 +6,7 @@
 //! failing ones with the reason, the others as not written because of
 //! them). Writing is `commit.rs`'s.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::TextFormat;
@@ -13,7 +14,7 @@ use crate::edit::formats::apply::{ChangeKind, FileChange, from_blocks, from_udif
 use crate::edit::formats::search_replace::{self, Item, ParseOptions};
 use crate::edit::formats::{FormatError, udiff, v4a, whole};
 use crate::edit::{self, Diff, Hinted};
-use crate::files::{FileError, Resolved, Workspace, read_text};
+use crate::files::{Encoding, FileError, Resolved, Workspace, encode_for, read_text};
 
 /// Why one file (or, with an empty path, the whole text) was not written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -51,6 +52,11 @@ pub struct Plan {
     pub after: Option<String>,
     /// A move's destination, with what it holds now (None: nothing).
     pub to: Option<(Resolved, Option<String>)>,
+    /// The encoding `before` was read in and `after` is written in (the
+    /// file's; UTF-8 for a new file; a move takes its bytes along).
+    pub encoding: Encoding,
+    /// The encoding a move's destination was read in.
+    pub dest_encoding: Encoding,
     pub diff: Diff,
     /// What the engine noticed (a tolerant match, a dropped blank line).
     pub notes: Vec<String>,
@@ -78,6 +84,30 @@ impl Plan {
     /// The change as a unified diff, headed by [`Plan::target`].
     pub fn unified_diff(&self) -> String {
         self.diff.unified(self.target())
+    }
+
+    /// What the file holds now, as bytes (None: no file).
+    pub fn before_bytes(&self) -> Result<Option<Cow<'_, [u8]>>, FileError> {
+        let rel = &self.file.rel;
+        (self.before.as_deref())
+            .map(|t| encode_for(rel, self.encoding, t))
+            .transpose()
+    }
+
+    /// What the target holds afterwards, as bytes (None: deleted). A
+    /// character the encoding cannot hold was refused when planning.
+    pub fn after_bytes(&self) -> Result<Option<Cow<'_, [u8]>>, FileError> {
+        (self.after.as_deref())
+            .map(|t| encode_for(self.target(), self.encoding, t))
+            .transpose()
+    }
+
+    /// What a move's destination holds now, as bytes (None: nothing).
+    pub fn dest_before_bytes(&self) -> Result<Option<Cow<'_, [u8]>>, FileError> {
+        match &self.to {
+            Some((dest, Some(text))) => encode_for(&dest.rel, self.dest_encoding, text).map(Some),
+            _ => Ok(None),
+        }
     }
 
     /// An existing file the change leaves as it is.
@@ -258,14 +288,30 @@ fn resolve(
     Ok(file)
 }
 
-/// Read an existing, writable text file.
-fn read_existing(file: &Resolved) -> Result<String, FileFailure> {
+/// Read an existing, writable text file: its text and encoding.
+fn read_existing(file: &Resolved) -> Result<(String, Encoding), FileFailure> {
     let fail = |e: FileError, kind| FileFailure::new(file.rel.clone(), kind, e.to_string());
     let on_disk = read_text(file).map_err(|e| fail(e, "read"))?;
     on_disk
         .ensure_writable(&file.rel)
         .map_err(|e| fail(e, "write"))?;
-    Ok(on_disk.text)
+    Ok((on_disk.text, on_disk.encoding))
+}
+
+/// Refuses a plan whose new text its encoding cannot hold (before any
+/// file is written or anyone asked), and notes the encoding of a file
+/// that is not UTF-8.
+fn checked(mut plan: Plan) -> Result<Plan, FileFailure> {
+    if let Err(e) = plan.after_bytes() {
+        let rel = plan.target().to_string();
+        return Err(FileFailure::new(rel, "unrepresentable", e.to_string()));
+    }
+    if plan.after.is_some()
+        && let Some(said) = plan.encoding.describe(plan.before.as_deref().unwrap_or(""))
+    {
+        plan.notes.push(format!("{}: {said}", plan.file.rel));
+    }
+    Ok(plan)
 }
 
 fn edit_text(
@@ -315,16 +361,24 @@ fn plan(
     check: PathCheck,
 ) -> Result<Plan, FileFailure> {
     let file = resolve(ws, &change.path, seen, check)?;
-    let plan = |before: Option<String>, after: Option<String>, diff, notes, edits| Plan {
-        file: file.clone(),
-        before,
-        after,
-        to: None,
-        diff,
-        notes,
-        edits,
+    let plan = |before: Option<(String, Encoding)>, after: Option<String>, diff, notes, edits| {
+        let (before, encoding) = match before {
+            Some((text, encoding)) => (Some(text), encoding),
+            None => (None, Encoding::Utf8),
+        };
+        Plan {
+            file: file.clone(),
+            before,
+            after,
+            to: None,
+            encoding,
+            dest_encoding: Encoding::Utf8,
+            diff,
+            notes,
+            edits,
+        }
     };
-    match &change.kind {
+    let planned = match &change.kind {
         ChangeKind::Create(content) => {
             if file.exists {
                 let message = format!(
@@ -336,44 +390,59 @@ fn plan(
                 return Err(FileFailure::new(file.rel.clone(), "exists", message));
             }
             let diff = Diff::between("", content);
-            Ok(plan(None, Some(content.clone()), diff, Vec::new(), 0))
+            plan(None, Some(content.clone()), diff, Vec::new(), 0)
         }
         ChangeKind::Replace(content) if !file.exists => {
             let diff = Diff::between("", content);
-            Ok(plan(None, Some(content.clone()), diff, Vec::new(), 0))
+            plan(None, Some(content.clone()), diff, Vec::new(), 0)
         }
         ChangeKind::Replace(content) => {
-            let text = read_existing(&file)?;
+            let (text, encoding) = read_existing(&file)?;
             if let Some(why) = whole::elision(&text, content) {
                 let message = format!("{}: nothing was written: {why}", file.rel);
                 return Err(FileFailure::new(file.rel.clone(), "elided", message));
             }
             let after = whole::keep_conventions(&text, content);
             let diff = Diff::between(&text, &after);
-            Ok(plan(Some(text), Some(after), diff, Vec::new(), 0))
+            plan(Some((text, encoding)), Some(after), diff, Vec::new(), 0)
         }
         ChangeKind::Delete => {
-            let text = read_existing(&file)?;
+            let (text, encoding) = read_existing(&file)?;
             let diff = Diff::between(&text, "");
-            Ok(plan(Some(text), None, diff, Vec::new(), 0))
+            plan(Some((text, encoding)), None, diff, Vec::new(), 0)
         }
         ChangeKind::Edit(edits) => {
-            let text = read_existing(&file)?;
+            let (text, encoding) = read_existing(&file)?;
             let (after, diff, notes) = edit_text(&file, &text, edits)?;
-            Ok(plan(Some(text), Some(after), diff, notes, edits.len()))
+            plan(
+                Some((text, encoding)),
+                Some(after),
+                diff,
+                notes,
+                edits.len(),
+            )
         }
         ChangeKind::Move { to, edits } => {
-            let text = read_existing(&file)?;
+            let (text, encoding) = read_existing(&file)?;
             let (after, diff, notes) = edit_text(&file, &text, edits)?;
             let dest = resolve(ws, to, seen, check)?;
-            let dest_before = if dest.exists {
-                Some(read_existing(&dest)?)
+            let (dest_before, dest_encoding) = if dest.exists {
+                let (text, encoding) = read_existing(&dest)?;
+                (Some(text), encoding)
             } else {
-                None
+                (None, Encoding::Utf8)
             };
-            let mut p = plan(Some(text), Some(after), diff, notes, edits.len());
+            let mut p = plan(
+                Some((text, encoding)),
+                Some(after),
+                diff,
+                notes,
+                edits.len(),
+            );
             p.to = Some((dest, dest_before));
-            Ok(p)
+            p.dest_encoding = dest_encoding;
+            p
         }
-    }
+    };
+    checked(planned)
 }
