@@ -204,7 +204,7 @@ fn confirm_app(
                 command: None,
             }),
             again: None,
-            reply,
+            reply: reply.into(),
         },
         ConfirmKind::Security => PendingConfirm {
             kind,
@@ -232,7 +232,7 @@ fn confirm_app(
             proposed: Some("deploy notes\nAWS_ACCESS_KEY_ID=AKIAQWERTYUIOPASDFGH\nregion = eu-west-1\n".into()),
             suggestion: None,
             again: None,
-            reply,
+            reply: reply.into(),
         },
     };
     app.on_event(UiEvent::Confirm(Box::new(pending)), Instant::now());

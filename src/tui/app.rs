@@ -31,6 +31,7 @@ pub use confirm::{ConfirmMode, ConfirmView};
 use super::style::{Theme, cut_to_width, markdown_line, mask_secrets, wrap_line};
 use super::worker::{PendingAsk, Session, UiEvent};
 use crate::agent::Status;
+use crate::agent::beside::{Said, TERMINAL};
 use crate::model::StreamEvent;
 use crate::prim::{Answer, Question};
 use crate::session::event::Event;
@@ -264,15 +265,19 @@ impl App {
             UiEvent::Log(entry) => self.on_log(&entry.event),
             UiEvent::Stream(s) => self.on_stream(s),
             UiEvent::Confirm(p) => {
+                // One answered beside the client is closed before the next.
+                self.answered_elsewhere();
                 self.flush_partial();
                 self.confirm = Some(ConfirmView::new(p, now));
                 self.bell = true;
             }
             UiEvent::Ask(a) => {
+                self.answered_elsewhere();
                 self.flush_partial();
                 self.ask = Some(*a);
                 self.bell = true;
             }
+            UiEvent::AnsweredElsewhere(_) => self.answered_elsewhere(),
             UiEvent::AutoApproved { what, scope } => {
                 let t = self.opts.theme;
                 self.history.push(Line::from(vec![
@@ -294,6 +299,50 @@ impl App {
                 let line = self.end_line(result);
                 self.history.push(line);
             }
+        }
+    }
+
+    /// The open confirm or question was answered beside the client (the
+    /// browser console) or by nib: close it, saying how.
+    /// The event may be about an earlier confirm: what is open now is
+    /// closed only when its own ballot was answered, and says how.
+    fn answered_elsewhere(&mut self) {
+        let elsewhere = |s: Option<Said>| s.filter(|s| s.by != TERMINAL);
+        let confirm_said = self
+            .confirm
+            .as_ref()
+            .and_then(|c| elsewhere(c.pending.reply.answered()));
+        if let Some(said) = confirm_said
+            && let Some(c) = self.confirm.take()
+        {
+            self.closed_elsewhere(&c, &said);
+        }
+        let ask_said = self
+            .ask
+            .as_ref()
+            .and_then(|a| elsewhere(a.reply.answered()));
+        if let Some(said) = ask_said
+            && let Some(a) = self.ask.take()
+        {
+            self.input.clear();
+            let first = a
+                .question
+                .text()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string();
+            self.history.push(Line::from(vec![
+                Span::styled("? ", self.opts.theme.accent()),
+                Span::styled(
+                    format!(
+                        "{} {}",
+                        mask_secrets(&first),
+                        mask_secrets(&said.describe())
+                    ),
+                    self.opts.theme.dim(),
+                ),
+            ]));
         }
     }
 
@@ -490,7 +539,7 @@ impl App {
     }
 
     /// A notice: something the person should know that no card shows.
-    fn push_notice(&mut self, msg: &str) {
+    pub fn push_notice(&mut self, msg: &str) {
         self.history.push(Line::from(Span::styled(
             format!("note: {}", mask_secrets(msg)),
             self.opts.theme.warn(),
@@ -572,8 +621,22 @@ impl App {
                     t.dim(),
                 ),
             ]));
-            // The worker may have gone (the task ended): nothing to tell.
-            let _ = a.reply.send(answer);
+            // Answered in the browser in the same moment: say so instead.
+            if let Err(elsewhere) = a.reply.answer(Said::new(TERMINAL, &said), answer) {
+                let elsewhere = a.reply.settled(Duration::from_secs(1)).unwrap_or(elsewhere);
+                let line = self.history.len() - 1;
+                self.history[line] = Line::from(vec![
+                    Span::styled("? ", t.accent()),
+                    Span::styled(
+                        format!(
+                            "{} {}",
+                            mask_secrets(&first),
+                            mask_secrets(&elsewhere.describe())
+                        ),
+                        t.dim(),
+                    ),
+                ]);
+            }
         }
         Action::None
     }
@@ -631,7 +694,10 @@ impl App {
         {
             self.quit = true;
             if let Some(c) = self.confirm.take() {
-                let _ = c.pending.reply.send(false.into());
+                let _ = c
+                    .pending
+                    .reply
+                    .answer(Said::new(TERMINAL, "no"), false.into());
             }
             self.session.interrupt();
             return Action::Quit;
