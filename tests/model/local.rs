@@ -190,7 +190,11 @@ fn an_estimate_counts_only_the_tools_the_request_carried() {
             tooled.unwrap_or_else(|e| panic!("{provider}: {e}")).usage,
         );
         let bodies = srv.requests();
-        assert!(bodies[0].get("tools").is_none(), "{provider}: {:?}", bodies[0]);
+        assert!(
+            bodies[0].get("tools").is_none(),
+            "{provider}: {:?}",
+            bodies[0]
+        );
         assert!(bodies[1].get("tools").is_some(), "{provider}");
         assert!(bare.estimated && tooled.estimated, "{provider}");
         // Without tools: the system prompt and the one message, nothing more.
@@ -205,12 +209,22 @@ fn an_estimate_counts_only_the_tools_the_request_carried() {
             .iter()
             .map(|t| estimate::tokens(&t.to_string()))
             .sum();
-        assert_eq!(tooled.prompt_tokens, bare.prompt_tokens + schemas, "{provider}");
+        assert_eq!(
+            tooled.prompt_tokens,
+            bare.prompt_tokens + schemas,
+            "{provider}"
+        );
         // The body decides, whatever the request held.
         let mut sent = client.request_body(&with_tools());
-        assert_eq!(estimate::carried_tokens(&with_tools(), &sent), tooled.prompt_tokens);
+        assert_eq!(
+            estimate::carried_tokens(&with_tools(), &sent),
+            tooled.prompt_tokens
+        );
         sent.as_object_mut().map(|b| b.remove("tools"));
-        assert_eq!(estimate::carried_tokens(&with_tools(), &sent), bare.prompt_tokens);
+        assert_eq!(
+            estimate::carried_tokens(&with_tools(), &sent),
+            bare.prompt_tokens
+        );
     }
 }
 
