@@ -158,6 +158,8 @@ pub fn run(args: ExecArgs, console: Option<PageBeside>) -> Result<ExitCode, Usag
         let log = Arc::clone(&session.log);
         let stopping = Arc::clone(&stopping);
         stop::catch(session.host.cancel_flag(), move |sig| {
+            // A second signal: nib exits now, so its commands go first.
+            crate::prim::tools::stop_running_commands();
             stopping.store(true, Ordering::Relaxed);
             let _ = log.emit(&interrupted_event(sig));
         });

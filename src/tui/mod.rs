@@ -252,6 +252,8 @@ pub fn run_client(
     {
         let log = Arc::clone(&app.session().log);
         stop::catch(app.session().cancel.clone(), move |sig| {
+            // A second signal: nib exits now, so its commands go first.
+            crate::prim::tools::stop_running_commands();
             let _ = log.emit(&stopped_event(sig));
             restore();
         });
