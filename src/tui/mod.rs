@@ -258,6 +258,7 @@ pub fn run_client(
             restore();
         });
     }
+    watch_for_hangup();
     let mut term = Term::start(opts.alt_screen)
         .map_err(|e| UsageError(format!("cannot set up the terminal: {e}")))?;
     let result = event_loop(&mut app, &mut term);
@@ -282,6 +283,46 @@ pub fn run_client(
         return Ok(ExitCode::from(stop::exit_code(sig).clamp(0, 255) as u8));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The terminal can go away without a SIGHUP reaching nib (the session's
+/// leader, a shell, ignored it and does not pass it on): crossterm then
+/// reads end-of-file in a loop it never leaves, and nib would spin with
+/// its commands running. A hung-up terminal polls as POLLHUP: nib then
+/// stops as for SIGHUP and, the UI thread being stuck in that read, a
+/// second SIGHUP a moment later ends the process (`stop::catch`'s second
+/// signal: the commands still running are stopped, `interrupted` logged).
+fn watch_for_hangup() {
+    let _ = std::thread::Builder::new()
+        .name("nib-hangup".into())
+        .spawn(|| {
+            loop {
+                std::thread::sleep(Duration::from_millis(200));
+                let mut tty = libc::pollfd {
+                    fd: libc::STDIN_FILENO,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: poll(2) on one valid pollfd, without waiting.
+                let ready = unsafe { libc::poll(&mut tty, 1, 0) };
+                let gone = libc::POLLHUP | libc::POLLERR | libc::POLLNVAL;
+                if ready <= 0 || tty.revents & gone == 0 {
+                    continue;
+                }
+                // SAFETY: kill(2) of this process with a signal it catches.
+                if stop::received().is_none() {
+                    unsafe {
+                        libc::kill(libc::getpid(), libc::SIGHUP);
+                    }
+                }
+                // The task stops meanwhile (its model call, its commands).
+                std::thread::sleep(Duration::from_secs(1));
+                unsafe {
+                    libc::kill(libc::getpid(), libc::SIGHUP);
+                }
+                return;
+            }
+        });
 }
 
 /// What the transcript says about the console beside the client.
