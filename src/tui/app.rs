@@ -35,7 +35,6 @@ use super::worker::{PendingAsk, Session, UiEvent};
 use crate::agent::Status;
 use crate::agent::beside::{Said, TERMINAL};
 use crate::model::StreamEvent;
-use crate::prim::{Answer, Question};
 use crate::session::event::Event;
 use crate::settings::UserConfig;
 use crate::settings::prices::cost_of;
