@@ -11,6 +11,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::channel;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use super::progress::{self, Shared};
 use crate::agent::beside::{Attached, Ballot, Beside, PageBeside, wait_for};
 use crate::agent::{AgentSession, Confirms, standing_approval};
 use crate::guard::ConfirmKind;
@@ -26,15 +27,18 @@ pub struct Page {
     pub cancel: Arc<AtomicBool>,
     approvals: Arc<Mutex<Vec<Approval>>>,
     log: Arc<OnceLock<Arc<EventLog>>>,
+    /// The run's progress, so the heartbeat says what it waits for.
+    tally: Shared,
 }
 
 impl Page {
-    pub fn new(console: &PageBeside, config: &UserConfig) -> Page {
+    pub fn new(console: &PageBeside, config: &UserConfig, tally: &Shared) -> Page {
         Page {
             beside: Arc::clone(&console.beside),
             cancel: Arc::new(AtomicBool::new(false)),
             approvals: Arc::new(Mutex::new(config.approvals.clone())),
             log: Arc::default(),
+            tally: Arc::clone(tally),
         }
     }
 
@@ -56,6 +60,7 @@ impl Page {
         let cancel = Arc::clone(&self.cancel);
         let approvals = Arc::clone(&self.approvals);
         let log = Arc::clone(&self.log);
+        let tally = Arc::clone(&self.tally);
         Confirms::Person(Box::new(move |req: &ConfirmRequest| {
             let what = match req.path {
                 Some(p) => format!("{} {p}", req.call.decl.name),
@@ -88,6 +93,10 @@ impl Page {
                 ConfirmKind::Write => "a confirm",
             };
             eprintln!("nib exec: {kind} waits for an answer in the console: {what}");
+            progress::busy(
+                &tally,
+                format!("waiting for your answer in the console ({what})"),
+            );
             let interrupted = ConfirmAnswer {
                 approved: false,
                 reason: Some("the run was stopped".into()),
@@ -97,6 +106,7 @@ impl Page {
             if let Some(said) = ballot.answered() {
                 eprintln!("nib exec: {what}: {}", said.describe());
             }
+            progress::busy(&tally, format!("running {}", req.call.decl.name));
             got
         }))
     }
@@ -105,6 +115,7 @@ impl Page {
     pub fn asker(&self) -> impl Fn(&Question) -> Option<Answer> + Send + Sync + 'static {
         let beside = Arc::clone(&self.beside);
         let cancel = Arc::clone(&self.cancel);
+        let tally = Arc::clone(&self.tally);
         move |question: &Question| {
             let (reply, answer) = channel();
             let ballot = Ballot::new(reply);
@@ -116,10 +127,15 @@ impl Page {
                 .unwrap_or_default()
                 .to_string();
             eprintln!("nib exec: a question waits for an answer in the console: {first}");
+            progress::busy(
+                &tally,
+                "waiting for your answer to a question in the console".into(),
+            );
             let got = wait_for(&ballot, &answer, &cancel, Answer::Skipped, "skipped");
             if let Some(said) = ballot.answered() {
                 eprintln!("nib exec: {}", said.describe());
             }
+            progress::idle(&tally);
             Some(got)
         }
     }

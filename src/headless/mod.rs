@@ -119,7 +119,9 @@ pub fn run(args: ExecArgs, console: Option<PageBeside>) -> Result<ExitCode, Usag
         .stopping
         .clone();
     let approve_writes = args.approve == Approve::Writes;
-    let page = console.as_ref().map(|c| beside::Page::new(c, &config));
+    let page = console
+        .as_ref()
+        .map(|c| beside::Page::new(c, &config, &tally));
     let mut builder = match &page {
         Some(page) => SessionBuilder::new(ws, page.confirms(approve_writes))
             .asker(page.asker())
