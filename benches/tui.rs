@@ -177,7 +177,7 @@ fn big_confirm(lines: usize) -> PendingConfirm {
         proposed: None,
         suggestion: None,
         again: None,
-        reply,
+        reply: reply.into(),
     }
 }
 

@@ -5,6 +5,8 @@
 //! approval for a Security confirm), past sessions and a swebench
 //! directory; and, gated on chromium and chromedriver, the demo answered
 //! from a real headless browser (`the_demo_is_answered_from_a_browser`).
+//! `console/beside.rs`: the console beside the terminal client and `nib
+//! exec`, where the first answer wins.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -22,6 +24,9 @@ use serde_json::{Value, json};
 use tempfile::TempDir;
 
 const WAIT: Duration = Duration::from_secs(60);
+
+#[path = "console/beside.rs"]
+mod beside;
 
 /// The demo, live in a console: calc.py protected (so its two-edit fix is
 /// a Security confirm), the scripted model, the demo's task started.
@@ -73,6 +78,37 @@ fn live_console(
     start_live(ws, cfg, opts, None, task).unwrap()
 }
 
+/// A console's address and token: one this test started, or one a nib
+/// process printed.
+trait Served {
+    fn addr(&self) -> SocketAddr;
+    fn token(&self) -> &str;
+}
+
+impl Served for Console {
+    fn addr(&self) -> SocketAddr {
+        Console::addr(self)
+    }
+    fn token(&self) -> &str {
+        Console::token(self)
+    }
+}
+
+/// A console another process started: the address and token of its URL.
+struct Remote {
+    addr: SocketAddr,
+    token: String,
+}
+
+impl Served for Remote {
+    fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+    fn token(&self) -> &str {
+        &self.token
+    }
+}
+
 /// One request over a fresh connection: (status, body).
 fn raw(addr: SocketAddr, request: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap();
@@ -92,7 +128,7 @@ fn raw(addr: SocketAddr, request: &str) -> (u16, String) {
     (status, body)
 }
 
-fn get(c: &Console, path: &str) -> (u16, String) {
+fn get(c: &impl Served, path: &str) -> (u16, String) {
     let sep = if path.contains('?') { '&' } else { '?' };
     raw(
         c.addr(),
@@ -104,7 +140,7 @@ fn get(c: &Console, path: &str) -> (u16, String) {
     )
 }
 
-fn post(c: &Console, path: &str, body: &Value) -> (u16, Value) {
+fn post(c: &impl Served, path: &str, body: &Value) -> (u16, Value) {
     let body = body.to_string();
     let (status, text) = raw(
         c.addr(),
@@ -125,7 +161,7 @@ struct Stream {
 }
 
 impl Stream {
-    fn open(c: &Console) -> Stream {
+    fn open(c: &impl Served) -> Stream {
         let mut s = TcpStream::connect(c.addr()).unwrap();
         write!(
             s,
@@ -381,7 +417,7 @@ fn a_security_confirm_takes_no_standing_approval() {
         body["error"]
             .as_str()
             .unwrap()
-            .contains("already answered by the page: yes"),
+            .contains("already answered in the browser: yes"),
         "{body}"
     );
     // The test command: a Write confirm, but a compound command, so no
@@ -700,11 +736,11 @@ fn questions_are_answered_from_the_page() {
         &json!({"answer": "green"}),
     );
     assert_eq!(status, 400, "{body}");
-    let again = stream.next("ask", |m| m["k"] == "ask");
+    // A wrong answer leaves the question open as it was.
     assert_eq!(
         post(
             &console,
-            &format!("/api/ask/{}", again["id"]),
+            &format!("/api/ask/{}", choice["id"]),
             &json!({"answer": "blue"})
         )
         .0,
@@ -756,6 +792,7 @@ fn a_swebench_directory_is_a_table_with_its_trajectories() {
     .unwrap();
     let console = Console::start(Sources {
         live: None,
+        beside: None,
         root: None,
         swebench: Some(out.path().to_path_buf()),
     })
@@ -983,6 +1020,7 @@ mod browser {
         .unwrap();
         let console = Console::start(Sources {
             live: None,
+            beside: None,
             root: None,
             swebench: Some(out.path().to_path_buf()),
         })

@@ -204,7 +204,7 @@ fn confirm_app(
                 command: None,
             }),
             again: None,
-            reply,
+            reply: reply.into(),
         },
         ConfirmKind::Security => PendingConfirm {
             kind,
@@ -232,7 +232,7 @@ fn confirm_app(
             proposed: Some("deploy notes\nAWS_ACCESS_KEY_ID=AKIAQWERTYUIOPASDFGH\nregion = eu-west-1\n".into()),
             suggestion: None,
             again: None,
-            reply,
+            reply: reply.into(),
         },
     };
     app.on_event(UiEvent::Confirm(Box::new(pending)), Instant::now());
@@ -1619,4 +1619,151 @@ fn tmux_demo_end_cost_sigterm_and_resume() {
     assert!(screen.contains("Let me read calc.py first."), "{screen}");
     tmux.run(&["send-keys", "-t", "t", "C-c"]);
     tmux.run(&["send-keys", "-t", "t", "C-c"]);
+}
+
+/// SIGHUP to the terminal client (its tmux pane closed) while a command it
+/// ran sleeps: the command is stopped with everything it started, the log
+/// ends with `interrupted` by SIGHUP, nib exits 129 (what a shell reports
+/// for a process SIGHUP ended), and `nib exec --resume` continues the log.
+#[test]
+#[ignore = "needs tmux"]
+fn tmux_a_closed_terminal_stops_the_command_and_the_log_resumes() {
+    require_tmux();
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let ws = scratch.path().join("ws");
+    std::fs::create_dir_all(&ws).expect("ws");
+    std::fs::write(ws.join("calc.py"), CALC).expect("calc.py");
+    let secs = 50_021 + std::process::id() % 1000 * 10;
+    let needle = format!("sleep {secs}");
+    let script = scratch.path().join("script.json");
+    std::fs::write(
+        &script,
+        json!([
+            {"tool_calls": [{"name": "shell", "arguments": {"command": needle, "timeout": 600}}]},
+            "never reached"
+        ])
+        .to_string(),
+    )
+    .expect("script");
+    let code = scratch.path().join("code");
+    let bin = env!("CARGO_BIN_EXE_nib");
+    // The pane's shell ignores SIGHUP so it can write nib's exit code
+    // after the pane is gone (nib sets its own handler; ignoring is not
+    // passed on to the commands nib runs, which it starts with a handler
+    // in place, reset on exec).
+    let command = format!(
+        "trap '' HUP; cd {ws} && env TERM=xterm-256color XDG_CONFIG_HOME={cfg} {bin} --provider scripted --model {script} --arm-ms 50; echo \"exit=$?\" > {code}",
+        ws = ws.display(),
+        cfg = scratch.path().join("config").display(),
+        script = script.display(),
+        code = code.display(),
+    );
+    let tmux = Tmux {
+        socket: format!("nib-e2e-hup-{}", std::process::id()),
+    };
+    tmux.run(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "t",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        &command,
+    ]);
+    tmux.run(&["set", "-g", "escape-time", "10"]);
+    tmux.wait_for("nib in");
+    tmux.run(&["send-keys", "-t", "t", "-l", "wait for it"]);
+    tmux.run(&["send-keys", "-t", "t", "Enter"]);
+    tmux.wait_for("╭ shell");
+    std::thread::sleep(Duration::from_millis(150));
+    tmux.run(&["send-keys", "-t", "t", "y"]);
+    let start = Instant::now();
+    while processes_with(&needle).is_empty() {
+        assert!(start.elapsed() < WAIT, "the command never started");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // The terminal goes away: tmux closes the pane's pty (SIGHUP).
+    tmux.run(&["kill-server"]);
+    let start = Instant::now();
+    while !code.exists() {
+        assert!(start.elapsed() < WAIT, "nib did not exit");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let status = std::fs::read_to_string(&code).expect("exit code");
+    let reaped = Instant::now();
+    while !processes_with(&needle).is_empty() && reaped.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let left = processes_with(&needle);
+    for p in &left {
+        if let Some(pid) = p.split(':').next() {
+            let _ = std::process::Command::new("kill")
+                .args(["-KILL", pid])
+                .status();
+        }
+    }
+    assert_eq!(left, Vec::<String>::new(), "left running");
+    assert_eq!(status.trim(), "exit=129");
+    let sessions = ws.join(".nib/sessions");
+    let log = std::fs::read_dir(&sessions)
+        .expect("sessions")
+        .flatten()
+        .next()
+        .expect("a session")
+        .path()
+        .join("events.jsonl");
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(
+        text.contains("\"ev\":\"interrupted\",\"by\":\"SIGHUP\""),
+        "{text}"
+    );
+    // The log resumes.
+    let again = scratch.path().join("again.json");
+    std::fs::write(&again, json!(["carried on"]).to_string()).expect("script");
+    let out = std::process::Command::new(bin)
+        .args([
+            "exec",
+            "--resume",
+            "go on",
+            "--provider",
+            "scripted",
+            "--model",
+        ])
+        .arg(&again)
+        .arg("--root")
+        .arg(&ws)
+        .env("XDG_CONFIG_HOME", scratch.path().join("config"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("nib exec --resume");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "carried on\n");
+    let text = std::fs::read_to_string(&log).expect("log");
+    assert!(text.contains("wait for it"), "one log, both tasks");
+}
+
+/// The processes whose command line contains `needle` (from /proc), as
+/// `pid: command line`.
+fn processes_with(needle: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let Ok(cmdline) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let line = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if line.contains(needle) && !line.contains("tmux") && !line.contains("trap") {
+            found.push(format!("{}: {line}", entry.file_name().to_string_lossy()));
+        }
+    }
+    found
 }

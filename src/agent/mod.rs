@@ -30,10 +30,13 @@
 //! The files: `session.rs` builds a session (workspace, guard policy,
 //! confirms, event log) for a client; `procs.rs` is the host procedures;
 //! `record.rs` turns calls and results into events; `messages.rs`
-//! converts between the strategy's JSON and the model client's types.
+//! converts between the strategy's JSON and the model client's types;
+//! `beside.rs` is a session shown in two clients at once (the first
+//! answer to a confirm or question wins).
 
 mod approved;
 pub mod author;
+pub mod beside;
 mod messages;
 mod procs;
 mod record;

@@ -1,5 +1,6 @@
 //! What `nib apply` says about each call or file: the report types, the
-//! guard's path rule for its writes, and printing (readable or `--json`).
+//! guard's path rule for its writes, and printing (readable or `--json`),
+//! with the engine's advice to a model said as advice to a person.
 //! Shared by the fs-edit calls (`apply.rs`) and the text formats
 //! (`apply_formats.rs`).
 
@@ -64,7 +65,63 @@ pub(super) fn failed(path: String, message: String, error: Option<&'static str>)
     }
 }
 
+/// Model-facing advice in the edit engine's messages (the tool's result
+/// names the tools a model calls) and what a person at the command line
+/// does instead. The engine's text stays as it is for the model.
+const FOR_A_PERSON: &[(&str, &str)] = &[
+    (
+        "; to create it use fs-write",
+        "; nib apply changes existing files: create it first, or give its whole text with \
+         --format whole-file",
+    ),
+    (
+        "fs-edit replaces existing text — to create a file or replace all of it, use fs-write",
+        "an edit replaces existing text: to create a file or replace all of it, give its whole \
+         text with --format whole-file",
+    ),
+    (
+        " (shown as fs-read shows them: number, tab, line; copy only what follows the tab)",
+        " (number, tab, line: old must be the text after the tab, without the number)",
+    ),
+    (
+        "read the file again (fs-read) and copy the lines you want to change exactly",
+        "open the file and copy the lines you want to change exactly into old",
+    ),
+    (
+        "or set replace_all to change every one",
+        "or add \"replace_all\": true to the call to change every one",
+    ),
+    (
+        "send old and new with the file's own characters, as fs-read shows them",
+        "write old and new with the file's own characters (as `cat -A` shows them)",
+    ),
+];
+
+/// `message` as a person running `nib apply` reads it: the engine's advice
+/// to a model (call fs-write, fs-read) turned into what to do at the
+/// command line.
+pub(super) fn for_a_person(message: &str) -> String {
+    FOR_A_PERSON
+        .iter()
+        .fold(message.to_string(), |m, (model, person)| {
+            m.replace(model, person)
+        })
+}
+
 pub(super) fn print_reports(reports: &[CallReport], json: bool, dry_run: bool) {
+    let reports: Vec<CallReport> = reports
+        .iter()
+        .map(|r| CallReport {
+            message: for_a_person(&r.message),
+            notes: r.notes.iter().map(|n| for_a_person(n)).collect(),
+            path: r.path.clone(),
+            status: r.status,
+            diff: r.diff.clone(),
+            error: r.error,
+            version: r.version.clone(),
+        })
+        .collect();
+    let reports = reports.as_slice();
     let mut out = std::io::stdout().lock();
     // A closed pipe (`nib apply | head`) is not an error worth reporting.
     let _ = if json {

@@ -1,10 +1,13 @@
 //! `nib console`: the browser console (`crate::console`); `--demo` sets
 //! up the terminal demo's project and scripted model for it here, where
-//! both clients may be used.
+//! both clients may be used. `--console` on the terminal client and
+//! `nib exec` starts the console beside them here too ([`beside`]).
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use crate::agent::beside::PageBeside;
 use crate::console::{ConsoleArgs, LiveOptions};
 use crate::files::Workspace;
 use crate::model::scripted::ScriptedServer;
@@ -14,6 +17,24 @@ use crate::tui::demo;
 /// The demo's workspace config: calc.py protected, so the two-edit fix is
 /// a Security confirm (the design's check of the console approves it).
 const DEMO_CONFIG: &str = "# written by nib console --demo\n[guard]\nprotected = [\"calc.py\"]\n";
+
+/// With `wanted` (`--console`), the browser console beside `client`, on
+/// the workspace at `root` (default: the current directory).
+pub fn beside(
+    wanted: bool,
+    root: Option<PathBuf>,
+    client: &str,
+) -> Result<Option<PageBeside>, UsageError> {
+    if !wanted {
+        return Ok(None);
+    }
+    let ws = crate::settings::workspace(root)?;
+    let (mirror, console) = crate::console::start_beside(client, ws.root().to_path_buf(), None)?;
+    Ok(Some(PageBeside {
+        beside: mirror,
+        url: console.url(),
+    }))
+}
 
 pub fn run(args: ConsoleArgs) -> Result<ExitCode, UsageError> {
     if !args.demo {

@@ -114,7 +114,8 @@ pub enum Format {
 /// Run a parsed command line.
 pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
     let Some(command) = cli.command else {
-        return crate::tui::run(cli.tui);
+        let beside = console::beside(cli.tui.console, cli.tui.root.clone(), "the terminal")?;
+        return crate::tui::run(cli.tui, beside);
     };
     match command {
         Command::Demo(args) => crate::tui::demo::run(args),
@@ -124,7 +125,10 @@ pub fn run(cli: Cli) -> Result<ExitCode, UsageError> {
         Command::Script(args) => script::run(args),
         Command::Stats(args) => stats::run(args),
         Command::Strategy(args) => strategy::run(args),
-        Command::Exec(args) => crate::headless::run(args),
+        Command::Exec(args) => {
+            let beside = console::beside(args.console, args.root.clone(), "nib exec")?;
+            crate::headless::run(args, beside)
+        }
         Command::Sessions(args) => sessions::run(args),
         Command::Swebench(args) => crate::headless::swebench::run(*args),
         Command::Compare(args) => crate::headless::compare::run(args),

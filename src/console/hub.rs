@@ -1,21 +1,23 @@
 //! The live session's state as the pages see it: every message pushed so
 //! far (a page that opens late, or reconnects, gets them all from the
 //! number it last saw), and the confirms and questions waiting for an
-//! answer. An open confirm holds the one channel back to the agent's
-//! thread; whoever takes it first answers (a page, another page, a standing
-//! approval), and every later answer learns who did and how.
+//! answer. An open confirm holds its [`Ballot`], the one way back to the
+//! agent's thread, shared with the terminal client when the console runs
+//! beside it: whoever answers first wins (a page, another page, the
+//! terminal, nib stopping the run), every page is told who and how, and
+//! every later answer is refused with the same words.
 //!
 //! Every message is masked before it is kept ([`mask_json`]), so no page
 //! can be sent an unmasked credential, whatever produced the text.
 
 use std::collections::HashMap;
-use std::sync::mpsc::Sender;
-use std::sync::{Condvar, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Duration;
 
 use serde_json::{Value, json};
 
 use super::view::mask_json;
+use crate::agent::beside::{Ballot, NIB, Said};
 use crate::guard::ConfirmKind;
 use crate::guard::approvals::Approval;
 use crate::prim::{Answer, ConfirmAnswer, Question};
@@ -29,13 +31,13 @@ pub struct OpenConfirm {
     pub suggestion: Option<Approval>,
     /// The proposed text could be shown unmasked, so it may be edited.
     pub editable: bool,
-    pub reply: Sender<ConfirmAnswer>,
+    pub ballot: Ballot<ConfirmAnswer>,
 }
 
 /// A strategy's question waiting for its answer.
 pub struct OpenAsk {
     pub question: Question,
-    pub reply: Sender<Answer>,
+    pub ballot: Ballot<Answer>,
 }
 
 /// Why an answer was not taken.
@@ -93,8 +95,10 @@ impl Hub {
     }
 
     /// Open a confirm: `view` is what the pages show (its `id` is set
-    /// here). Returns the confirm's id.
-    pub fn open_confirm(&self, mut view: Value, open: OpenConfirm) -> u64 {
+    /// here). Returns the confirm's id. However its ballot is answered,
+    /// the confirm closes for every page.
+    pub fn open_confirm(self: &Arc<Self>, mut view: Value, open: OpenConfirm) -> u64 {
+        let ballot = open.ballot.clone();
         let id = {
             let mut state = self.lock();
             state.next_id += 1;
@@ -105,10 +109,12 @@ impl Hub {
         view["id"] = json!(id);
         view["k"] = json!("confirm");
         self.push(view);
+        let hub = Arc::clone(self);
+        ballot.on_answer(move |said| hub.close(id, said));
         id
     }
 
-    /// Look at an open confirm without taking it.
+    /// Look at an open confirm.
     pub fn peek_confirm<R>(
         &self,
         id: u64,
@@ -121,42 +127,38 @@ impl Hub {
         }
     }
 
-    /// Take an open confirm to answer it: the first caller gets it, every
-    /// later one learns who answered.
-    pub fn take_confirm(&self, id: u64) -> Result<OpenConfirm, Refused> {
-        let mut state = self.lock();
-        match state.confirms.remove(&id) {
-            Some(open) => {
-                state.answered.insert(id, "being answered".into());
-                Ok(open)
-            }
+    /// Look at an open question.
+    pub fn peek_ask<R>(&self, id: u64, f: impl FnOnce(&OpenAsk) -> R) -> Result<R, Refused> {
+        let state = self.lock();
+        match state.asks.get(&id) {
+            Some(open) => Ok(f(open)),
             None => Err(self.refusal(&state, id)),
         }
     }
 
-    /// Give back a confirm taken but not answered (saving its approval
-    /// failed).
-    pub fn restore_confirm(&self, id: u64, open: OpenConfirm) {
-        let mut state = self.lock();
-        state.answered.remove(&id);
-        state.confirms.insert(id, open);
-    }
-
-    /// Record how a confirm or question was answered, send it back to the
-    /// waiting thread, and tell every page.
-    pub fn close(&self, id: u64, by: &str, said: &str, extra: Value) {
-        self.lock()
-            .answered
-            .insert(id, format!("already answered by {by}: {said}"));
-        let mut message = json!({"k": "answered", "id": id, "by": by, "answer": said});
-        if let (Some(m), Value::Object(more)) = (message.as_object_mut(), extra) {
-            m.extend(more);
+    /// A confirm or question was answered: it closes, later answers are
+    /// told how, and every page is told.
+    fn close(&self, id: u64, said: &Said) {
+        {
+            let mut state = self.lock();
+            state.confirms.remove(&id);
+            state.asks.remove(&id);
+            state
+                .answered
+                .insert(id, format!("already {}", said.describe()));
         }
-        self.push(message);
+        self.push(json!({
+            "k": "answered",
+            "id": id,
+            "by": said.by,
+            "answer": said.answer,
+            "reason": said.reason,
+            "saved": said.saved,
+        }));
     }
 
     /// Open a question; returns its id.
-    pub fn open_ask(&self, open: OpenAsk) -> u64 {
+    pub fn open_ask(self: &Arc<Self>, open: OpenAsk) -> u64 {
         let (id, view) = {
             let mut state = self.lock();
             state.next_id += 1;
@@ -174,19 +176,13 @@ impl Hub {
         let mut view = view;
         view["id"] = json!(id);
         view["k"] = json!("ask");
+        let ballot = self.peek_ask(id, |a| a.ballot.clone());
         self.push(view);
-        id
-    }
-
-    pub fn take_ask(&self, id: u64) -> Result<OpenAsk, Refused> {
-        let mut state = self.lock();
-        match state.asks.remove(&id) {
-            Some(open) => {
-                state.answered.insert(id, "being answered".into());
-                Ok(open)
-            }
-            None => Err(self.refusal(&state, id)),
+        if let Ok(ballot) = ballot {
+            let hub = Arc::clone(self);
+            ballot.on_answer(move |said| hub.close(id, said));
         }
+        id
     }
 
     /// Every open confirm and question is answered no (the session is
@@ -199,17 +195,21 @@ impl Hub {
                 state.asks.drain().collect(),
             )
         };
-        for (id, open) in confirms {
-            let _ = open.reply.send(ConfirmAnswer {
+        // Each ballot's watcher closes it for the pages.
+        for (_, open) in confirms {
+            let mut said = Said::new(NIB, "no");
+            said.reason = Some(reason.to_string());
+            let no = ConfirmAnswer {
                 approved: false,
                 reason: Some(reason.to_string()),
                 edited: None,
-            });
-            self.close(id, "nib", "no", json!({"reason": reason}));
+            };
+            let _ = open.ballot.answer(said, no);
         }
-        for (id, open) in asks {
-            let _ = open.reply.send(Answer::Skipped);
-            self.close(id, "nib", "skipped", Value::Null);
+        for (_, open) in asks {
+            let _ = open
+                .ballot
+                .answer(Said::new(NIB, "skipped"), Answer::Skipped);
         }
     }
 
@@ -227,9 +227,11 @@ mod tests {
     use std::sync::mpsc::channel;
 
     #[test]
-    fn the_first_answer_wins_and_the_second_learns_who() {
-        let hub = Hub::default();
+    fn a_confirm_closes_for_every_page_however_it_was_answered() {
+        use crate::agent::beside::TERMINAL;
+        let hub = Arc::new(Hub::default());
         let (reply, answers) = channel();
+        let ballot = Ballot::new(reply);
         let id = hub.open_confirm(
             json!({"tool": "fs-edit"}),
             OpenConfirm {
@@ -238,19 +240,21 @@ mod tests {
                 path: Some("a.rs".into()),
                 suggestion: None,
                 editable: true,
-                reply,
+                ballot: ballot.clone(),
             },
         );
-        let open = hub.take_confirm(id).unwrap();
-        assert!(matches!(hub.take_confirm(id), Err(Refused::Answered(_))));
-        let _ = open.reply.send(true.into());
-        hub.close(id, "page", "yes", Value::Null);
+        assert!(hub.peek_confirm(id, |_| ()).is_ok());
+        ballot
+            .answer(Said::new(TERMINAL, "yes"), true.into())
+            .unwrap();
         assert_eq!(
-            hub.take_confirm(id).err(),
-            Some(Refused::Answered("already answered by page: yes".into()))
+            hub.peek_confirm(id, |_| ()).err(),
+            Some(Refused::Answered(
+                "already answered in the terminal: yes".into()
+            ))
         );
         assert!(answers.recv().unwrap().approved);
-        assert_eq!(hub.take_confirm(99).err(), Some(Refused::Unknown));
+        assert_eq!(hub.peek_confirm(99, |_| ()).err(), Some(Refused::Unknown));
         let (last, messages) = hub.since(0, Duration::ZERO);
         assert_eq!(last, 2);
         assert!(messages[0].contains("\"k\":\"confirm\""), "{messages:?}");

@@ -7,6 +7,11 @@
 //! the Write confirms it covers (the page is told, with the scope); every
 //! other confirm waits for a page, and a Security confirm is never answered
 //! by a standing approval, nor can "always" be chosen for one.
+//!
+//! Beside the terminal client or `nib exec` ([`Live::attached`]) there is
+//! no worker here: the client runs the session and hands its confirms and
+//! questions over as ballots (`console::beside`); the pages answer them
+//! the same way, and tasks are given in the client.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +22,7 @@ use serde_json::{Value, json};
 
 use super::hub::{Hub, OpenAsk, OpenConfirm, Refused};
 use super::view::{confirm_view, kind_name};
+use crate::agent::beside::{Attached, BROWSER, Ballot, Said, wait_for};
 use crate::agent::{AgentConfig, AgentSession, Confirms, LogPlace, SessionBuilder, run_task_with};
 use crate::files::Workspace;
 use crate::guard::ConfirmKind;
@@ -50,13 +56,18 @@ pub enum PageAnswer {
     Always,
 }
 
+/// How long a page's answer waits for one in flight (the terminal holds
+/// the confirm while it saves an approval) before saying it lost.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Why a page's answer was not taken: the HTTP status and what to say.
 pub type AnswerError = (u16, String);
 
 /// The running session and the handles the server needs.
 pub struct Live {
     pub hub: Arc<Hub>,
-    tasks: Sender<String>,
+    /// Where tasks go; `None` beside another client (tasks are given there).
+    tasks: Option<Sender<String>>,
     cancel: Arc<AtomicBool>,
     approvals: Arc<Mutex<Vec<Approval>>>,
     config_path: Option<PathBuf>,
@@ -136,7 +147,7 @@ impl Live {
             .map_err(|e| format!("cannot start the agent thread: {e}"))?;
         Ok(Live {
             hub,
-            tasks,
+            tasks: Some(tasks),
             cancel,
             approvals,
             config_path: opts.config_path,
@@ -145,8 +156,32 @@ impl Live {
         })
     }
 
+    /// The pages' side of a session another client runs (the terminal
+    /// client, `nib exec`): answers, interrupts, no tasks.
+    pub fn attached(hub: Arc<Hub>, session: Attached, config_path: Option<PathBuf>) -> Live {
+        Live {
+            hub,
+            tasks: None,
+            cancel: session.cancel,
+            approvals: session.approvals,
+            config_path,
+            log: session.log,
+            busy: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// Whether tasks can be given here (not beside another client).
+    pub fn takes_tasks(&self) -> bool {
+        self.tasks.is_some()
+    }
+
     /// Run `task`; refused while another runs.
     pub fn submit(&self, task: &str) -> Result<(), String> {
+        let Some(tasks) = &self.tasks else {
+            return Err(
+                "this console is beside the terminal client (or nib exec): give tasks there".into(),
+            );
+        };
         let task = task.trim();
         if task.is_empty() {
             return Err("the task is empty: say what the agent should do".into());
@@ -155,7 +190,7 @@ impl Live {
             return Err("a task is running: wait for it to end, or interrupt it first".into());
         }
         self.hub.push(json!({"k": "task", "text": task}));
-        self.tasks
+        tasks
             .send(task.to_string())
             .map_err(|_| "the agent thread has stopped; restart nib console".to_string())
     }
@@ -178,9 +213,18 @@ impl Live {
             Refused::Unknown => (404, format!("no confirm {id} is open")),
             Refused::Answered(how) => (409, how),
         };
-        let (kind, editable, suggestion) = self
+        let (kind, editable, suggestion, ballot, tool, path) = self
             .hub
-            .peek_confirm(id, |c| (c.kind, c.editable, c.suggestion.clone()))
+            .peek_confirm(id, |c| {
+                (
+                    c.kind,
+                    c.editable,
+                    c.suggestion.clone(),
+                    c.ballot.clone(),
+                    c.tool.clone(),
+                    c.path.clone(),
+                )
+            })
             .map_err(refused)?;
         let approval = match &answer {
             PageAnswer::Always if kind == ConfirmKind::Security => {
@@ -204,14 +248,16 @@ impl Live {
             }
             _ => None,
         };
-        let open = self.hub.take_confirm(id).map_err(refused)?;
+        // From here nobody else can answer; a failure below gives the
+        // confirm back (the claim is dropped).
+        let claim = ballot.claim(BROWSER).map_err(|said| {
+            let said = ballot.settled(SETTLE).unwrap_or(said);
+            (409, format!("already {}", said.describe()))
+        })?;
         let saved = match &approval {
             Some(a) => match self.save_approval(a) {
                 Ok(saved) => Some(saved),
-                Err(e) => {
-                    self.hub.restore_confirm(id, open);
-                    return Err((500, format!("could not save the approval: {e}")));
-                }
+                Err(e) => return Err((500, format!("could not save the approval: {e}"))),
             },
             None => None,
         };
@@ -248,22 +294,19 @@ impl Live {
             }
         };
         let _ = self.log.emit(&Event::ConfirmAnswer(event::ConfirmAnswer {
-            tool: open.tool.clone(),
-            path: open.path.clone(),
-            kind: kind_name(open.kind).into(),
+            tool,
+            path,
+            kind: kind_name(kind).into(),
             answer: said.into(),
             by: "user".into(),
             reason: reason.clone(),
             saved_approval: saved.clone(),
             scope: None,
         }));
-        let _ = open.reply.send(reply);
-        self.hub.close(
-            id,
-            "the page",
-            said,
-            json!({"reason": reason, "saved": saved}),
-        );
+        let mut how = Said::new(BROWSER, said);
+        how.reason = reason;
+        how.saved = saved;
+        claim.give(how, reply);
         Ok(())
     }
 
@@ -284,11 +327,14 @@ impl Live {
     /// A page answers question `id`: `true`/`false` for yes/no, a string
     /// for a choice or text, `null` to skip.
     pub fn answer_ask(&self, id: u64, value: &Value) -> Result<(), AnswerError> {
-        let open = self.hub.take_ask(id).map_err(|r| match r {
-            Refused::Unknown => (404, format!("no question {id} is open")),
-            Refused::Answered(how) => (409, how),
-        })?;
-        let answer = match (&open.question, value) {
+        let (question, ballot) = self
+            .hub
+            .peek_ask(id, |a| (a.question.clone(), a.ballot.clone()))
+            .map_err(|r| match r {
+                Refused::Unknown => (404, format!("no question {id} is open")),
+                Refused::Answered(how) => (409, how),
+            })?;
+        let answer = match (&question, value) {
             (_, Value::Null) => Answer::Skipped,
             (Question::YesNo(_), Value::Bool(b)) => Answer::Yes(*b),
             (Question::Choice(_, choices), Value::String(s)) if choices.contains(s) => {
@@ -301,15 +347,9 @@ impl Live {
                     Question::Choice(..) => "one of the choices, as a string",
                     Question::Text(_) => "a string",
                 };
-                let id = self.hub.open_ask(OpenAsk {
-                    question: open.question.clone(),
-                    reply: open.reply,
-                });
                 return Err((
                     400,
-                    format!(
-                        "{v} does not answer this question: send {want} (it is open again as {id})"
-                    ),
+                    format!("{v} does not answer this question: send {want}"),
                 ));
             }
         };
@@ -319,13 +359,16 @@ impl Live {
             Answer::Choice(s) | Answer::Text(s) => s.clone(),
             Answer::Skipped => "skipped".to_string(),
         };
-        let _ = open.reply.send(answer);
-        self.hub.close(id, "the page", &said, Value::Null);
-        Ok(())
+        ballot
+            .answer(Said::new(BROWSER, &said), answer)
+            .map_err(|said| {
+                let said = ballot.settled(SETTLE).unwrap_or(said);
+                (409, format!("already {}", said.describe()))
+            })
     }
 }
 
-fn on_stream(hub: &Hub, ev: &StreamEvent) {
+pub(super) fn on_stream(hub: &Hub, ev: &StreamEvent) {
     match ev {
         StreamEvent::TextDelta(d) => hub.push(json!({"k": "text", "d": d})),
         StreamEvent::ReasoningDelta(d) => hub.push(json!({"k": "reasoning", "d": d})),
@@ -353,21 +396,32 @@ fn confirmer(
                 edited: None,
             };
         }
-        let (view, suggestion, editable) = confirm_view(req);
         let (reply, answer) = channel();
-        hub.open_confirm(
-            view,
-            OpenConfirm {
-                kind: req.kind,
-                tool: req.call.decl.name.to_string(),
-                path: req.path.map(str::to_string),
-                suggestion,
-                editable,
-                reply,
-            },
-        );
-        answer.recv().unwrap_or_else(|_| false.into())
+        let ballot = Ballot::new(reply);
+        open_confirm(&hub, req, ballot.clone());
+        let interrupted = ConfirmAnswer {
+            approved: false,
+            reason: Some("the user interrupted the run".into()),
+            edited: None,
+        };
+        wait_for(&ballot, &answer, &cancel, interrupted, "no")
     }
+}
+
+/// Show `req` to the pages, answered through `ballot`.
+pub fn open_confirm(hub: &Arc<Hub>, req: &ConfirmRequest, ballot: Ballot<ConfirmAnswer>) {
+    let (view, suggestion, editable) = confirm_view(req);
+    hub.open_confirm(
+        view,
+        OpenConfirm {
+            kind: req.kind,
+            tool: req.call.decl.name.to_string(),
+            path: req.path.map(str::to_string),
+            suggestion,
+            editable,
+            ballot,
+        },
+    );
 }
 
 /// A strategy's `ask`: opened in the hub; the worker waits for a page.
@@ -380,10 +434,17 @@ fn asker(
             return Some(Answer::Skipped);
         }
         let (reply, answer) = channel();
+        let ballot = Ballot::new(reply);
         hub.open_ask(OpenAsk {
             question: question.clone(),
-            reply,
+            ballot: ballot.clone(),
         });
-        Some(answer.recv().unwrap_or(Answer::Skipped))
+        Some(wait_for(
+            &ballot,
+            &answer,
+            &cancel,
+            Answer::Skipped,
+            "skipped",
+        ))
     }
 }

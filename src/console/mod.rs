@@ -12,7 +12,8 @@
 //! The parts: `http` (the protocol and the gate every request passes:
 //! Host, Origin, token), `server` (listener, routes, the event stream),
 //! `hub` (the live state the pages share; the first answer wins), `live`
-//! (the session and its confirmer), `view` (masking, diff hunks, a
+//! (the session and its confirmer), `beside` (the pages' side of a session
+//! the terminal client or `nib exec` runs), `view` (masking, diff hunks, a
 //! confirm as the page shows it), `history` (past sessions, swebench
 //! directories). The page is three files in `assets/`, compiled into the
 //! binary: no front-end build step.
@@ -20,6 +21,7 @@
 // The binary's edge: `nib console` prints its URL on stdout.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod beside;
 pub mod history;
 pub mod http;
 pub mod hub;
@@ -36,6 +38,7 @@ use clap::Args;
 use crate::agent::AgentConfig;
 use crate::files::Workspace;
 use crate::settings::{UsageError, UserConfig, model_config, workspace};
+pub use beside::Mirror;
 pub use live::{Live, LiveOptions, PageAnswer};
 pub use server::{Console, Sources};
 
@@ -116,6 +119,7 @@ pub fn run(args: ConsoleArgs) -> Result<ExitCode, UsageError> {
         Some((ws, cfg)) => start_live(ws, cfg, opts, swebench, args.task.as_deref())?,
         None => Console::start(Sources {
             live: None,
+            beside: None,
             root: Some(root),
             swebench,
         })
@@ -141,10 +145,31 @@ pub fn start_live(
     }
     Console::start(Sources {
         live: Some(live),
+        beside: None,
         root: Some(root),
         swebench,
     })
     .map_err(UsageError)
+}
+
+/// A console beside another client (`client`: "the terminal", "nib
+/// exec") whose session is in `root`: the [`Mirror`] to give that
+/// client's session, and the running server (its URL to tell the person).
+/// `config_path`: where "always" saves (`None`: the user's config).
+pub fn start_beside(
+    client: &str,
+    root: PathBuf,
+    config_path: Option<PathBuf>,
+) -> Result<(std::sync::Arc<Mirror>, Console), UsageError> {
+    let mirror = Mirror::new(client, config_path);
+    let console = Console::start(Sources {
+        live: None,
+        beside: Some(std::sync::Arc::clone(&mirror)),
+        root: Some(root),
+        swebench: None,
+    })
+    .map_err(UsageError)?;
+    Ok((mirror, console))
 }
 
 /// Print the URL (the only line on stdout) and serve until the process is

@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use super::beside::Mirror;
 use super::history;
 use super::http::{Gate, Request, Response, read_request, write_response, write_stream_head};
 use super::hub::Hub;
@@ -38,8 +39,10 @@ const KEEP_ALIVE: Duration = Duration::from_secs(15);
 /// What the console shows.
 #[derive(Default)]
 pub struct Sources {
-    /// The live session, if one runs.
+    /// The live session, if one runs here.
     pub live: Option<Live>,
+    /// The session another client runs, shown beside it.
+    pub beside: Option<Arc<Mirror>>,
     /// The workspace whose past sessions are listed.
     pub root: Option<PathBuf>,
     /// A `nib swebench` output directory.
@@ -69,10 +72,11 @@ impl Console {
             .local_addr()
             .map_err(|e| format!("cannot read the console's address: {e}"))?;
         let token = super::http::new_token()?;
-        let hub = sources
-            .live
-            .as_ref()
-            .map_or_else(|| Arc::new(Hub::default()), |l| Arc::clone(&l.hub));
+        let hub = match (&sources.live, &sources.beside) {
+            (Some(l), _) => Arc::clone(&l.hub),
+            (None, Some(m)) => Arc::clone(&m.hub),
+            (None, None) => Arc::new(Hub::default()),
+        };
         let shared = Arc::new(Shared {
             gate: Gate {
                 port: addr.port(),
@@ -160,7 +164,11 @@ fn serve(shared: &Shared, stream: TcpStream) {
 fn route(shared: &Shared, req: &Request) -> Response {
     let path = req.path.as_str();
     let segments: Vec<&str> = path.trim_start_matches('/').split('/').collect();
-    let live = shared.sources.live.as_ref();
+    let live = shared
+        .sources
+        .live
+        .as_ref()
+        .or_else(|| shared.sources.beside.as_ref().and_then(|m| m.live()));
     match (req.method.as_str(), segments.as_slice()) {
         ("GET", [""]) => Response {
             status: 200,
@@ -180,7 +188,9 @@ fn route(shared: &Shared, req: &Request) -> Response {
         ("GET", ["api", "info"]) => Response::json(
             200,
             &mask_json(json!({
-                "live": live.is_some(),
+                "live": live.is_some() || shared.sources.beside.is_some(),
+                "tasks": live.is_some_and(Live::takes_tasks),
+                "beside": shared.sources.beside.as_ref().map(|m| m.client()),
                 "root": shared.sources.root.as_ref().map(|r| r.display().to_string()),
                 "swebench": shared.sources.swebench.as_ref().map(|r| r.display().to_string()),
             })),

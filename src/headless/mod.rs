@@ -9,7 +9,9 @@
 //! limit, 128 + N stopped by signal N (130 SIGINT, 143 SIGTERM, 129
 //! SIGHUP; every command it started is stopped first, and the log ends
 //! with `interrupted`). The last event is `result`: the status, the exit
-//! code, steps, tokens and cost. It never waits for input.
+//! code, steps, tokens and cost. It never waits for input, but with
+//! `--console`: then the browser console is the person's way to answer
+//! (see `beside`).
 
 // The binary's edge: this client's output is the process's own stdout
 // and stderr, so printing is its job (everything below the clients is
@@ -25,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use clap::Args;
 
+use crate::agent::beside::PageBeside;
 use crate::agent::{AgentConfig, Confirms, LogPlace, SessionBuilder, Status};
 use crate::model::{StreamEvent, show_tokens};
 use crate::session::Event;
@@ -36,6 +39,7 @@ use crate::settings::{
 };
 use progress::plural;
 
+mod beside;
 pub mod compare;
 mod progress;
 pub mod swebench;
@@ -75,9 +79,15 @@ pub struct ExecArgs {
     /// files and write anywhere you can); logged as a warning.
     #[arg(long)]
     pub no_file_sandbox: bool,
+    /// Open the browser console beside the run (its URL on stderr):
+    /// confirms no policy answers (--approve, standing approvals) and
+    /// strategy questions wait for an answer there; --timeout and Ctrl-C
+    /// still end the wait.
+    #[arg(long)]
+    pub console: bool,
 }
 
-pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
+pub fn run(args: ExecArgs, console: Option<PageBeside>) -> Result<ExitCode, UsageError> {
     crate::engine::init_process();
     let task = read_task(args.task.as_deref())?;
     let mut config = UserConfig::load()?;
@@ -108,12 +118,16 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
         .unwrap_or_else(PoisonError::into_inner)
         .stopping
         .clone();
-    let mut builder = SessionBuilder::new(
-        ws,
-        Confirms::Policy {
-            approve_writes: args.approve == Approve::Writes,
-        },
-    )
+    let approve_writes = args.approve == Approve::Writes;
+    let page = console
+        .as_ref()
+        .map(|c| beside::Page::new(c, &config, &tally));
+    let mut builder = match &page {
+        Some(page) => SessionBuilder::new(ws, page.confirms(approve_writes))
+            .asker(page.asker())
+            .cancel(Arc::clone(&page.cancel)),
+        None => SessionBuilder::new(ws, Confirms::Policy { approve_writes }),
+    }
     .user_config(&config);
     if let Some(path) = &resume {
         builder = builder.log(LogPlace::At(path.clone()));
@@ -124,6 +138,10 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
             let _ = writeln!(out, "{}", entry.line);
             let _ = out.flush();
         });
+    }
+    if let Some(page) = &page {
+        let to_page = Arc::clone(&page.beside);
+        builder = builder.subscribe(move |entry| to_page.event(entry));
     }
     let shown = Arc::clone(&tally);
     let session = builder
@@ -142,9 +160,19 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
         let log = Arc::clone(&session.log);
         let stopping = Arc::clone(&stopping);
         stop::catch(session.host.cancel_flag(), move |sig| {
+            // A second signal: nib exits now, so its commands go first.
+            crate::prim::tools::stop_running_commands();
             stopping.store(true, Ordering::Relaxed);
             let _ = log.emit(&interrupted_event(sig));
         });
+    }
+    if let (Some(page), Some(c)) = (&page, &console) {
+        page.attach(&session, &model.model);
+        eprintln!(
+            "nib exec: the browser console is at {} (this machine only; the token in it is the key): \
+             confirms and questions wait for an answer there",
+            c.url
+        );
     }
     eprintln!("nib exec: {}", network_note(&session));
     // Without the sandbox the session's warning event already said so.
@@ -177,7 +205,14 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     progress::heartbeat(Arc::clone(&tally), Arc::clone(&over));
     let log = Arc::clone(&session.log);
     let streamed = Arc::clone(&tally);
+    let to_page = page.as_ref().map(|p| Arc::clone(&p.beside));
+    if let Some(p) = &to_page {
+        p.task(&task);
+    }
     let ran = session.run(&cfg, &prompt, move |ev| {
+        if let Some(p) = &to_page {
+            p.stream(ev);
+        }
         if let StreamEvent::TextDelta(t) | StreamEvent::ReasoningDelta(t) = ev {
             progress::streamed(&streamed, t.chars().count());
         }
@@ -187,6 +222,12 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     });
     over.store(true, Ordering::Relaxed);
     stopping.store(true, Ordering::Relaxed);
+    if let Some(p) = &page {
+        match &ran {
+            Ok(o) => p.beside.task_done(o.status.as_str(), &o.text),
+            Err(e) => p.beside.task_done("error", &e.to_string()),
+        }
+    }
     let signal = stop::received();
     let timed_out = session.host.deadline_flag().load(Ordering::Relaxed);
     let (status, code, text) = match &ran {
@@ -235,6 +276,10 @@ pub fn run(args: ExecArgs) -> Result<ExitCode, UsageError> {
     }
     let ended = match status {
         "done" => "done".to_string(),
+        "refused" if page.is_some() => {
+            let n = ran.as_ref().map_or(0, |o| o.refused_confirms) as u64;
+            format!("done, but {} rejected", plural(n, "call was", "calls were"))
+        }
         "refused" => {
             let n = ran.as_ref().map_or(0, |o| o.refused_confirms) as u64;
             format!(

@@ -169,6 +169,19 @@ pub fn streamed(tally: &Shared, chars: usize) {
 
 /// Print a heartbeat line on stderr whenever [`HEARTBEAT`] passed with
 /// nothing said while a step runs; until `over` is set.
+/// What the run waits for now, for the heartbeat (a line was just said
+/// about it, so the next heartbeat comes a full period later).
+pub fn busy(tally: &Shared, what: String) {
+    let mut t = lock(tally);
+    t.busy = Some((what, Instant::now()));
+    t.said = Instant::now();
+}
+
+/// Nothing to wait for that a heartbeat could name.
+pub fn idle(tally: &Shared) {
+    lock(tally).busy = None;
+}
+
 pub fn heartbeat(tally: Shared, over: Arc<AtomicBool>) {
     let _ = std::thread::Builder::new()
         .name("nib-heartbeat".into())
@@ -184,7 +197,9 @@ pub fn heartbeat(tally: Shared, over: Arc<AtomicBool>) {
                 };
                 let secs = since.elapsed().as_secs();
                 let got = match t.streamed {
-                    0 if what.starts_with("waiting") => ", nothing received yet".to_string(),
+                    0 if what.starts_with("waiting for the model") => {
+                        ", nothing received yet".to_string()
+                    }
                     0 => String::new(),
                     n => format!(", {n} characters received"),
                 };

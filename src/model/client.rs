@@ -282,12 +282,12 @@ impl Client {
         } else {
             Vec::new()
         };
-        let call = Call {
+        let mut call = Call {
             req,
             start,
             end,
             end_phase,
-            prompt_estimate: estimate::request_tokens(req),
+            prompt_estimate: 0,
             text_call_tools,
         };
         let mut attempt: u32 = 0;
@@ -296,7 +296,10 @@ impl Client {
         loop {
             attempt += 1;
             let stream = self.streams(req);
-            let body = serde_json::to_vec(&self.body(req, stream))
+            let sent = self.body(req, stream);
+            // Estimated from what this body carries, not from the request.
+            call.prompt_estimate = estimate::carried_tokens(req, &sent);
+            let body = serde_json::to_vec(&sent)
                 .map_err(|e| ModelError::Config(format!("could not encode the request: {e}")))?;
             let failure = match self.attempt(&call, &body, stream, on_event).await {
                 Ok(mut reply) => {

@@ -17,7 +17,8 @@
 //! - every other character (accents, CJK, emoji) is one token.
 //!
 //! A request adds 4 tokens per message and the tools' JSON schemas as text
-//! ([`request_tokens`]). On nib's own files this gives 3.0 characters a
+//! ([`request_tokens`]), those only when the body sent carried them
+//! ([`carried_tokens`]). On nib's own files this gives 3.0 characters a
 //! token for Rust, 3.2–3.5 for Markdown; byte-pair tokenizers of current
 //! models usually take 3–4.5, so the estimate errs high, which is the safe
 //! side for a budget. The result is meant for budgets and status lines,
@@ -66,6 +67,27 @@ pub fn tokens(text: &str) -> u64 {
         }
     }
     n
+}
+
+/// The estimated prompt tokens of the request `body` sent for `req`: the
+/// system prompt and messages, and the tool schemas only when the body
+/// carried them (a request whose tools were left out is not charged for
+/// them).
+pub fn carried_tokens(req: &Request, body: &serde_json::Value) -> u64 {
+    let tools_sent = body
+        .get("tools")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(|t| !t.is_empty());
+    if tools_sent {
+        request_tokens(req)
+    } else {
+        request_tokens(&Request {
+            system: req.system.clone(),
+            messages: req.messages.clone(),
+            tools: Vec::new(),
+            max_tokens: req.max_tokens,
+        })
+    }
 }
 
 /// The estimated prompt tokens of `req`: system prompt, messages (with

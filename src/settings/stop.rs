@@ -9,8 +9,9 @@
 //! a signal ended (130 for SIGINT, 143 for SIGTERM, 129 for SIGHUP).
 //!
 //! A second signal while the run winds down ends the process at once
-//! with the same code (the commands are stopped by then, or within the
-//! 50 ms the shell's wait polls).
+//! with the same code; the client's `last` stops the commands still
+//! running first (`prim::tools::stop_running_commands`), since the
+//! shell's wait may not have seen the cancel flag yet.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};

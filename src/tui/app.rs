@@ -5,7 +5,8 @@
 //! confirms. Events and keys in, transcript lines out.
 //!
 //! The parts: this module (the [`App`], events, the composer's keys),
-//! `confirm` (an open confirm and its answers), [`commands`] (the slash
+//! `confirm` (an open confirm and its answers), `ask` (a strategy's
+//! question and its answer), [`commands`] (the slash
 //! command table that `/help` and the dispatch both read) and `view`
 //! (drawing the live area from the state).
 //!
@@ -14,6 +15,7 @@
 //! `$EDITOR`, which needs the terminal: `handle_key` returns
 //! [`Action::Edit`] and the caller reports back with [`App::edit_done`].
 
+mod ask;
 pub mod commands;
 mod confirm;
 mod view;
@@ -31,8 +33,8 @@ pub use confirm::{ConfirmMode, ConfirmView};
 use super::style::{Theme, cut_to_width, markdown_line, mask_secrets, wrap_line};
 use super::worker::{PendingAsk, Session, UiEvent};
 use crate::agent::Status;
+use crate::agent::beside::{Said, TERMINAL};
 use crate::model::StreamEvent;
-use crate::prim::{Answer, Question};
 use crate::session::event::Event;
 use crate::settings::UserConfig;
 use crate::settings::prices::cost_of;
@@ -264,15 +266,19 @@ impl App {
             UiEvent::Log(entry) => self.on_log(&entry.event),
             UiEvent::Stream(s) => self.on_stream(s),
             UiEvent::Confirm(p) => {
+                // One answered beside the client is closed before the next.
+                self.answered_elsewhere();
                 self.flush_partial();
                 self.confirm = Some(ConfirmView::new(p, now));
                 self.bell = true;
             }
             UiEvent::Ask(a) => {
+                self.answered_elsewhere();
                 self.flush_partial();
                 self.ask = Some(*a);
                 self.bell = true;
             }
+            UiEvent::AnsweredElsewhere(_) => self.answered_elsewhere(),
             UiEvent::AutoApproved { what, scope } => {
                 let t = self.opts.theme;
                 self.history.push(Line::from(vec![
@@ -295,6 +301,24 @@ impl App {
                 self.history.push(line);
             }
         }
+    }
+
+    /// The open confirm or question was answered beside the client (the
+    /// browser console) or by nib: close it, saying how.
+    /// The event may be about an earlier confirm: what is open now is
+    /// closed only when its own ballot was answered, and says how.
+    fn answered_elsewhere(&mut self) {
+        let elsewhere = |s: Option<Said>| s.filter(|s| s.by != TERMINAL);
+        let confirm_said = self
+            .confirm
+            .as_ref()
+            .and_then(|c| elsewhere(c.pending.reply.answered()));
+        if let Some(said) = confirm_said
+            && let Some(c) = self.confirm.take()
+        {
+            self.closed_elsewhere(&c, &said);
+        }
+        self.close_ask_answered_elsewhere();
     }
 
     /// The line that closes a task: how it ended, in words.
@@ -490,7 +514,7 @@ impl App {
     }
 
     /// A notice: something the person should know that no card shows.
-    fn push_notice(&mut self, msg: &str) {
+    pub fn push_notice(&mut self, msg: &str) {
         self.history.push(Line::from(Span::styled(
             format!("note: {}", mask_secrets(msg)),
             self.opts.theme.warn(),
@@ -517,67 +541,6 @@ impl App {
     }
 
     /// One key. Key releases and repeats of a confirm key are ignored.
-    /// The answer to a strategy's question: y / n for yes or no, a digit
-    /// for a choice, typed text and Enter for free text; Esc dismisses.
-    fn ask_key(&mut self, key: KeyEvent) -> Action {
-        let Some(pending) = &self.ask else {
-            return Action::None;
-        };
-        let answer = match (&pending.question, key.code) {
-            (_, KeyCode::Esc) => match pending.question {
-                Question::YesNo(_) => Answer::Yes(false),
-                _ => Answer::Skipped,
-            },
-            (Question::YesNo(_), KeyCode::Char('y' | 'Y')) => Answer::Yes(true),
-            (Question::YesNo(_), KeyCode::Char('n' | 'N')) => Answer::Yes(false),
-            (Question::Choice(_, choices), KeyCode::Char(c)) => {
-                match c
-                    .to_digit(10)
-                    .and_then(|d| choices.get((d as usize).wrapping_sub(1)))
-                {
-                    Some(choice) => Answer::Choice(choice.clone()),
-                    None => return Action::None,
-                }
-            }
-            (Question::Text(_), KeyCode::Enter) => Answer::Text(std::mem::take(&mut self.input)),
-            (Question::Text(_), KeyCode::Backspace) => {
-                self.input.pop();
-                return Action::None;
-            }
-            (Question::Text(_), KeyCode::Char(c)) => {
-                self.input.push(c);
-                return Action::None;
-            }
-            _ => return Action::None,
-        };
-        if let Some(a) = self.ask.take() {
-            let t = self.opts.theme;
-            let first = a
-                .question
-                .text()
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_string();
-            let said = match &answer {
-                Answer::Yes(true) => "yes".to_string(),
-                Answer::Yes(false) => "no".to_string(),
-                Answer::Choice(c) | Answer::Text(c) => c.clone(),
-                Answer::Skipped => "(skipped)".to_string(),
-            };
-            self.history.push(Line::from(vec![
-                Span::styled("? ", t.accent()),
-                Span::styled(
-                    format!("{} {}", mask_secrets(&first), mask_secrets(&said)),
-                    t.dim(),
-                ),
-            ]));
-            // The worker may have gone (the task ended): nothing to tell.
-            let _ = a.reply.send(answer);
-        }
-        Action::None
-    }
-
     pub fn handle_key(&mut self, key: KeyEvent, now: Instant) -> Action {
         if key.kind == KeyEventKind::Release {
             return Action::None;
@@ -631,7 +594,10 @@ impl App {
         {
             self.quit = true;
             if let Some(c) = self.confirm.take() {
-                let _ = c.pending.reply.send(false.into());
+                let _ = c
+                    .pending
+                    .reply
+                    .answer(Said::new(TERMINAL, "no"), false.into());
             }
             self.session.interrupt();
             return Action::Quit;

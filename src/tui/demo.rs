@@ -170,6 +170,7 @@ pub fn run(args: DemoArgs) -> Result<ExitCode, UsageError> {
             "it will ask you to confirm: y approve · n reject · f full screen · /help".into(),
         ],
         resume: None,
+        console: None,
     };
     let code = run_client(ws, agent_config(&server), config.approvals, opts)?;
     eprintln!("nib demo: the project is still in {}", dir.display());

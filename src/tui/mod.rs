@@ -44,6 +44,7 @@ use ratatui::widgets::{Paragraph, Widget};
 use ratatui::{Terminal, TerminalOptions, Viewport};
 
 use crate::agent::AgentConfig;
+use crate::agent::beside::PageBeside;
 use crate::files::Workspace;
 use crate::guard::approvals::Approval;
 use crate::session::{Entry, Event as LogEvent};
@@ -79,10 +80,15 @@ pub struct TuiArgs {
     /// Milliseconds keys are ignored after a confirm appears.
     #[arg(long, default_value_t = 400, hide = true)]
     pub arm_ms: u64,
+    /// Open the browser console beside the terminal: one URL (with its
+    /// token) to open on this machine; confirms and questions can be
+    /// answered in either place, the first answer wins.
+    #[arg(long)]
+    pub console: bool,
 }
 
 /// How the client runs, beyond the session.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct ClientOptions {
     pub alt_screen: bool,
     pub arm_delay: Duration,
@@ -92,9 +98,11 @@ pub struct ClientOptions {
     pub banner: Vec<String>,
     /// An events.jsonl whose transcript is shown first.
     pub resume: Option<PathBuf>,
+    /// The browser console beside the client.
+    pub console: Option<PageBeside>,
 }
 
-pub fn run(args: TuiArgs) -> Result<ExitCode, UsageError> {
+pub fn run(args: TuiArgs, console: Option<PageBeside>) -> Result<ExitCode, UsageError> {
     require_terminal("nib")?;
     crate::engine::init_process();
     let config = UserConfig::load()?;
@@ -123,6 +131,7 @@ pub fn run(args: TuiArgs) -> Result<ExitCode, UsageError> {
         first_task: None,
         banner: vec![format!("nib in {}", ws.root().display())],
         resume,
+        console,
     };
     run_client(ws, cfg, config.approvals, opts)
 }
@@ -214,8 +223,9 @@ pub fn run_client(
     opts: ClientOptions,
 ) -> Result<ExitCode, UsageError> {
     let (tx, rx) = channel();
-    let session =
-        Session::start_with(ws, cfg, approvals, tx, opts.resume.as_deref()).map_err(UsageError)?;
+    let beside = opts.console.as_ref().map(|c| Arc::clone(&c.beside));
+    let session = Session::start_with(ws, cfg, approvals, tx, opts.resume.as_deref(), beside)
+        .map_err(UsageError)?;
     let mut app = App::new(
         session,
         rx,
@@ -231,6 +241,9 @@ pub fn run_client(
     if let Some(path) = &opts.resume {
         replay(&mut app, path);
     }
+    if let Some(c) = &opts.console {
+        app.push_notice(&console_notice(&c.url));
+    }
     if let Some(task) = &opts.first_task {
         app.submit(task, Instant::now());
     }
@@ -239,10 +252,13 @@ pub fn run_client(
     {
         let log = Arc::clone(&app.session().log);
         stop::catch(app.session().cancel.clone(), move |sig| {
+            // A second signal: nib exits now, so its commands go first.
+            crate::prim::tools::stop_running_commands();
             let _ = log.emit(&stopped_event(sig));
             restore();
         });
     }
+    watch_for_hangup();
     let mut term = Term::start(opts.alt_screen)
         .map_err(|e| UsageError(format!("cannot set up the terminal: {e}")))?;
     let result = event_loop(&mut app, &mut term);
@@ -267,6 +283,54 @@ pub fn run_client(
         return Ok(ExitCode::from(stop::exit_code(sig).clamp(0, 255) as u8));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The terminal can go away without a SIGHUP reaching nib (the session's
+/// leader, a shell, ignored it and does not pass it on): crossterm then
+/// reads end-of-file in a loop it never leaves, and nib would spin with
+/// its commands running. A hung-up terminal polls as POLLHUP: nib then
+/// stops as for SIGHUP and, the UI thread being stuck in that read, a
+/// second SIGHUP a moment later ends the process (`stop::catch`'s second
+/// signal: the commands still running are stopped, `interrupted` logged).
+fn watch_for_hangup() {
+    let _ = std::thread::Builder::new()
+        .name("nib-hangup".into())
+        .spawn(|| {
+            loop {
+                std::thread::sleep(Duration::from_millis(200));
+                let mut tty = libc::pollfd {
+                    fd: libc::STDIN_FILENO,
+                    events: libc::POLLIN,
+                    revents: 0,
+                };
+                // SAFETY: poll(2) on one valid pollfd, without waiting.
+                let ready = unsafe { libc::poll(&mut tty, 1, 0) };
+                let gone = libc::POLLHUP | libc::POLLERR | libc::POLLNVAL;
+                if ready <= 0 || tty.revents & gone == 0 {
+                    continue;
+                }
+                // SAFETY: kill(2) of this process with a signal it catches.
+                if stop::received().is_none() {
+                    unsafe {
+                        libc::kill(libc::getpid(), libc::SIGHUP);
+                    }
+                }
+                // The task stops meanwhile (its model call, its commands).
+                std::thread::sleep(Duration::from_secs(1));
+                unsafe {
+                    libc::kill(libc::getpid(), libc::SIGHUP);
+                }
+                return;
+            }
+        });
+}
+
+/// What the transcript says about the console beside the client.
+pub fn console_notice(url: &str) -> String {
+    format!(
+        "the browser console is open at {url} (this machine only; the token in it is the key): \
+         confirms and questions can be answered there or here, the first answer wins"
+    )
 }
 
 /// The `interrupted` event of a client a signal stopped.

@@ -5,7 +5,10 @@
 //!
 //! The UI thread owns the terminal; this thread never touches it. A confirm
 //! blocks the worker until the UI answers (or the UI goes away, which
-//! counts as no).
+//! counts as no). With the browser console beside the client
+//! (`nib --console`), every event, confirm and question goes there too:
+//! each confirm is a [`Ballot`] both hold, the first answer wins, and the
+//! UI is told when the page answered ([`UiEvent::AnsweredElsewhere`]).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
@@ -13,6 +16,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use std::sync::OnceLock;
 
+use crate::agent::beside::{Attached, Ballot, Beside, Said, TERMINAL, wait_for};
 use crate::agent::{
     AgentConfig, AgentSession, Confirms, LogPlace, Outcome, SessionBuilder, run_task_with,
 };
@@ -38,6 +42,9 @@ pub enum UiEvent {
     Confirm(Box<PendingConfirm>),
     /// A strategy's yes/no question (`ask`), waiting for the user.
     Ask(Box<PendingAsk>),
+    /// The open confirm or question was answered in the other place (the
+    /// browser console beside the client), or by nib.
+    AnsweredElsewhere(Said),
     /// A Write confirm a standing approval answered.
     AutoApproved {
         what: String,
@@ -51,7 +58,7 @@ pub enum UiEvent {
 #[derive(Debug)]
 pub struct PendingAsk {
     pub question: Question,
-    pub reply: Sender<Answer>,
+    pub reply: Ballot<Answer>,
 }
 
 /// A confirm as the UI shows it, with where the answer goes.
@@ -72,7 +79,8 @@ pub struct PendingConfirm {
     /// Why the same call is confirmed again (its file changed on disk
     /// while the previous confirm was open).
     pub again: Option<String>,
-    pub reply: Sender<ConfirmAnswer>,
+    /// Answered here or beside (the first answer wins).
+    pub reply: Ballot<ConfirmAnswer>,
 }
 
 /// A running session: where tasks go, and the handles the UI shares.
@@ -96,18 +104,21 @@ impl Session {
         approvals: Vec<Approval>,
         ui: Sender<UiEvent>,
     ) -> Result<Session, String> {
-        Session::start_with(ws, cfg, approvals, ui, None)
+        Session::start_with(ws, cfg, approvals, ui, None, None)
     }
 
     /// [`Session::start`], resuming the session logged in `resume` (an
     /// events.jsonl): new events are appended to it, and its tasks and
     /// answers are the context of the next task, as if it had never ended.
+    /// With `beside` (the browser console), the session is shown and
+    /// answered there too.
     pub fn start_with(
         ws: Workspace,
         cfg: AgentConfig,
         approvals: Vec<Approval>,
         ui: Sender<UiEvent>,
         resume: Option<&std::path::Path>,
+        beside: Option<Arc<dyn Beside>>,
     ) -> Result<Session, String> {
         // The guard's policy: the user's config, tightened by the
         // workspace's (the same as nib exec's).
@@ -122,6 +133,7 @@ impl Session {
         // The confirmer logs standing approvals' answers; the log exists
         // once the session is built.
         let log_cell: Arc<OnceLock<Arc<EventLog>>> = Arc::default();
+        let to_beside = beside.clone();
         let AgentSession { host, log } = SessionBuilder::new(
             ws,
             Confirms::Person(Box::new(confirmer(
@@ -129,18 +141,31 @@ impl Session {
                 Arc::clone(&approvals),
                 Arc::clone(&cancel),
                 Arc::clone(&log_cell),
+                beside.clone(),
             ))),
         )
         .user_config(&user)
-        .asker(asker(ui.clone(), Arc::clone(&cancel)))
+        .asker(asker(ui.clone(), Arc::clone(&cancel), beside.clone()))
         .log(place)
         .cancel(Arc::clone(&cancel))
         .subscribe(move |entry| {
+            if let Some(b) = &to_beside {
+                b.event(entry);
+            }
             let _ = to_ui.send(UiEvent::Log(Box::new(entry.clone())));
         })
         .build()
         .map_err(|e| e.to_string())?;
         let _ = log_cell.set(Arc::clone(&log));
+        if let Some(b) = &beside {
+            b.attach(Attached {
+                log: Arc::clone(&log),
+                approvals: Arc::clone(&approvals),
+                cancel: Arc::clone(&cancel),
+                root: host.workspace().root().to_path_buf(),
+                model: cfg.model.model.clone(),
+            });
+        }
         let cfg = Arc::new(Mutex::new(cfg));
         let (tasks, task_rx) = channel::<String>();
         let worker = Worker {
@@ -150,6 +175,7 @@ impl Session {
             cancel: Arc::clone(&cancel),
             ui,
             earlier,
+            beside,
         };
         std::thread::Builder::new()
             .name("nib-agent".into())
@@ -185,6 +211,7 @@ struct Worker {
     ui: Sender<UiEvent>,
     /// Tasks and answers of a resumed session.
     earlier: Vec<(String, String)>,
+    beside: Option<Arc<dyn Beside>>,
 }
 
 impl Worker {
@@ -211,6 +238,10 @@ impl Worker {
             cfg.history = history.clone();
             let ui = self.ui.clone();
             let log = Arc::clone(&self.log);
+            if let Some(b) = &self.beside {
+                b.task(&task);
+            }
+            let beside = self.beside.clone();
             let outcome = run_task_with(
                 Arc::clone(&self.host),
                 Arc::clone(&self.log),
@@ -223,6 +254,9 @@ impl Worker {
                     if let Some(n) = crate::settings::notice::of_stream(ev) {
                         let _ = log.emit(&Event::Notice(n));
                     }
+                    if let Some(b) = &beside {
+                        b.stream(ev);
+                    }
                     let _ = ui.send(UiEvent::Stream(ev.clone()));
                 },
                 Arc::clone(&self.cancel),
@@ -234,6 +268,12 @@ impl Worker {
                 }
                 if o.messages.is_array() {
                     history = o.messages.clone();
+                }
+            }
+            if let Some(b) = &self.beside {
+                match &outcome {
+                    Ok(o) => b.task_done(o.status.as_str(), &o.text),
+                    Err(e) => b.task_done("error", &e.to_string()),
                 }
             }
             let done = UiEvent::TaskDone(outcome.map_err(|e| e.to_string()));
@@ -251,11 +291,17 @@ fn confirmer(
     approvals: Arc<Mutex<Vec<Approval>>>,
     cancel: Arc<AtomicBool>,
     log: Arc<OnceLock<Arc<EventLog>>>,
+    beside: Option<Arc<dyn Beside>>,
 ) -> impl Fn(&ConfirmRequest) -> ConfirmAnswer + Send + Sync + 'static {
+    let ui = Mutex::new(ui);
     move |req: &ConfirmRequest| {
+        let ui = ui.lock().unwrap_or_else(PoisonError::into_inner).clone();
         let rel = req.path.unwrap_or("");
         let form = positional(req.call);
         if let Some(a) = crate::agent::standing_approval(&approvals, req, &log) {
+            if let Some(b) = &beside {
+                b.auto_approved(req, &a.scope());
+            }
             let _ = ui.send(UiEvent::AutoApproved {
                 what: form,
                 scope: a.scope(),
@@ -270,6 +316,11 @@ fn confirmer(
             };
         }
         let (reply, answer) = channel();
+        let ballot = Ballot::new(reply);
+        told_when_answered_elsewhere(&ballot, &ui);
+        if let Some(b) = &beside {
+            b.confirm(req, ballot.clone());
+        }
         let pending = PendingConfirm {
             kind: req.kind,
             tool: req.call.decl.name.to_string(),
@@ -280,13 +331,30 @@ fn confirmer(
             proposed: req.proposed.map(str::to_string),
             suggestion: Approval::suggest(req.call, rel),
             again: req.again.map(str::to_string),
-            reply,
+            reply: ballot.clone(),
         };
         if ui.send(UiEvent::Confirm(Box::new(pending))).is_err() {
-            return false.into();
+            let _ = ballot.answer(Said::new(crate::agent::beside::NIB, "no"), false.into());
         }
-        answer.recv().unwrap_or_else(|_| false.into())
+        let interrupted = ConfirmAnswer {
+            approved: false,
+            reason: Some("the user interrupted the run".into()),
+            edited: None,
+        };
+        wait_for(&ballot, &answer, &cancel, interrupted, "no")
     }
+}
+
+/// Tell the UI when `ballot` is answered anywhere but in the terminal, so
+/// its confirm or question closes and says where it was answered.
+fn told_when_answered_elsewhere<T>(ballot: &Ballot<T>, ui: &Sender<UiEvent>) {
+    let ui = Mutex::new(ui.clone());
+    ballot.on_answer(move |said| {
+        if said.by != TERMINAL {
+            let ui = ui.lock().unwrap_or_else(PoisonError::into_inner);
+            let _ = ui.send(UiEvent::AnsweredElsewhere(said.clone()));
+        }
+    });
 }
 
 /// A strategy's `ask`: the question goes to the UI and the worker waits
@@ -294,24 +362,36 @@ fn confirmer(
 fn asker(
     ui: Sender<UiEvent>,
     cancel: Arc<AtomicBool>,
+    beside: Option<Arc<dyn Beside>>,
 ) -> impl Fn(&Question) -> Option<Answer> + Send + Sync + 'static {
     let ui = Mutex::new(ui);
     move |question: &Question| {
         if cancel.load(Ordering::Relaxed) {
             return Some(Answer::Skipped);
         }
+        let ui = ui.lock().unwrap_or_else(PoisonError::into_inner).clone();
         let (reply, answer) = channel();
+        let ballot = Ballot::new(reply);
+        told_when_answered_elsewhere(&ballot, &ui);
+        if let Some(b) = &beside {
+            b.ask(question, ballot.clone());
+        }
         let pending = PendingAsk {
             question: question.clone(),
-            reply,
+            reply: ballot.clone(),
         };
-        let sent = ui
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .send(UiEvent::Ask(Box::new(pending)));
-        if sent.is_err() {
-            return Some(Answer::Skipped);
+        if ui.send(UiEvent::Ask(Box::new(pending))).is_err() {
+            let _ = ballot.answer(
+                Said::new(crate::agent::beside::NIB, "skipped"),
+                Answer::Skipped,
+            );
         }
-        Some(answer.recv().unwrap_or(Answer::Skipped))
+        Some(wait_for(
+            &ballot,
+            &answer,
+            &cancel,
+            Answer::Skipped,
+            "skipped",
+        ))
     }
 }

@@ -137,3 +137,47 @@ fn ambiguous_old_is_refused_with_line_numbers() {
     assert!(msg.contains("replace_all"), "{msg}");
     assert_eq!(ws.read_str("a.txt"), "x = 1\ny = 0\nx = 1\n");
 }
+
+/// `nib apply`'s refusals speak to a person at the command line: no advice
+/// to call fs-write or fs-read (the engine's text for the model keeps it).
+#[test]
+fn refusals_say_what_to_do_at_the_command_line() {
+    let ws = Ws::new();
+    ws.write("calc.py", "def add(a, b):\n    return a - b\n");
+    let cases = [
+        (call("new.py", "a", "b"), "--format whole-file"),
+        (call("calc.py", "", "x"), "--format whole-file"),
+        (
+            call("calc.py", "a", "b"),
+            "true to the call to change every one",
+        ),
+        (
+            call("calc.py", "return a * b", "return a + b"),
+            "old must be the text after the tab",
+        ),
+    ];
+    for (input, advice) in cases {
+        for json in [false, true] {
+            let run = if json {
+                ws.apply_json(&input, &[])
+            } else {
+                ws.apply(&input, &[])
+            };
+            assert_eq!(run.code, 1, "{run:?}");
+            assert!(run.stdout.contains(advice), "{input}: {}", run.stdout);
+            for model_talk in ["fs-write", "fs-read", "set replace_all"] {
+                assert!(
+                    !run.stdout.contains(model_talk),
+                    "{input}: {model_talk} said to a person: {}",
+                    run.stdout
+                );
+            }
+        }
+    }
+    assert_eq!(ws.read_str("calc.py"), "def add(a, b):\n    return a - b\n");
+    // The tool's own result, which the model reads, still names its tools.
+    let empty_old = nib::edit::check_edit(&nib::edit::Edit::new("", "x"), 1, 1)
+        .unwrap_err()
+        .to_string();
+    assert!(empty_old.contains("use fs-write"), "{empty_old}");
+}

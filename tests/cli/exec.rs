@@ -642,6 +642,103 @@ fn a_signal_stops_every_command_and_the_log_resumes() {
     }
 }
 
+/// Two SIGINTs to `nib exec` while the model's command sleeps, the second
+/// 0, 5 and 15 ms after the first (within the run's wind-down, or after
+/// it): nib ends with 130 either way, nothing it started is left running
+/// (before the fix, a second signal inside the shell's 25 ms poll left the
+/// `sleep` behind), the log ends with `interrupted`, and `--resume`
+/// continues it.
+#[test]
+fn a_second_sigint_ends_at_once_and_leaves_nothing_running() {
+    for (n, gap_ms) in [0u64, 5, 15].into_iter().enumerate() {
+        let secs = format!(
+            "{}",
+            40_013 + n * 7 + std::process::id() as usize % 1000 * 100
+        );
+        let script = json!([
+            {"tool_calls": [{"name": "shell", "arguments": {"command": format!("sleep {secs}"), "timeout": 600}}]},
+            "never reached"
+        ]);
+        let (_dir, ws, script) = setup(&script);
+        let child = Command::new(NIB)
+            .args(["exec", "wait for it", "--root"])
+            .arg(&ws)
+            .args(["--provider", "scripted", "--model", &script])
+            .args(["--approve", "writes"])
+            .current_dir(&ws)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn nib");
+        let needle = format!("sleep {secs}");
+        let waited = std::time::Instant::now();
+        while processes_with(&needle).is_empty() {
+            assert!(
+                waited.elapsed() < std::time::Duration::from_secs(120),
+                "the command never started"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        // SAFETY: plain kill(2)s of the child we spawned.
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGINT);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(gap_ms));
+        unsafe {
+            libc::kill(child.id() as i32, libc::SIGINT);
+        }
+        let out = child.wait_with_output().expect("wait for nib");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(130), "gap {gap_ms} ms: {stderr}");
+        let reaped = std::time::Instant::now();
+        while !processes_with(&needle).is_empty()
+            && reaped.elapsed() < std::time::Duration::from_secs(10)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let left = processes_with(&needle);
+        for p in &left {
+            // Leave nothing behind even when the test fails.
+            if let Some(pid) = p.split(':').next().and_then(|p| p.parse::<i32>().ok()) {
+                unsafe {
+                    libc::kill(pid, libc::SIGKILL);
+                }
+            }
+        }
+        assert_eq!(left, Vec::<String>::new(), "gap {gap_ms} ms: {stderr}");
+        let evs = events(&ws);
+        let ks = kinds(&evs);
+        let at = ks
+            .iter()
+            .rposition(|k| k == "interrupted")
+            .unwrap_or_else(|| panic!("no interrupted event: {ks:?}"));
+        assert!(
+            ks[at + 1..].iter().all(|k| k == "result"),
+            "gap {gap_ms} ms: the log ends with the stop: {ks:?}"
+        );
+        assert_eq!(evs[at]["by"], "SIGINT");
+        let root = ws.display().to_string();
+        let again = dir_script(&ws, json!(["carried on"]));
+        let run = nib(
+            &[
+                "exec",
+                "--resume",
+                "go on",
+                "--root",
+                &root,
+                "--provider",
+                "scripted",
+                "--model",
+                &again,
+            ],
+            &ws,
+        );
+        assert_eq!(run.code, 0, "{}", run.stderr);
+        assert_eq!(run.stdout, "carried on\n");
+    }
+}
+
 /// A script file next to the workspace.
 fn dir_script(ws: &Path, script: Value) -> String {
     let path = ws.parent().expect("parent").join("again.json");

@@ -54,11 +54,13 @@ fn binary_file_is_refused() {
 }
 
 #[test]
-fn missing_file_points_to_fs_write() {
+fn missing_file_says_how_to_create_it() {
     let ws = Ws::new();
     let msg = refused(&ws, &call("src/new.rs", "a", "b"));
     assert!(msg.contains("no such file: src/new.rs"), "{msg}");
-    assert!(msg.contains("fs-write"), "{msg}");
+    // Said to a person: no tool a model calls.
+    assert!(msg.contains("--format whole-file"), "{msg}");
+    assert!(!msg.contains("fs-write"), "{msg}");
     assert!(!ws.path("src/new.rs").exists());
     assert!(!ws.path("src").exists());
 }
@@ -72,12 +74,13 @@ fn directory_is_refused() {
 }
 
 #[test]
-fn empty_old_points_to_fs_write() {
+fn empty_old_says_how_to_write_a_whole_file() {
     let ws = Ws::new();
     ws.write("a.txt", "a\n");
     let msg = refused(&ws, &call("a.txt", "", "b"));
     assert!(msg.contains("old is empty"), "{msg}");
-    assert!(msg.contains("fs-write"), "{msg}");
+    assert!(msg.contains("--format whole-file"), "{msg}");
+    assert!(!msg.contains("fs-write"), "{msg}");
     assert_eq!(ws.read_str("a.txt"), "a\n");
 }
 

@@ -170,6 +170,64 @@ fn a_stream_without_usage_is_estimated_and_says_so() {
     }
 }
 
+/// An estimated prompt counts the tool schemas only when the request sent
+/// carried them (issue 25: an estimate must not charge for what was never
+/// sent), measured on what the scripted server received.
+#[test]
+fn an_estimate_counts_only_the_tools_the_request_carried() {
+    let no_usage = Quirks {
+        stream_usage: false,
+        ..Quirks::default()
+    };
+    for provider in Provider::ALL {
+        let srv = server(vec![ScriptedReply::text("one"), ScriptedReply::text("two")]);
+        srv.set_quirks(no_usage);
+        let client = client_with(config(&srv, provider));
+        let (bare, _) = call(&client, &request());
+        let (tooled, _) = call(&client, &with_tools());
+        let (bare, tooled) = (
+            bare.unwrap_or_else(|e| panic!("{provider}: {e}")).usage,
+            tooled.unwrap_or_else(|e| panic!("{provider}: {e}")).usage,
+        );
+        let bodies = srv.requests();
+        assert!(
+            bodies[0].get("tools").is_none(),
+            "{provider}: {:?}",
+            bodies[0]
+        );
+        assert!(bodies[1].get("tools").is_some(), "{provider}");
+        assert!(bare.estimated && tooled.estimated, "{provider}");
+        // Without tools: the system prompt and the one message, nothing more.
+        assert_eq!(
+            bare.prompt_tokens,
+            estimate::tokens("You are a test.") + 4 + estimate::tokens("Go.") + 4,
+            "{provider}"
+        );
+        // With them: exactly the schemas more.
+        let schemas: u64 = with_tools()
+            .tools
+            .iter()
+            .map(|t| estimate::tokens(&t.to_string()))
+            .sum();
+        assert_eq!(
+            tooled.prompt_tokens,
+            bare.prompt_tokens + schemas,
+            "{provider}"
+        );
+        // The body decides, whatever the request held.
+        let mut sent = client.request_body(&with_tools());
+        assert_eq!(
+            estimate::carried_tokens(&with_tools(), &sent),
+            tooled.prompt_tokens
+        );
+        sent.as_object_mut().map(|b| b.remove("tools"));
+        assert_eq!(
+            estimate::carried_tokens(&with_tools(), &sent),
+            bare.prompt_tokens
+        );
+    }
+}
+
 /// A reply whose text holds its tool calls.
 fn texted(text: &str) -> ScriptedReply {
     ScriptedReply {

@@ -376,7 +376,7 @@ class Transcript {
     const c = this.confirms.get(msg.id) || this.asks.get(msg.id);
     if (!c) return;
     c.buttons.forEach(b => b.disabled = true);
-    let text = msg.answer + ' — answered by ' + msg.by;
+    let text = msg.answer + ' — answered ' + (msg.by === 'nib' ? 'by nib' : 'in ' + msg.by);
     if (msg.reason) text += ': ' + msg.reason;
     if (msg.saved) text += '; saved standing approval ' + msg.saved;
     c.answerLine.textContent = text;
@@ -450,6 +450,12 @@ const live = {
       h('button', {class: 'run', onclick: run}, 'run'),
       h('button', {class: 'interrupt', onclick: () => post('/api/interrupt', {}).catch(err => { note.textContent = err.message; })}, 'interrupt'),
       note);
+    if (info.beside && !info.tasks) {
+      // Beside the terminal client or nib exec: tasks are given there.
+      area.classList.add('hidden');
+      this.composer.querySelector('.run').classList.add('hidden');
+      note.textContent = 'beside ' + info.beside + ': tasks are given there; confirms and questions can be answered here or there (the first answer wins)';
+    }
     this.el.append(log, this.composer);
     this.transcript = new Transcript(log, true);
     this.source = new EventSource('/api/live/stream?token=' + encodeURIComponent(TOKEN));

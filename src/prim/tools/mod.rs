@@ -31,4 +31,4 @@ pub use grep::index_grep;
 pub use outline::outline;
 pub use place::{ContainerShell, ShellPlace};
 pub(crate) use shell::kill_group;
-pub use shell::{Confinement, Stop, shell, shell_cancellable, shell_in};
+pub use shell::{Confinement, Stop, shell, shell_cancellable, shell_in, stop_running_commands};

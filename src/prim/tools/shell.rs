@@ -222,6 +222,7 @@ pub fn shell_in(
         },
     })?;
 
+    let _running = Running::track(child.id());
     let capture = Arc::new(Mutex::new(Capture::default()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
     {
@@ -463,6 +464,53 @@ fn poll_readable(fd: &OwnedFd, wait: Duration) {
     // SAFETY: one valid pollfd; an error or EINTR just ends this wait early.
     unsafe {
         libc::poll(&mut pfd, 1, ms);
+    }
+}
+
+/// The process groups of the commands running now (each command's pid is
+/// its group's id), so a process that must exit at once (a second Ctrl-C)
+/// can stop them first: [`stop_running_commands`].
+static RUNNING: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// A command's place in [`RUNNING`], for as long as it runs.
+struct Running(u32);
+
+impl Running {
+    fn track(group: u32) -> Running {
+        RUNNING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(group);
+        Running(group)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        RUNNING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .retain(|g| *g != self.0);
+    }
+}
+
+/// Kill the process group of every command running now, with everything
+/// it started: for a process about to exit without waiting for its
+/// commands to be stopped the usual way (the cancel flag, polled).
+pub fn stop_running_commands() {
+    let groups = std::mem::take(
+        &mut *RUNNING
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner),
+    );
+    for group in groups {
+        if let Ok(pid) = i32::try_from(group) {
+            // SAFETY: kill(2) on a process group this process started and
+            // has not reaped (its entry leaves RUNNING when it is).
+            unsafe {
+                libc::kill(-pid, libc::SIGKILL);
+            }
+        }
     }
 }
 

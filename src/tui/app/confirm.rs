@@ -3,23 +3,31 @@
 //! which mode it is in (keys, typing a reason, showing the scope `a` would
 //! save), and what each key does: approve, reject with a reason, save a
 //! standing approval, or hand the proposed text to `$EDITOR` first. Every
-//! answer is logged with who gave it and sent back to the waiting worker.
+//! answer is logged with who gave it and sent back to the waiting worker,
+//! unless the browser console beside the client answered first: then the
+//! confirm closes and the transcript says how it was answered there.
 
+use std::cell::RefCell;
 use std::path::PathBuf;
+use std::rc::Rc;
 use std::sync::PoisonError;
 use std::time::Instant;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::text::{Line, Span};
 
-use super::view::DiffRows;
 use super::{Action, App};
+use crate::agent::beside::{Said, TERMINAL};
 use crate::guard::ConfirmKind;
 use crate::prim::ConfirmAnswer;
 use crate::session::event::{self, Event};
 use crate::settings::UserConfig;
-use crate::tui::style::{DiffLine, cut_to_width, has_secret, mask_secrets, parse_diff};
+use crate::tui::style::{DiffLine, Theme, cut_to_width, has_secret, mask_secrets, parse_diff};
 use crate::tui::worker::PendingConfirm;
+
+/// How long an answer waits for the browser's answer in flight (the page
+/// holds the confirm while it saves an approval) before saying it lost.
+const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What a confirm is waiting for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -30,6 +38,32 @@ pub enum ConfirmMode {
     Reason(String),
     /// Showing the standing approval `a` would save.
     Scope,
+}
+
+/// A confirm's diff laid out as rows for one (width, split, theme): built
+/// once by the view, not per frame.
+#[derive(Default)]
+pub(super) struct DiffRows(RefCell<Option<(RowsKey, Rc<Vec<Line<'static>>>)>>);
+
+type RowsKey = (u16, bool, Theme);
+
+impl DiffRows {
+    /// The rows for `key`, built by `build` when the cache holds another.
+    pub(super) fn get_or(
+        &self,
+        key: RowsKey,
+        build: impl FnOnce() -> Vec<Line<'static>>,
+    ) -> Rc<Vec<Line<'static>>> {
+        let mut cache = self.0.borrow_mut();
+        if let Some((k, rows)) = cache.as_ref()
+            && *k == key
+        {
+            return Rc::clone(rows);
+        }
+        let rows = Rc::new(build());
+        *cache = Some((key, Rc::clone(&rows)));
+        rows
+    }
 }
 
 /// An open confirm.
@@ -181,6 +215,13 @@ impl App {
         let Some(c) = self.confirm.take() else {
             return;
         };
+        let claim = match c.pending.reply.claim(TERMINAL) {
+            Ok(claim) => claim,
+            Err(said) => {
+                let said = c.pending.reply.settled(SETTLE).unwrap_or(said);
+                return self.closed_elsewhere(&c, &said);
+            }
+        };
         let answer = if edited.is_some() { "edited" } else { "yes" };
         self.log_answer(&c, answer, None, saved.as_deref());
         let t = self.opts.theme;
@@ -193,23 +234,61 @@ impl App {
         if edited.is_some() {
             text.push_str(" (with your edits)");
         }
-        if let Some(s) = saved {
+        if let Some(s) = &saved {
             text.push_str(&format!("; saved standing approval: {s}"));
         }
         self.history.push(Line::from(vec![
             Span::styled("  ✓ ", t.ok()),
             Span::styled(cut_to_width(&text, 200), t.dim()),
         ]));
-        let _ = c.pending.reply.send(ConfirmAnswer {
-            approved: true,
-            reason: None,
-            edited,
-        });
+        let mut said = Said::new(TERMINAL, answer);
+        said.saved = saved;
+        claim.give(
+            said,
+            ConfirmAnswer {
+                approved: true,
+                reason: None,
+                edited,
+            },
+        );
+    }
+
+    /// The open confirm was answered elsewhere (the browser console beside
+    /// the client, or nib stopping the run): close it and say how.
+    pub(super) fn closed_elsewhere(&mut self, c: &ConfirmView, said: &Said) {
+        let t = self.opts.theme;
+        let what = c
+            .pending
+            .path
+            .clone()
+            .unwrap_or_else(|| c.pending.form.clone());
+        let (mark, style) = if said.answer == "no" {
+            ("  ✗ ", t.error())
+        } else {
+            ("  ✓ ", t.ok())
+        };
+        let text = format!(
+            "{} {}: {}",
+            c.pending.tool,
+            mask_secrets(&what),
+            mask_secrets(&said.describe())
+        );
+        self.history.push(Line::from(vec![
+            Span::styled(mark, style),
+            Span::styled(cut_to_width(&text, 200), t.dim()),
+        ]));
     }
 
     pub(super) fn reject(&mut self, reason: String) {
         let Some(c) = self.confirm.take() else {
             return;
+        };
+        let claim = match c.pending.reply.claim(TERMINAL) {
+            Ok(claim) => claim,
+            Err(said) => {
+                let said = c.pending.reply.settled(SETTLE).unwrap_or(said);
+                return self.closed_elsewhere(&c, &said);
+            }
         };
         self.log_answer(
             &c,
@@ -232,11 +311,16 @@ impl App {
             Span::styled(cut_to_width(&text, 200), t.dim()),
         ]));
         let reason = Some(reason).filter(|r| !r.trim().is_empty());
-        let _ = c.pending.reply.send(ConfirmAnswer {
-            approved: false,
-            reason,
-            edited: None,
-        });
+        let mut said = Said::new(TERMINAL, "no");
+        said.reason = reason.clone();
+        claim.give(
+            said,
+            ConfirmAnswer {
+                approved: false,
+                reason,
+                edited: None,
+            },
+        );
     }
 
     fn save_approval(&mut self) {
@@ -247,6 +331,17 @@ impl App {
         else {
             return;
         };
+        // Answered in the browser meanwhile: nothing is saved.
+        if let Some(said) = self
+            .confirm
+            .as_ref()
+            .and_then(|c| c.pending.reply.answered())
+        {
+            if let Some(c) = self.confirm.take() {
+                self.closed_elsewhere(&c, &said);
+            }
+            return;
+        }
         let saved = match self.config_path() {
             Some(path) => UserConfig::add_approval_at(&path, &a).map(|_| path),
             None => {

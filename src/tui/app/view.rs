@@ -1,11 +1,10 @@
 //! The terminal client's view: how the live area is drawn from the
 //! [`App`]'s state (the status line, the idle composer with the stream's
 //! unfinished line, and a confirm's box, diff and key hints), and how many
-//! rows it wants. Drawing reads the state and never changes it; the one
-//! thing kept here is each confirm's cache of diff rows, so a frame does
-//! not re-lay the diff out.
+//! rows it wants. Drawing reads the state and never changes it, but for
+//! filling each confirm's cache of diff rows (kept in the confirm, see
+//! `confirm::DiffRows`), so a frame does not re-lay the diff out.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 use std::sync::PoisonError;
 use std::time::Instant;
@@ -25,32 +24,18 @@ use crate::tui::style::{
 /// Rows of a confirm's diff shown before `f`.
 const DIFF_ROWS_INLINE: usize = 14;
 
-/// A confirm's diff laid out as rows for one (width, split, theme): built
-/// once, not per frame.
-#[derive(Default)]
-pub(super) struct DiffRows(RefCell<Option<(RowsKey, Rc<Vec<Line<'static>>>)>>);
-
-type RowsKey = (u16, bool, Theme);
-
 impl ConfirmView {
     /// The diff's rows at `width`, cached.
     fn rows(&self, width: u16, theme: Theme) -> Rc<Vec<Line<'static>>> {
-        let key = (width, self.split, theme);
-        let mut cache = self.rows.0.borrow_mut();
-        if let Some((k, rows)) = cache.as_ref()
-            && *k == key
-        {
-            return Rc::clone(rows);
-        }
-        let rows = Rc::new(if self.lines.is_empty() {
-            Vec::new()
-        } else if self.split {
-            split_rows(&self.lines, width, theme)
-        } else {
-            unified_rows(&self.lines, width, theme, &self.notes)
-        });
-        *cache = Some((key, Rc::clone(&rows)));
-        rows
+        self.rows.get_or((width, self.split, theme), || {
+            if self.lines.is_empty() {
+                Vec::new()
+            } else if self.split {
+                split_rows(&self.lines, width, theme)
+            } else {
+                unified_rows(&self.lines, width, theme, &self.notes)
+            }
+        })
     }
 
     fn title(&self) -> String {
