@@ -314,7 +314,11 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
         let (b50, b99) = (p(&mut bare, 0.5), p(&mut bare, 0.99));
         let (s50, s99) = (p(&mut boxed, 0.5), p(&mut boxed, 0.99));
         row(&format!("command start-up, bare{held}"), (b50, b99), "");
-        row("command start-up, sandboxed, plans included", (s50, s99), "");
+        row(
+            "command start-up, sandboxed, plans included",
+            (s50, s99),
+            "",
+        );
         row(
             "  of which the plans (mounts, Landlock)",
             (p(&mut planning, 0.5), p(&mut planning, 0.99)),
