@@ -12,6 +12,7 @@
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{self, Read};
+use std::path::Path;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
@@ -181,22 +182,33 @@ pub fn shell_in(
         None => {
             let mut cmd = match place {
                 ShellPlace::Local => {
-                    let mut cmd = Command::new("sh");
-                    cmd.arg("-c").arg(command).current_dir(ws.root());
+                    let sh = super::spawn::find_in_path("sh", &env);
+                    let mut cmd = Command::new(sh.as_deref().unwrap_or(Path::new("/bin/sh")));
+                    cmd.arg0("sh")
+                        .arg("-c")
+                        .arg(command)
+                        .current_dir(ws.root())
+                        .env_clear()
+                        .envs(env.iter().map(|(n, v)| (n, v)));
                     cmd
                 }
+                // The engine's client keeps nib's environment (its own
+                // settings), less the model's credentials.
                 ShellPlace::Container(c) => {
-                    let (cmd, mark) = c.exec(command);
+                    let (mut cmd, mark) = c.exec(command);
                     container = Some((c, mark));
+                    for (name, _) in std::env::vars_os() {
+                        if name.to_str().is_some_and(is_model_credential) {
+                            cmd.env_remove(&name);
+                        }
+                    }
                     cmd
                 }
             };
             cmd.stdin(Stdio::null())
                 .stdout(writer.try_clone().map_err(no_pipe)?)
                 .stderr(writer2.try_clone().map_err(no_pipe)?)
-                .process_group(0)
-                .env_clear()
-                .envs(env.iter().map(|(n, v)| (n, v)));
+                .process_group(0);
             if isolate_network {
                 super::netns::isolate(&mut cmd);
             }

@@ -201,27 +201,15 @@ pub fn spawn(
         argv_owned.push(cstring(a.as_bytes())?);
     }
     let mut env_owned = Vec::with_capacity(env.len());
-    let mut path: Option<&OsStr> = None;
     for (name, value) in env {
-        if name == "PATH" {
-            path = Some(value);
-        }
         let mut entry = name.as_bytes().to_vec();
         entry.push(b'=');
         entry.extend_from_slice(value.as_bytes());
         env_owned.push(cstring(&entry)?);
     }
-    let path = path.unwrap_or(OsStr::new("/usr/local/bin:/usr/bin:/bin"));
-    let programs = path
-        .as_bytes()
-        .split(|b| *b == b':')
-        .filter(|dir| !dir.is_empty())
-        .map(|dir| {
-            let mut p = dir.to_vec();
-            p.push(b'/');
-            p.extend_from_slice(program.as_bytes());
-            cstring(&p)
-        })
+    let programs = candidates(program, env)
+        .iter()
+        .map(|p| cstring(p.as_os_str().as_bytes()))
         .collect::<Result<Vec<_>, _>>()?;
     let pointers = |v: &[CString]| {
         let mut p: Vec<*const libc::c_char> = v.iter().map(|s| s.as_ptr()).collect();
@@ -300,6 +288,30 @@ pub fn spawn(
     _: Sandboxed<'_>,
 ) -> std::io::Result<Spawned> {
     Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+}
+
+/// Where `program` may be, in the order `env`'s PATH gives (a default
+/// PATH when it has none), as `execvp` looks.
+fn candidates(program: &str, env: &[(OsString, OsString)]) -> Vec<PathBuf> {
+    let path = env
+        .iter()
+        .find(|(name, _)| name == "PATH")
+        .map_or(OsStr::new("/usr/local/bin:/usr/bin:/bin"), |(_, v)| v.as_os_str());
+    std::env::split_paths(path)
+        .filter(|dir| !dir.as_os_str().is_empty())
+        .map(|dir| dir.join(program))
+        .collect()
+}
+
+/// The first executable `program` on `env`'s PATH, for a std `Command`:
+/// given a path, std starts it with `posix_spawn` (no copy of nib) even
+/// with an environment of its own; given a bare name with a changed
+/// PATH, std falls back to a fork to look it up in the child.
+pub fn find_in_path(program: &str, env: &[(OsString, OsString)]) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    candidates(program, env).into_iter().find(|p| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
 }
 
 /// Waits for `child` to end.
