@@ -14,6 +14,8 @@
 //! - `convert`: JSON ⇄ Scheme values (objects are association lists with
 //!   string keys; `null` is `void`).
 //! - `watchdog`: the per-run deadline that stops a runaway strategy.
+//! - `budget`: the engine's memory budget (nib's allocator counts what
+//!   each engine's Scheme allocates on its thread).
 //! - `error`: [`EngineError`], rendered with `file:line:col`.
 //!
 //! The prelude (`scheme/prelude.scm`, compiled into the binary) is the
@@ -34,6 +36,7 @@
 //! [`init_process`] early in `main`, before other threads start: it sets
 //! `STEEL_HOME` for the process (`Engine::new` calls it too).
 
+mod budget;
 mod confine;
 mod convert;
 mod error;
@@ -115,6 +118,8 @@ pub struct Engine {
     output: Arc<OutputSink>,
     deadline: Option<Duration>,
     watchdog: Option<Watchdog>,
+    /// What this engine's Scheme allocates during a run.
+    memory: Arc<budget::Account>,
     hook_timeout: Arc<std::sync::Mutex<Option<Duration>>>,
     /// Set when a module from outside the strategy directories got
     /// compiled after all; the engine then refuses to run anything.
@@ -156,6 +161,7 @@ impl Engine {
 
         let mut vm = guard("creating the Scheme engine", SteelEngine::new_sandboxed)?;
         let mut base = sandbox::harden(&mut vm);
+        let memory = budget::Account::new(vm.get_thread_state_controller());
         let watchdog = match opts.deadline {
             Some(_) => Some(
                 Watchdog::new(vm.get_thread_state_controller()).map_err(|e| {
@@ -217,6 +223,7 @@ impl Engine {
             output: Arc::new(OutputSink::new()),
             deadline: opts.deadline,
             watchdog,
+            memory,
             hook_timeout,
             tainted: None,
         };
@@ -355,6 +362,13 @@ impl Engine {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = limit;
     }
 
+    /// The most one run of this engine's Scheme may grow the heap by
+    /// (1 GiB unless set): past it, the run stops with an error. Counted
+    /// for this engine alone, so engines on other threads never stop it.
+    pub fn set_memory_budget(&mut self, bytes: u64) {
+        self.memory.set_limit(bytes);
+    }
+
     /// Stop whatever Scheme runs once `flag` is set (a client's Esc), at
     /// its next instruction. Needs a deadline (`EngineOptions::deadline`).
     pub fn watch_cancel(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
@@ -441,17 +455,41 @@ impl Engine {
         f: impl FnOnce(&mut SteelEngine) -> steel::rvals::Result<R>,
     ) -> Result<R, EngineError> {
         let _running = sandbox::enter(&self.output, self.deadline);
+        let controller = self.vm.get_thread_state_controller();
         let vm = &mut self.vm;
+        let memory = &self.memory;
         let started = std::time::Instant::now();
-        let (out, fired) = match (&mut self.watchdog, self.deadline) {
-            (Some(w), Some(d)) => w.run(d, || guard("running Scheme", || f(vm))),
-            _ => (guard("running Scheme", || f(vm)), None),
+        let counted = || {
+            let _attributed = budget::Attributed::enter(memory);
+            guard("running Scheme", || f(vm))
         };
+        let (out, fired) = match (&mut self.watchdog, self.deadline) {
+            (Some(w), Some(d)) => w.run(d, counted),
+            _ => {
+                controller.resume();
+                let out = counted();
+                // Clear an interrupt from the memory budget.
+                controller.resume();
+                (out, None)
+            }
+        };
+        let over_budget = self.memory.went_over();
         // An error at or past the deadline is the deadline's doing, even if
         // the watchdog's interrupt had not landed yet.
         let past = self.deadline.is_some_and(|d| started.elapsed() >= d);
         match out? {
             Ok(v) => Ok(v),
+            Err(e) if over_budget => {
+                let rendered = error::render(&self.vm, &self.names, &e);
+                Err(EngineError::new(
+                    ErrorKind::Runaway,
+                    format!(
+                        "the strategy allocated more than {} MiB in one run (its engine's memory budget) and was stopped; keep less data, or build it in parts",
+                        self.memory.limit() >> 20
+                    ),
+                )
+                .with_place(rendered))
+            }
             Err(e) if fired == Some(Fired::Cancelled) => {
                 let rendered = error::render(&self.vm, &self.names, &e);
                 Err(
@@ -486,17 +524,6 @@ impl Engine {
                     err = err.at(place);
                 }
                 Err(err)
-            }
-            Err(e) if fired == Some(Fired::Memory) => {
-                let rendered = error::render(&self.vm, &self.names, &e);
-                Err(EngineError::new(
-                    ErrorKind::Runaway,
-                    format!(
-                        "the strategy grew nib's memory by more than {} MiB and was stopped; keep less data, or build it in parts",
-                        watchdog::MEMORY_BUDGET >> 20
-                    ),
-                )
-                .with_place(rendered))
             }
             Err(e) if fired.is_some() || past => {
                 let rendered = error::render(&self.vm, &self.names, &e);

@@ -43,7 +43,10 @@ pub(crate) fn primitive(decl: &'static Decl, host: HostFn) -> SteelVal {
     SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
         let call =
             to_call(decl, args).map_err(|e| steel_error(SteelKind::Generic, e.to_string()))?;
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| host(call)))
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _host = super::budget::HostSection::enter();
+            host(call)
+        }))
             .map_err(|p| {
                 steel_error(
                     SteelKind::Generic,
@@ -72,7 +75,10 @@ pub(crate) fn json_procedure(
             })?;
             json.push(v);
         }
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(json)))
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _host = super::budget::HostSection::enter();
+            f(json)
+        }))
             .map_err(|p| {
                 steel_error(
                     SteelKind::Generic,

@@ -7,23 +7,10 @@ use serde_json::json;
 use super::support::{engine, engine_with, fail, run, scratch};
 use crate::engine::ErrorKind;
 
-/// The engine's memory budget reads the whole process's size (steel gives
-/// no per-engine count: docs/strategies.md says so), so the tests here,
-/// some of which allocate gigabytes on purpose, run one at a time: one
-/// test's allocation would otherwise stop another's run.
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn alone() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
 const DEADLINE: Duration = Duration::from_millis(300);
 
 #[test]
 fn a_runaway_loop_is_stopped_and_the_engine_carries_on() {
-    let _alone = alone();
     let (mut e, calls) = engine_with(&[], Some(DEADLINE));
     // A quick run first: steel's own interrupt handler misses the next
     // deadline after one.
@@ -86,7 +73,6 @@ fn a_runaway_loop_is_stopped_and_the_engine_carries_on() {
 
 #[test]
 fn a_long_sleep_ends_at_the_deadline() {
-    let _alone = alone();
     let (mut e, _) = engine_with(&[], Some(DEADLINE));
     let t = Instant::now();
     let err = e
@@ -100,7 +86,6 @@ fn a_long_sleep_ends_at_the_deadline() {
 
 #[test]
 fn deeply_nested_data_is_an_error_not_an_abort() {
-    let _alone = alone();
     let (mut engine, _) = engine();
     for depth in [10_000, 50_000] {
         let src = format!("(quote {}1{})", "(".repeat(depth), ")".repeat(depth));
@@ -124,7 +109,6 @@ fn deeply_nested_data_is_an_error_not_an_abort() {
 
 #[test]
 fn huge_allocations_and_numbers_are_refused_not_aborts() {
-    let _alone = alone();
     let (mut engine, _) = engine_with(&[], Some(Duration::from_secs(5)));
     for src in [
         "(make-vector 100000000000 0)",
@@ -172,7 +156,6 @@ fn huge_allocations_and_numbers_are_refused_not_aborts() {
 /// the engine must carry on. How many ran is printed (`--nocapture`).
 #[test]
 fn no_program_aborts_the_process() {
-    let _alone = alone();
     let (mut engine, _) = engine_with(&[], Some(Duration::from_secs(5)));
     let mut programs: Vec<String> = Vec::new();
     // Nesting: every prefix and bracket, alone and mixed, at three depths.
@@ -267,7 +250,6 @@ fn no_program_aborts_the_process() {
 /// looping stops at its next instruction, and the engine carries on.
 #[test]
 fn a_set_cancel_flag_stops_looping_scheme() {
-    let _alone = alone();
     let (mut engine, _) = engine_with(&[], Some(Duration::from_secs(60)));
     let flag = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     engine.watch_cancel(std::sync::Arc::clone(&flag));
@@ -281,4 +263,87 @@ fn a_set_cancel_flag_stops_looping_scheme() {
     assert!(err.to_string().contains("interrupted by the user"), "{err}");
     flag.store(false, std::sync::atomic::Ordering::Relaxed);
     assert_eq!(run(&mut engine, "(+ 1 2)"), json!(3));
+}
+
+/// Each engine counts its own memory: a runaway on one thread grows by
+/// 256 MiB and is stopped by its budget while an engine on another
+/// thread, whose budget is 64 MiB, is in the middle of its run; that one
+/// finishes (a process-wide count would have stopped it).
+#[test]
+fn a_runaway_engine_does_not_stop_another_running_beside_it() {
+    use std::sync::{Arc, Barrier, Mutex, mpsc};
+    let start = Arc::new(Barrier::new(2));
+    let (hog_done, hog_done_rx) = mpsc::channel::<()>();
+    let runaway = {
+        let start = Arc::clone(&start);
+        std::thread::spawn(move || {
+            let (mut e, _) = engine_with(&[], Some(Duration::from_secs(300)));
+            e.set_memory_budget(256 << 20);
+            start.wait();
+            let err = e
+                .run_source(
+                    "hog.scm",
+                    "(define v (box '()))\n\
+                     (let loop ([i 0]) (set-box! v (cons (make-vector 100000 i) (unbox v))) (loop (+ i 1)))",
+                )
+                .unwrap_err();
+            // The engine carries on after its budget stopped it.
+            let after = e.run_source("after.scm", "(+ 1 2)").map_err(|e| e.to_string());
+            let _ = hog_done.send(());
+            (err, after)
+        })
+    };
+    let normal = {
+        let start = Arc::clone(&start);
+        std::thread::spawn(move || {
+            let (mut e, _) = engine_with(&[], Some(Duration::from_secs(300)));
+            e.set_memory_budget(64 << 20);
+            // Blocks the run until the other engine has grown and been
+            // stopped.
+            let rx = Mutex::new(hog_done_rx);
+            e.register("wait-for-the-other", move |_| {
+                let got = rx.lock().map_err(|e| e.to_string())?.recv().is_ok();
+                Ok(serde_json::Value::Bool(got))
+            });
+            start.wait();
+            // Allocates and frees more than its budget over the run,
+            // holding little at any time.
+            e.run_source(
+                "churn.scm",
+                "(define (churn n) (let loop ([i 0] [t 0]) (if (= i n) t (loop (+ i 1) (+ t (length (range 0 10000)))))))\n\
+                 (define a (churn 400))\n\
+                 (define waited (wait-for-the-other))\n\
+                 (list waited (+ a (churn 400)))",
+            )
+        })
+    };
+    let (err, after) = runaway.join().unwrap();
+    assert_eq!(err.kind(), ErrorKind::Runaway, "{err}");
+    assert!(
+        err.to_string().contains("more than 256 MiB in one run"),
+        "{err}"
+    );
+    assert_eq!(after.unwrap(), json!(3));
+    assert_eq!(normal.join().unwrap().unwrap(), json!([true, 8_000_000]));
+}
+
+/// The budget holds without a deadline too, and per run: the next run
+/// starts with the whole budget.
+#[test]
+fn the_memory_budget_stops_growth_without_a_deadline() {
+    let (mut e, _) = engine_with(&[], None);
+    e.set_memory_budget(32 << 20);
+    let err = fail(
+        &mut e,
+        "(let loop ([s \"xxxxxxxxxxxxxxxx\"]) (loop (string-append s s)))",
+    );
+    assert_eq!(err.kind(), ErrorKind::Runaway, "{err}");
+    assert!(err.to_string().contains("memory budget"), "{err}");
+    // Under the budget: a vector of 1 million, twice in a row.
+    for _ in 0..2 {
+        assert_eq!(
+            run(&mut e, "(vector-length (make-vector 1000000 0))"),
+            json!(1_000_000)
+        );
+    }
 }
