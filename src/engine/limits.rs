@@ -17,7 +17,11 @@ use steel::rvals::Result as SteelResult;
 
 /// The most elements one call may allocate (a vector, a string, a range).
 pub(crate) const MAX_ELEMENTS: isize = 10_000_000;
-/// The most decimal digits a number built by one call may have.
+/// The most decimal digits a number built by one call may have. Each
+/// arithmetic call is one uninterruptible primitive, and the cost of a
+/// multiplication grows faster than its operands: numbers under the cap
+/// multiply in milliseconds, a loop of squarings past it would run for
+/// minutes in one call.
 pub(crate) const MAX_DIGITS: f64 = 300_000.0;
 
 /// The primitives capped here.
@@ -27,6 +31,12 @@ pub(crate) const CAPPED: &[&str] = &[
     "range",
     "expt",
     "arithmetic-shift",
+    "*",
+    "/",
+    "+",
+    "-",
+    "square",
+    "string->number",
     // `read` hands its text to steel's reader through this one; the
     // reader recurses once per bracket and quote, as the compiler's does.
     "reader-push-string",
@@ -52,7 +62,7 @@ fn too_many(who: &str, n: isize) -> steel::SteelErr {
 
 fn too_large(who: &str) -> steel::SteelErr {
     refuse(format!(
-        "{who}: the result would have more than {MAX_DIGITS} digits; nib refuses a number that large"
+        "{who}: the result would have more than {MAX_DIGITS} digits (nib's cap on exact numbers); use inexact numbers (floats) or keep numbers smaller"
     ))
 }
 
@@ -75,6 +85,10 @@ pub(crate) fn capped(name: &str, orig: &SteelVal) -> Option<SteelVal> {
                 "range" => check_range,
                 "expt" => check_expt,
                 "arithmetic-shift" => check_shift,
+                "*" | "/" => check_product,
+                "+" | "-" => check_sum,
+                "square" => check_square,
+                "string->number" => check_parse,
                 "reader-push-string" => check_read,
                 _ => return None,
             };
@@ -134,13 +148,87 @@ fn check_range(args: &[SteelVal]) -> SteelResult<()> {
     Ok(())
 }
 
-/// Decimal digits of an exact integer, roughly (from its printed length
-/// for a big one).
+/// Decimal digits of an exact number, roughly: of an integer, of a
+/// fraction's numerator and denominator together, of a complex number's
+/// parts together. `None` for anything else (floats never grow).
 fn digits(v: &SteelVal) -> Option<f64> {
+    const PER_BIT: f64 = std::f64::consts::LOG10_2;
     match v {
         SteelVal::IntV(i) => Some((i.unsigned_abs().max(1) as f64).log10() + 1.0),
-        SteelVal::BigNum(b) => Some(b.bits() as f64 * std::f64::consts::LOG10_2),
+        SteelVal::BigNum(b) => Some(b.bits() as f64 * PER_BIT),
+        SteelVal::Rational(r) => Some(
+            (r.numer().unsigned_abs().max(1) as f64).log10()
+                + (r.denom().unsigned_abs().max(1) as f64).log10()
+                + 2.0,
+        ),
+        SteelVal::BigRational(r) => Some((r.numer().bits() + r.denom().bits()) as f64 * PER_BIT),
+        SteelVal::Complex(c) => Some(digits(&c.re).unwrap_or(0.0) + digits(&c.im).unwrap_or(0.0)),
         _ => None,
+    }
+}
+
+/// Whether a value may hold many digits (the cheap test first: small
+/// integers and floats, the common case, skip the sum).
+fn big(v: &SteelVal) -> bool {
+    matches!(
+        v,
+        SteelVal::BigNum(_) | SteelVal::BigRational(_) | SteelVal::Rational(_) | SteelVal::Complex(_)
+    )
+}
+
+/// `*` and `/`: the digits of a product or quotient are at most the sum of
+/// its operands'.
+fn check_product(args: &[SteelVal]) -> SteelResult<()> {
+    if args.len() < 2 || !args.iter().any(big) {
+        return Ok(());
+    }
+    let sum: f64 = args.iter().filter_map(digits).sum();
+    if sum > MAX_DIGITS {
+        let who = match args {
+            _ if args.iter().any(|a| matches!(a, SteelVal::BigRational(_))) => "/ or *",
+            _ => "*",
+        };
+        return Err(too_large(who));
+    }
+    Ok(())
+}
+
+/// `+` and `-`: integers grow by a digit at most, but fractions add like
+/// products (a/b + c/d = (ad + bc)/bd), so their digits are summed too.
+fn check_sum(args: &[SteelVal]) -> SteelResult<()> {
+    if !args.iter().any(big) {
+        return Ok(());
+    }
+    let fractions = args
+        .iter()
+        .any(|a| matches!(a, SteelVal::Rational(_) | SteelVal::BigRational(_) | SteelVal::Complex(_)));
+    let d = if fractions {
+        args.iter().filter_map(digits).sum()
+    } else {
+        args.iter().filter_map(digits).fold(0.0, f64::max) + 1.0
+    };
+    if d > MAX_DIGITS {
+        return Err(too_large("+ or -"));
+    }
+    Ok(())
+}
+
+fn check_square(args: &[SteelVal]) -> SteelResult<()> {
+    match args.first().filter(|a| big(a)).and_then(digits) {
+        Some(d) if 2.0 * d > MAX_DIGITS => Err(too_large("square")),
+        _ => Ok(()),
+    }
+}
+
+/// `string->number`: parsing a long run of digits takes time that grows
+/// with its square, in one call.
+fn check_parse(args: &[SteelVal]) -> SteelResult<()> {
+    match args.first() {
+        Some(SteelVal::StringV(s)) if s.len() as f64 > MAX_DIGITS => Err(refuse(format!(
+            "string->number: a text of {} characters would make a number of more than {MAX_DIGITS} digits (nib's cap on exact numbers); parse it in parts",
+            s.len()
+        ))),
+        _ => Ok(()),
     }
 }
 
@@ -153,6 +241,8 @@ fn check_expt(args: &[SteelVal]) -> SteelResult<()> {
     };
     let small = matches!(base, SteelVal::IntV(-1..=1));
     match digits(base) {
+        // A fraction's digits grow with the power however small it is.
+        Some(d) if big(base) && d.max(1.0) * e > MAX_DIGITS => Err(too_large("expt")),
         Some(d) if !small && (d - 1.0).max(0.3) * e > MAX_DIGITS => Err(too_large("expt")),
         _ => Ok(()),
     }

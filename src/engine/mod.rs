@@ -89,14 +89,21 @@ const PRELUDE: &str = include_str!("../../scheme/prelude.scm");
 /// allocating primitives are Rust (`limits.rs`), bound under every name;
 /// but inside a module steel's compiler folds a call of a constant
 /// builtin with literal arguments (`(expt 7 100000000)`) at compile time
-/// with its own uncapped copy, out of the deadline's reach. Defined here
-/// in Scheme, the two that can run long are no builtins to the compiler,
-/// and are not folded.
+/// with its own uncapped copy, out of the deadline's reach, and compiles
+/// `+ - * /` to instructions that call its own arithmetic. Defined here,
+/// the names that can build huge numbers are no builtins to the compiler:
+/// they are neither folded nor inlined, and reach the capped procedures
+/// (`%capped*` and the like, bound by `sandbox.rs`).
 const LIMITS_MODULE: &str = "nib/limits";
 const LIMITS: &str = r#"
-(provide expt arithmetic-shift)
+(provide expt arithmetic-shift * / + - square)
 (define (expt b e) (#%prim.expt b e))
 (define (arithmetic-shift n by) (#%prim.arithmetic-shift n by))
+(define * %capped*)
+(define / %capped/)
+(define + %capped+)
+(define - %capped-)
+(define square %cappedsquare)
 "#;
 const PRELUDE_MODULE: &str = "nib/prelude";
 

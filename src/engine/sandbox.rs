@@ -326,6 +326,7 @@ pub fn harden(vm: &mut SteelEngine) -> BuiltInModule {
     }
     for (name, v) in super::limits::made() {
         vm.register_value(&name, v.clone());
+        vm.register_value(&format!("%capped{name}"), v.clone());
         vm.register_value(&format!("#%prim.{name}"), v);
     }
 

@@ -347,3 +347,51 @@ fn the_memory_budget_stops_growth_without_a_deadline() {
         );
     }
 }
+
+/// Exact arithmetic has a digit cap, however it is reached: a power, a
+/// shift, a loop of squarings (in a module, at top level, through
+/// `apply`), fractions that grow under `+` and `/`, a long numeral.
+#[test]
+fn exact_numbers_past_the_digit_cap_are_refused() {
+    let dir = scratch(&[(
+        "sq.scm",
+        "(provide sq-loop frac-loop)\n\
+         (define (sq-loop) (let loop ([x 2]) (loop (* x x))))\n\
+         (define (frac-loop) (let loop ([x 1/3]) (loop (+ x (/ 1 x)))))\n",
+    )]);
+    let (mut e, _) = engine_with(&[dir.path()], Some(Duration::from_secs(60)));
+    let refused = [
+        "(expt 10 100000000)",
+        "(expt 2/3 100000000)",
+        "(arithmetic-shift 1 100000000000)",
+        "(let loop ([x 2]) (loop (* x x)))",
+        "(define (f x) (* x x)) (let loop ([x 2]) (loop (f x)))",
+        "(let loop ([x 2]) (loop (apply * (list x x))))",
+        "(let loop ([x 3]) (loop (square x)))",
+        "(let loop ([x 1/3]) (loop (+ x (/ 1 x))))",
+        "(let loop ([x 7/3]) (loop (/ x (/ 1 x))))",
+        "(require \"sq.scm\") (sq-loop)",
+        "(frac-loop)",
+        "(string->number (make-string 1000000 #\\7))",
+    ];
+    for src in refused {
+        let err = fail(&mut e, src);
+        assert!(
+            err.to_string().contains("300000 digits (nib's cap on exact numbers)"),
+            "{src}: {err}"
+        );
+    }
+    // Numbers under the cap still work, in every form.
+    assert_eq!(
+        run(
+            &mut e,
+            "(list (* 6 7) (- 50 8) (+ 40 2) (/ 84 2) (square 4) (expt 2 10) (string->number \"42\") (- 5))"
+        ),
+        json!([42, 42, 42, 42, 16, 1024, 42, -5])
+    );
+    assert_eq!(
+        run(&mut e, "(string-length (number->string (expt 7 100000)))"),
+        json!(84510)
+    );
+    assert_eq!(run(&mut e, "(* 1.5 2)"), json!(3.0));
+}
