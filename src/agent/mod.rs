@@ -471,7 +471,12 @@ fn outcome_of(value: &Value, shared: &Shared) -> Outcome {
     Outcome {
         status,
         text,
-        steps: value.get("steps").and_then(Value::as_u64).unwrap_or(0),
+        // A loop that does not say how many steps it made made the ones
+        // its model calls were numbered with.
+        steps: value
+            .get("steps")
+            .and_then(Value::as_u64)
+            .unwrap_or_else(|| shared.step.load(Ordering::Relaxed)),
         refused_confirms: shared.refused_confirms.load(Ordering::Relaxed),
         tokens: shared.tokens(),
         messages: value.get("messages").cloned().unwrap_or(Value::Null),
