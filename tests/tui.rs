@@ -1671,7 +1671,10 @@ fn closing_the_client_runs_the_session_end_hooks() {
     assert_eq!(app.handle_key(ctrl_c, now), Action::None);
     assert_eq!(app.handle_key(ctrl_c, now), Action::Quit);
     // What the client does once its loop ends.
-    assert!(app.session().end(WAIT), "the session-end hooks did not finish");
+    assert!(
+        app.session().end(WAIT),
+        "the session-end hooks did not finish"
+    );
     let log = std::fs::read_to_string(app.session().log.path()).expect("events");
     assert!(
         log.contains("session over after 2 tasks"),

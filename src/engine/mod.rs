@@ -96,7 +96,7 @@ const PRELUDE: &str = include_str!("../../scheme/prelude.scm");
 /// (`%capped*` and the like, bound by `sandbox.rs`).
 const LIMITS_MODULE: &str = "nib/limits";
 const LIMITS: &str = r#"
-(provide expt arithmetic-shift * / + - square)
+(provide expt arithmetic-shift * / + - square cons equal?)
 (define (expt b e) (#%prim.expt b e))
 (define (arithmetic-shift n by) (#%prim.arithmetic-shift n by))
 (define * %capped*)
@@ -104,6 +104,8 @@ const LIMITS: &str = r#"
 (define + %capped+)
 (define - %capped-)
 (define square %cappedsquare)
+(define cons %cappedcons)
+(define equal? %cappedequal?)
 "#;
 const PRELUDE_MODULE: &str = "nib/prelude";
 
@@ -129,7 +131,8 @@ pub struct Engine {
     memory: Arc<budget::Account>,
     hook_timeout: Arc<std::sync::Mutex<Option<Duration>>>,
     /// Set when a module from outside the strategy directories got
-    /// compiled after all; the engine then refuses to run anything.
+    /// compiled after all, or steel panicked; the engine then refuses to
+    /// run anything.
     tainted: Option<String>,
 }
 
@@ -481,10 +484,22 @@ impl Engine {
             }
         };
         let over_budget = self.memory.went_over();
+        // A panic inside steel leaves its VM half unwound (its stack, its
+        // frames): nothing more runs on it.
+        let out = match out {
+            Err(e) => {
+                self.tainted = Some(format!(
+                    "{}; this engine stops here (start the run again)",
+                    e.message()
+                ));
+                return Err(e);
+            }
+            Ok(out) => out,
+        };
         // An error at or past the deadline is the deadline's doing, even if
         // the watchdog's interrupt had not landed yet.
         let past = self.deadline.is_some_and(|d| started.elapsed() >= d);
-        match out? {
+        match out {
             Ok(v) => Ok(v),
             Err(e) if over_budget => {
                 let rendered = error::render(&self.vm, &self.names, &e);
@@ -611,7 +626,9 @@ fn guard<R>(what: &str, f: impl FnOnce() -> R) -> Result<R, EngineError> {
 }
 
 fn to_json(v: &SteelVal, what: &str) -> Result<Value, EngineError> {
-    steel_to_json(v).map_err(|m| {
+    // steel's own printing of some values (a complex number with big
+    // parts) panics; a value that cannot be described is an error too.
+    guard("converting a value", || steel_to_json(v))?.map_err(|m| {
         EngineError::new(
             ErrorKind::Conversion,
             format!("the value of {what} cannot be returned as JSON: {m}"),

@@ -47,13 +47,13 @@ pub(crate) fn primitive(decl: &'static Decl, host: HostFn) -> SteelVal {
             let _host = super::budget::HostSection::enter();
             host(call)
         }))
-            .map_err(|p| {
-                steel_error(
-                    SteelKind::Generic,
-                    format!("{}: the host failed: {}", decl.name, panic_message(&*p)),
-                )
-            })?
-            .map_err(|m| steel_error(SteelKind::Generic, format!("{}: {m}", decl.name)))?;
+        .map_err(|p| {
+            steel_error(
+                SteelKind::Generic,
+                format!("{}: the host failed: {}", decl.name, panic_message(&*p)),
+            )
+        })?
+        .map_err(|m| steel_error(SteelKind::Generic, format!("{}: {m}", decl.name)))?;
         json_to_steel(&result)
     }))
 }
@@ -79,13 +79,13 @@ pub(crate) fn json_procedure(
             let _host = super::budget::HostSection::enter();
             f(json)
         }))
-            .map_err(|p| {
-                steel_error(
-                    SteelKind::Generic,
-                    format!("{name}: the host failed: {}", panic_message(&*p)),
-                )
-            })?
-            .map_err(|m| steel_error(SteelKind::Generic, format!("{name}: {m}")))?;
+        .map_err(|p| {
+            steel_error(
+                SteelKind::Generic,
+                format!("{name}: the host failed: {}", panic_message(&*p)),
+            )
+        })?
+        .map_err(|m| steel_error(SteelKind::Generic, format!("{name}: {m}")))?;
         json_to_steel(&result)
     }))
 }
