@@ -379,7 +379,7 @@ fn prepare(
     // What the strategy displays is the strategy's own line in the log,
     // shown by every client (stderr in nib exec).
     {
-        let log = Arc::clone(&log);
+        let log = Arc::clone(log);
         engine.set_output(move |_, text| {
             let text = text.trim_end_matches('\n');
             if !text.is_empty() {
