@@ -1206,3 +1206,56 @@ fn usage_from_scheme_carries_the_cost_when_prices_are_known() {
         }
     }
 }
+
+/// A stop mid-step (from before-tool, after the step's reply) and an error
+/// mid-step report the steps that ran, the same in the log's turn end, the
+/// run's result and the line `nib exec` prints.
+#[test]
+fn a_stop_or_an_error_mid_step_counts_the_steps_that_ran() {
+    let script = json!([
+        {"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py"}}]},
+        {"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py", "offset": 1}}]},
+        {"tool_calls": [{"name": "fs-read", "arguments": {"path": "a.py", "offset": 2}}]},
+        "Done."
+    ]);
+    for (hook, code) in [
+        (
+            "(define calls (box 0))\n\
+             (on \"before-tool\" (lambda (call)\n\
+               (set-box! calls (+ 1 (unbox calls)))\n\
+               (if (= (unbox calls) 2) (stop \"error\" \"enough after two reads\") call)))\n",
+            1,
+        ),
+        (
+            "(define calls (box 0))\n\
+             (on \"after-tool\" (lambda (call result)\n\
+               (set-box! calls (+ 1 (unbox calls)))\n\
+               (if (= (unbox calls) 2) (car '()) #f)))\n",
+            1,
+        ),
+        // At the third step's before-model, a summary of the hook's own
+        // (numbered like the step it is in), then a stop: two steps ran.
+        (
+            "(define asked (box 0))\n\
+             (on \"before-model\" (lambda (messages tools)\n\
+               (set-box! asked (+ 1 (unbox asked)))\n\
+               (if (= (unbox asked) 3)\n\
+                   (let ([r (model-reply (list (json-object \"role\" \"user\" \"content\" \"sum up\")) 3\n\
+                                         (json-object \"quiet\" #t \"tools\" '()))])\n\
+                     (stop \"token_limit\" (string-append \"stopped after a summary: \" (assoc-ref r \"text\" \"\"))))\n\
+                   #f)))\n",
+            4,
+        ),
+    ] {
+        let (_d, ws, s) = workspace(&[("a.py", "x = 1\n")], &script);
+        hook_file(&ws, "mid.scm", hook);
+        let run = exec(&ws, &s, &["--hook", "mid.scm"]);
+        assert_eq!(run.code, code, "{} {}", run.stdout, run.stderr);
+        let ended = of_kind(&run.events, "turn.end");
+        assert_eq!(ended[0]["step"], 2, "{hook}: {ended:?}");
+        let result = of_kind(&run.events, "result");
+        assert_eq!(result[0]["steps"], 2, "{hook}: {result:?}");
+        assert!(run.stderr.contains("; 2 steps,"), "{hook}: {}", run.stderr);
+        assert!(!run.stderr.contains("after 0 steps"), "{}", run.stderr);
+    }
+}

@@ -1766,4 +1766,68 @@ fn processes_with(needle: &str) -> Vec<String> {
         }
     }
     found
+/// Closing the client (Ctrl-C twice here; a quit, Ctrl-D and a signal end
+/// in the same place) runs the strategy's session-end hooks, as `nib exec`
+/// does after its task: the hook's line reaches the transcript and the
+/// session's log, with the session's task count.
+#[test]
+fn closing_the_client_runs_the_session_end_hooks() {
+    nib::engine::init_process();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let hooks = tempfile::tempdir().expect("hook dir");
+    let hook = hooks.path().join("end.scm");
+    std::fs::write(
+        &hook,
+        "(on \"session-end\" (lambda (summary)\n\
+           (say (string-append \"session over after \" (number->string (assoc-ref summary \"tasks\" 0)) \" tasks\"))\n\
+           #f))\n",
+    )
+    .expect("write hook");
+    let script = Script::from_json(&json!(["Hello.", "Hello again."]).to_string()).expect("script");
+    let server = ScriptedServer::start(script).expect("server");
+    let mut cfg = demo::agent_config(&server);
+    cfg.hooks = vec![hook];
+    let ws = Workspace::open(dir.path()).expect("workspace");
+    let (tx, rx) = channel();
+    let session = Session::start(ws, cfg, Vec::new(), tx).expect("session");
+    let mut app = App::new(
+        session,
+        rx,
+        AppOptions {
+            theme: Theme::DARK,
+            arm_delay: Duration::ZERO,
+            config_path: Some(dir.path().join("config.toml")),
+        },
+    );
+    let idle = |app: &mut App| {
+        let start = Instant::now();
+        while app.running() {
+            assert!(start.elapsed() < WAIT, "{}", app.transcript_text());
+            app.pump(Duration::from_millis(20), Instant::now());
+        }
+    };
+    for task in ["say hello", "again"] {
+        app.submit(task, Instant::now());
+        idle(&mut app);
+    }
+    assert!(!app.transcript_text().contains("session over"));
+    let ctrl_c = KeyEvent::new(KeyCode::Char('c'), KeyModifiers::CONTROL);
+    let now = Instant::now();
+    assert_eq!(app.handle_key(ctrl_c, now), Action::None);
+    assert_eq!(app.handle_key(ctrl_c, now), Action::Quit);
+    // What the client does once its loop ends.
+    assert!(
+        app.session().end(WAIT),
+        "the session-end hooks did not finish"
+    );
+    let log = std::fs::read_to_string(app.session().log.path()).expect("events");
+    assert!(
+        log.contains("session over after 2 tasks"),
+        "the hook's line is not in the log:\n{log}"
+    );
+    let start = Instant::now();
+    while !app.transcript_text().contains("session over after 2 tasks") {
+        assert!(start.elapsed() < WAIT, "{}", app.transcript_text());
+        app.pump(Duration::from_millis(20), Instant::now());
+    }
 }

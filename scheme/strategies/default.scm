@@ -61,7 +61,8 @@
 
 (define (model-reply/hooked messages step options)
   (if (in-hook?)
-      (host-model-reply messages step options)
+      ;; A hook's own call: no step of the loop.
+      (host-own-model-reply messages step options)
       (let* ([asked (run-before-model messages (assoc-ref options "tools" (tool-names)))]
              [ms (car asked)]
              [opts (if (cdr asked)

@@ -178,16 +178,6 @@ pub fn run_task_with(
     on_stream: impl FnMut(&StreamEvent) + Send + 'static,
     cancel: Arc<AtomicBool>,
 ) -> Result<Outcome, EngineError> {
-    // The engine's deadline cannot interrupt a blocking model call, so the
-    // call's own timeouts must not outlast the run.
-    let mut model = cfg.model.clone();
-    model.first_byte_timeout = model.first_byte_timeout.min(cfg.deadline);
-    model.idle_timeout = model.idle_timeout.min(cfg.deadline);
-    model.connect_timeout = model.connect_timeout.min(cfg.deadline);
-    let mut client =
-        Client::new(model).map_err(|e| EngineError::new(ErrorKind::Load, e.to_string()))?;
-    client.set_cancel(Arc::clone(&cancel));
-    client.set_deadline(Some(std::time::Instant::now() + cfg.deadline));
     // The deadline: set the flag if the run is still going then. Dropping
     // `_run_over` at the end of the run wakes the watcher, which then quits.
     let (_run_over, over) = std::sync::mpsc::channel::<()>();
@@ -204,77 +194,8 @@ pub fn run_task_with(
             }
         });
     }
-    let shared = Arc::new(Shared {
-        client,
-        other_clients: Mutex::new(HashMap::new()),
-        deadline_at: Some(std::time::Instant::now() + cfg.deadline),
-        system: system_prompt(&host),
-        tools: tool_list(&ALL).as_array().cloned().unwrap_or_default(),
-        host: Arc::clone(&host),
-        log: Arc::clone(&log),
-        max_tokens: cfg.max_tokens,
-        usage: Mutex::new(state::Usage::default()),
-        refused_confirms: AtomicUsize::new(0),
-        on_stream: Mutex::new(Box::new(on_stream)),
-        last_error: Mutex::new(String::new()),
-        cancel,
-        settings: cfg.settings.clone(),
-        timed_out,
-        task: task.to_string(),
-        step: AtomicU64::new(0),
-        offered: Mutex::new(HashMap::new()),
-        stop: Mutex::new(None),
-    });
     state::task_started(log.id());
-    let plan = LoadPlan::of(cfg, host.workspace().root())
-        .map_err(|e| EngineError::new(ErrorKind::Load, e))?;
-    let strategy_dirs = plan.dirs(cfg.program.as_ref());
-    let direct = Arc::clone(&shared);
-    let host_fn = Arc::new(move |call: Call| Ok(direct.run_direct(&call)));
-    let mut engine = Engine::new(
-        &ALL,
-        host_fn,
-        EngineOptions {
-            strategy_dirs,
-            deadline: Some(cfg.deadline),
-        },
-    )?;
-    procs::register(&mut engine, &shared);
-    // Esc (the client's cancel flag) stops Scheme too, not only model
-    // calls and commands: a hook still looping 5 s after it is stopped.
-    engine.watch_cancel(Arc::clone(&shared.cancel));
-    let hook_timeout = cfg
-        .settings
-        .iter()
-        .rev()
-        .find(|(k, _)| k == "hook_timeout")
-        .map(|(_, v)| v.trim().parse::<f64>());
-    match hook_timeout {
-        Some(Ok(secs)) if secs > 0.0 && secs.is_finite() => {
-            engine.set_hook_timeout(Some(Duration::from_secs_f64(secs)));
-        }
-        Some(_) => {
-            return Err(EngineError::new(
-                ErrorKind::Load,
-                "--set hook_timeout takes a number of seconds above 0, e.g. hook_timeout=10",
-            ));
-        }
-        None => {}
-    }
-    // What the strategy displays is the strategy's own line in the log,
-    // shown by every client (stderr in nib exec).
-    {
-        let log = Arc::clone(&log);
-        engine.set_output(move |_, text| {
-            let text = text.trim_end_matches('\n');
-            if !text.is_empty() {
-                let _ = log.emit(&Event::Strategy(event::Strategy {
-                    action: "display".into(),
-                    text: text.to_string(),
-                }));
-            }
-        });
-    }
+    let (mut engine, shared, plan) = prepare(&host, &log, cfg, task, Box::new(on_stream), cancel)?;
     // Destinations the user named are theirs; secrets never reach the log.
     host.guard().trust(task);
     {
@@ -382,6 +303,131 @@ pub fn run_task_with(
     Ok(outcome)
 }
 
+/// The engine of one run, with the host procedures registered and the
+/// session's settings applied, the state they share, and what it loads.
+fn prepare(
+    host: &Arc<Host>,
+    log: &Arc<EventLog>,
+    cfg: &AgentConfig,
+    task: &str,
+    on_stream: shared::StreamSink,
+    cancel: Arc<AtomicBool>,
+) -> Result<(Engine, Arc<Shared>, LoadPlan), EngineError> {
+    // The engine's deadline cannot interrupt a blocking model call, so the
+    // call's own timeouts must not outlast the run.
+    let mut model = cfg.model.clone();
+    model.first_byte_timeout = model.first_byte_timeout.min(cfg.deadline);
+    model.idle_timeout = model.idle_timeout.min(cfg.deadline);
+    model.connect_timeout = model.connect_timeout.min(cfg.deadline);
+    let mut client =
+        Client::new(model).map_err(|e| EngineError::new(ErrorKind::Load, e.to_string()))?;
+    client.set_cancel(Arc::clone(&cancel));
+    client.set_deadline(Some(std::time::Instant::now() + cfg.deadline));
+    let shared = Arc::new(Shared {
+        client,
+        other_clients: Mutex::new(HashMap::new()),
+        deadline_at: Some(std::time::Instant::now() + cfg.deadline),
+        system: system_prompt(host),
+        tools: tool_list(&ALL).as_array().cloned().unwrap_or_default(),
+        host: Arc::clone(host),
+        log: Arc::clone(log),
+        max_tokens: cfg.max_tokens,
+        usage: Mutex::new(state::Usage::default()),
+        refused_confirms: AtomicUsize::new(0),
+        on_stream: Mutex::new(on_stream),
+        last_error: Mutex::new(String::new()),
+        cancel,
+        settings: cfg.settings.clone(),
+        timed_out: host.deadline_flag(),
+        task: task.to_string(),
+        step: AtomicU64::new(0),
+        offered: Mutex::new(HashMap::new()),
+        stop: Mutex::new(None),
+    });
+    let plan = LoadPlan::of(cfg, host.workspace().root())
+        .map_err(|e| EngineError::new(ErrorKind::Load, e))?;
+    let strategy_dirs = plan.dirs(cfg.program.as_ref());
+    let direct = Arc::clone(&shared);
+    let host_fn = Arc::new(move |call: Call| Ok(direct.run_direct(&call)));
+    let mut engine = Engine::new(
+        &ALL,
+        host_fn,
+        EngineOptions {
+            strategy_dirs,
+            deadline: Some(cfg.deadline),
+        },
+    )?;
+    procs::register(&mut engine, &shared);
+    // Esc (the client's cancel flag) stops Scheme too, not only model
+    // calls and commands: a hook still looping 5 s after it is stopped.
+    engine.watch_cancel(Arc::clone(&shared.cancel));
+    let hook_timeout = cfg
+        .settings
+        .iter()
+        .rev()
+        .find(|(k, _)| k == "hook_timeout")
+        .map(|(_, v)| v.trim().parse::<f64>());
+    match hook_timeout {
+        Some(Ok(secs)) if secs > 0.0 && secs.is_finite() => {
+            engine.set_hook_timeout(Some(Duration::from_secs_f64(secs)));
+        }
+        Some(_) => {
+            return Err(EngineError::new(
+                ErrorKind::Load,
+                "--set hook_timeout takes a number of seconds above 0, e.g. hook_timeout=10",
+            ));
+        }
+        None => {}
+    }
+    // What the strategy displays is the strategy's own line in the log,
+    // shown by every client (stderr in nib exec).
+    {
+        let log = Arc::clone(log);
+        engine.set_output(move |_, text| {
+            let text = text.trim_end_matches('\n');
+            if !text.is_empty() {
+                let _ = log.emit(&Event::Strategy(event::Strategy {
+                    action: "display".into(),
+                    text: text.to_string(),
+                }));
+            }
+        });
+    }
+    Ok((engine, shared, plan))
+}
+
+/// End an interactive session (the terminal client calls it when it
+/// closes): the session-end hooks of its strategy run, with what the
+/// session did, on an engine of their own (each task's engine is gone),
+/// then the session's state is forgotten. A session that ran no task
+/// loaded no strategy, and has no hooks to run.
+pub fn end_session(
+    host: Arc<Host>,
+    log: Arc<EventLog>,
+    cfg: &AgentConfig,
+) -> Result<(), EngineError> {
+    if state::tasks(log.id()) == 0 {
+        state::end(log.id());
+        return Ok(());
+    }
+    let cancel = host.cancel_flag();
+    cancel.store(false, Ordering::Relaxed);
+    let ended = prepare(&host, &log, cfg, "", Box::new(|_: &StreamEvent| {}), cancel).and_then(
+        |(mut engine, shared, plan)| {
+            plan.load(&mut engine)?;
+            session_end(&mut engine, &shared)
+        },
+    );
+    state::end(log.id());
+    if let Err(e) = &ended {
+        let _ = log.emit(&Event::Error(event::ErrorEvent {
+            step: None,
+            message: format!("session-end: {e}"),
+        }));
+    }
+    ended
+}
+
 /// What a run loads, resolved before the engine starts (so a missing file
 /// is an error before anything runs).
 struct LoadPlan {
@@ -474,7 +520,12 @@ fn outcome_of(value: &Value, shared: &Shared) -> Outcome {
     Outcome {
         status,
         text,
-        steps: value.get("steps").and_then(Value::as_u64).unwrap_or(0),
+        // A loop that does not say how many steps it made made the ones
+        // its model calls were numbered with.
+        steps: value
+            .get("steps")
+            .and_then(Value::as_u64)
+            .unwrap_or_else(|| shared.step.load(Ordering::Relaxed)),
         refused_confirms: shared.refused_confirms.load(Ordering::Relaxed),
         tokens: shared.tokens(),
         messages: value.get("messages").cloned().unwrap_or(Value::Null),

@@ -26,6 +26,7 @@ type Parsed = (String, String, Result<Call, ToolResult>);
 /// by these names, so a file compiles as it would in a session).
 pub(super) const HOST_PROCS: &[&str] = &[
     "host-model-reply",
+    "host-own-model-reply",
     "call-data",
     "tool-names",
     "tool-kind",
@@ -50,13 +51,18 @@ pub(super) const HOST_PROCS: &[&str] = &[
 ];
 
 pub(super) fn register(engine: &mut Engine, shared: &Arc<Shared>) {
-    let s = Arc::clone(shared);
-    engine.register("host-model-reply", move |args| {
-        let messages = args.first().cloned().unwrap_or(Value::Null);
-        let step = args.get(1).and_then(Value::as_u64).unwrap_or(0);
-        let options = CallOptions::parse(args.get(2))?;
-        Ok(s.model_reply(&messages, step, &options))
-    });
+    // A model call of the loop, and one a hook makes itself (a summary, a
+    // review): the second is no step of the loop, so it does not count
+    // among the run's steps (its tokens do count).
+    for (name, own) in [("host-model-reply", false), ("host-own-model-reply", true)] {
+        let s = Arc::clone(shared);
+        engine.register(name, move |args| {
+            let messages = args.first().cloned().unwrap_or(Value::Null);
+            let step = args.get(1).and_then(Value::as_u64).unwrap_or(0);
+            let options = CallOptions::parse(args.get(2))?;
+            Ok(s.model_reply(&messages, step, &options, own))
+        });
+    }
     engine.register("call-data", |args| Ok(call_data(args.first())));
     engine.register("tool-names", |_| {
         Ok(Value::Array(
@@ -223,11 +229,13 @@ impl Shared {
         }
     }
 
-    fn model_reply(&self, messages: &Value, step: u64, options: &CallOptions) -> Value {
+    fn model_reply(&self, messages: &Value, step: u64, options: &CallOptions, own: bool) -> Value {
         if self.cancel.load(Ordering::Relaxed) {
             return json!({"error": self.stop_reason(), "kind": "interrupted"});
         }
-        self.note_step(step);
+        if !own {
+            self.note_step(step);
+        }
         let used = self.tokens();
         if self.max_tokens > 0 && used >= self.max_tokens {
             return json!({"error": format!("the token budget ({}) is used up", self.max_tokens), "kind": "token_limit"});

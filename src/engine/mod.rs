@@ -14,6 +14,8 @@
 //! - `convert`: JSON ⇄ Scheme values (objects are association lists with
 //!   string keys; `null` is `void`).
 //! - `watchdog`: the per-run deadline that stops a runaway strategy.
+//! - `budget`: the engine's memory budget (nib's allocator counts what
+//!   each engine's Scheme allocates on its thread).
 //! - `error`: [`EngineError`], rendered with `file:line:col`.
 //!
 //! The prelude (`scheme/prelude.scm`, compiled into the binary) is the
@@ -34,6 +36,7 @@
 //! [`init_process`] early in `main`, before other threads start: it sets
 //! `STEEL_HOME` for the process (`Engine::new` calls it too).
 
+mod budget;
 mod confine;
 mod convert;
 mod error;
@@ -86,14 +89,23 @@ const PRELUDE: &str = include_str!("../../scheme/prelude.scm");
 /// allocating primitives are Rust (`limits.rs`), bound under every name;
 /// but inside a module steel's compiler folds a call of a constant
 /// builtin with literal arguments (`(expt 7 100000000)`) at compile time
-/// with its own uncapped copy, out of the deadline's reach. Defined here
-/// in Scheme, the two that can run long are no builtins to the compiler,
-/// and are not folded.
+/// with its own uncapped copy, out of the deadline's reach, and compiles
+/// `+ - * /` to instructions that call its own arithmetic. Defined here,
+/// the names that can build huge numbers are no builtins to the compiler:
+/// they are neither folded nor inlined, and reach the capped procedures
+/// (`%capped*` and the like, bound by `sandbox.rs`).
 const LIMITS_MODULE: &str = "nib/limits";
 const LIMITS: &str = r#"
-(provide expt arithmetic-shift)
+(provide expt arithmetic-shift * / + - square cons equal?)
 (define (expt b e) (#%prim.expt b e))
 (define (arithmetic-shift n by) (#%prim.arithmetic-shift n by))
+(define * %capped*)
+(define / %capped/)
+(define + %capped+)
+(define - %capped-)
+(define square %cappedsquare)
+(define cons %cappedcons)
+(define equal? %cappedequal?)
 "#;
 const PRELUDE_MODULE: &str = "nib/prelude";
 
@@ -115,9 +127,12 @@ pub struct Engine {
     output: Arc<OutputSink>,
     deadline: Option<Duration>,
     watchdog: Option<Watchdog>,
+    /// What this engine's Scheme allocates during a run.
+    memory: Arc<budget::Account>,
     hook_timeout: Arc<std::sync::Mutex<Option<Duration>>>,
     /// Set when a module from outside the strategy directories got
-    /// compiled after all; the engine then refuses to run anything.
+    /// compiled after all, or steel panicked; the engine then refuses to
+    /// run anything.
     tainted: Option<String>,
 }
 
@@ -156,6 +171,7 @@ impl Engine {
 
         let mut vm = guard("creating the Scheme engine", SteelEngine::new_sandboxed)?;
         let mut base = sandbox::harden(&mut vm);
+        let memory = budget::Account::new(vm.get_thread_state_controller());
         let watchdog = match opts.deadline {
             Some(_) => Some(
                 Watchdog::new(vm.get_thread_state_controller()).map_err(|e| {
@@ -217,6 +233,7 @@ impl Engine {
             output: Arc::new(OutputSink::new()),
             deadline: opts.deadline,
             watchdog,
+            memory,
             hook_timeout,
             tainted: None,
         };
@@ -355,6 +372,13 @@ impl Engine {
             .unwrap_or_else(std::sync::PoisonError::into_inner) = limit;
     }
 
+    /// The most one run of this engine's Scheme may grow the heap by
+    /// (1 GiB unless set): past it, the run stops with an error. Counted
+    /// for this engine alone, so engines on other threads never stop it.
+    pub fn set_memory_budget(&mut self, bytes: u64) {
+        self.memory.set_limit(bytes);
+    }
+
     /// Stop whatever Scheme runs once `flag` is set (a client's Esc), at
     /// its next instruction. Needs a deadline (`EngineOptions::deadline`).
     pub fn watch_cancel(&mut self, flag: Arc<std::sync::atomic::AtomicBool>) {
@@ -441,17 +465,53 @@ impl Engine {
         f: impl FnOnce(&mut SteelEngine) -> steel::rvals::Result<R>,
     ) -> Result<R, EngineError> {
         let _running = sandbox::enter(&self.output, self.deadline);
+        let controller = self.vm.get_thread_state_controller();
         let vm = &mut self.vm;
+        let memory = &self.memory;
         let started = std::time::Instant::now();
+        let counted = || {
+            let _attributed = budget::Attributed::enter(memory);
+            guard("running Scheme", || f(vm))
+        };
         let (out, fired) = match (&mut self.watchdog, self.deadline) {
-            (Some(w), Some(d)) => w.run(d, || guard("running Scheme", || f(vm))),
-            _ => (guard("running Scheme", || f(vm)), None),
+            (Some(w), Some(d)) => w.run(d, counted),
+            _ => {
+                controller.resume();
+                let out = counted();
+                // Clear an interrupt from the memory budget.
+                controller.resume();
+                (out, None)
+            }
+        };
+        let over_budget = self.memory.went_over();
+        // A panic inside steel leaves its VM half unwound (its stack, its
+        // frames): nothing more runs on it.
+        let out = match out {
+            Err(e) => {
+                self.tainted = Some(format!(
+                    "{}; this engine stops here (start the run again)",
+                    e.message()
+                ));
+                return Err(e);
+            }
+            Ok(out) => out,
         };
         // An error at or past the deadline is the deadline's doing, even if
         // the watchdog's interrupt had not landed yet.
         let past = self.deadline.is_some_and(|d| started.elapsed() >= d);
-        match out? {
+        match out {
             Ok(v) => Ok(v),
+            Err(e) if over_budget => {
+                let rendered = error::render(&self.vm, &self.names, &e);
+                Err(EngineError::new(
+                    ErrorKind::Runaway,
+                    format!(
+                        "the strategy allocated more than {} MiB in one run (its engine's memory budget) and was stopped; keep less data, or build it in parts",
+                        self.memory.limit() >> 20
+                    ),
+                )
+                .with_place(rendered))
+            }
             Err(e) if fired == Some(Fired::Cancelled) => {
                 let rendered = error::render(&self.vm, &self.names, &e);
                 Err(
@@ -486,17 +546,6 @@ impl Engine {
                     err = err.at(place);
                 }
                 Err(err)
-            }
-            Err(e) if fired == Some(Fired::Memory) => {
-                let rendered = error::render(&self.vm, &self.names, &e);
-                Err(EngineError::new(
-                    ErrorKind::Runaway,
-                    format!(
-                        "the strategy grew nib's memory by more than {} MiB and was stopped; keep less data, or build it in parts",
-                        watchdog::MEMORY_BUDGET >> 20
-                    ),
-                )
-                .with_place(rendered))
             }
             Err(e) if fired.is_some() || past => {
                 let rendered = error::render(&self.vm, &self.names, &e);
@@ -577,7 +626,9 @@ fn guard<R>(what: &str, f: impl FnOnce() -> R) -> Result<R, EngineError> {
 }
 
 fn to_json(v: &SteelVal, what: &str) -> Result<Value, EngineError> {
-    steel_to_json(v).map_err(|m| {
+    // steel's own printing of some values (a complex number with big
+    // parts) panics; a value that cannot be described is an error too.
+    guard("converting a value", || steel_to_json(v))?.map_err(|m| {
         EngineError::new(
             ErrorKind::Conversion,
             format!("the value of {what} cannot be returned as JSON: {m}"),

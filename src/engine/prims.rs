@@ -43,14 +43,17 @@ pub(crate) fn primitive(decl: &'static Decl, host: HostFn) -> SteelVal {
     SteelVal::anonymous_boxed_function(Arc::new(move |args: &[SteelVal]| {
         let call =
             to_call(decl, args).map_err(|e| steel_error(SteelKind::Generic, e.to_string()))?;
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| host(call)))
-            .map_err(|p| {
-                steel_error(
-                    SteelKind::Generic,
-                    format!("{}: the host failed: {}", decl.name, panic_message(&*p)),
-                )
-            })?
-            .map_err(|m| steel_error(SteelKind::Generic, format!("{}: {m}", decl.name)))?;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _host = super::budget::HostSection::enter();
+            host(call)
+        }))
+        .map_err(|p| {
+            steel_error(
+                SteelKind::Generic,
+                format!("{}: the host failed: {}", decl.name, panic_message(&*p)),
+            )
+        })?
+        .map_err(|m| steel_error(SteelKind::Generic, format!("{}: {m}", decl.name)))?;
         json_to_steel(&result)
     }))
 }
@@ -72,14 +75,17 @@ pub(crate) fn json_procedure(
             })?;
             json.push(v);
         }
-        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(json)))
-            .map_err(|p| {
-                steel_error(
-                    SteelKind::Generic,
-                    format!("{name}: the host failed: {}", panic_message(&*p)),
-                )
-            })?
-            .map_err(|m| steel_error(SteelKind::Generic, format!("{name}: {m}")))?;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _host = super::budget::HostSection::enter();
+            f(json)
+        }))
+        .map_err(|p| {
+            steel_error(
+                SteelKind::Generic,
+                format!("{name}: the host failed: {}", panic_message(&*p)),
+            )
+        })?
+        .map_err(|m| steel_error(SteelKind::Generic, format!("{name}: {m}")))?;
         json_to_steel(&result)
     }))
 }

@@ -45,8 +45,8 @@
 //! **Sleeping.** `time/sleep-ms` is replaced by a sleep that ends at the
 //! current run's deadline, so a long sleep cannot outlast it.
 //!
-//! What remains: there is no memory limit (an allocation bomb can exhaust
-//! the host), and a blocking host primitive is not pre-empted. Treat
+//! What remains: a blocking host primitive is not pre-empted, and memory
+//! is bounded per run (`budget.rs`), not per session. Treat
 //! strategies as trusted code with guard rails; untrusted code belongs in a
 //! separate OS process under an OS sandbox.
 
@@ -326,6 +326,7 @@ pub fn harden(vm: &mut SteelEngine) -> BuiltInModule {
     }
     for (name, v) in super::limits::made() {
         vm.register_value(&name, v.clone());
+        vm.register_value(&format!("%capped{name}"), v.clone());
         vm.register_value(&format!("#%prim.{name}"), v);
     }
 
@@ -465,7 +466,10 @@ impl OutputSink {
             && !text.is_empty()
         {
             // A panicking sink must not unwind through steel.
-            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(stream, &text)));
+            let _ = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let _host = super::budget::HostSection::enter();
+                f(stream, &text)
+            }));
         }
     }
 }

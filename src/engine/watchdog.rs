@@ -16,13 +16,8 @@
 //! A blocking host primitive is not pre-empted: the interrupt takes effect
 //! when control returns to the VM.
 //!
-//! The same thread holds the memory budget: while a run is armed it reads
-//! the process's resident size every few milliseconds and stops the run
-//! once it has grown by more than [`MEMORY_BUDGET`] since the run began
-//! (a string doubled in a loop, a list built without end), before the
-//! machine runs out and the allocator aborts the process. One primitive
-//! asked for a huge block at once is refused before it starts instead
-//! (`limits.rs`).
+//! The memory budget is not kept here but counted per engine by nib's
+//! allocator (`budget.rs`), which interrupts the VM itself.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -31,21 +26,18 @@ use std::time::{Duration, Instant};
 
 use steel::steel_vm::ThreadStateController;
 
-/// How much the process may grow during one run of Scheme.
-pub(crate) const MEMORY_BUDGET: u64 = 1 << 30;
 /// How long a run may go on after the cancel flag is set before the VM is
 /// interrupted: a loop that sees the cancelled model call ends by itself
 /// within it, keeping its conversation for the next task; a hook that
 /// loops does not.
 const CANCEL_GRACE: Duration = Duration::from_secs(5);
-/// How often the memory budget is checked.
-const MEMORY_POLL: Duration = Duration::from_millis(5);
+/// How often the cancel flag is checked.
+const CANCEL_POLL: Duration = Duration::from_millis(5);
 
 /// Why the watchdog stopped a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Fired {
     Deadline,
-    Memory,
     /// The client's cancel flag was set (Esc in the terminal client).
     Cancelled,
     /// One hook call outlived the hook time limit; the hook's place marker.
@@ -54,9 +46,8 @@ pub(crate) enum Fired {
 
 #[derive(Default)]
 struct State {
-    /// The armed run: its generation, deadline and resident size when it
-    /// began.
-    armed: Option<(u64, Instant, Option<u64>)>,
+    /// The armed run: its generation and deadline.
+    armed: Option<(u64, Instant)>,
     /// The generation the watchdog last interrupted, and why.
     fired: Option<(u64, Fired)>,
     /// A hook call's own deadline, and the hook's place marker.
@@ -66,13 +57,6 @@ struct State {
     cancel: Option<Arc<AtomicBool>>,
     cancel_seen: Option<Instant>,
     shutdown: bool,
-}
-
-/// The process's resident size in bytes (Linux; `None` elsewhere).
-fn resident_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
 }
 
 struct Shared {
@@ -124,7 +108,7 @@ impl Watchdog {
         HookLimit(Arc::clone(&self.shared))
     }
 
-    /// Run `f` with the deadline and the memory budget armed. Returns
+    /// Run `f` with the deadline armed. Returns
     /// what `f` returned and why the watchdog stopped it, if it did.
     pub fn run<R>(&mut self, deadline: Duration, f: impl FnOnce() -> R) -> (R, Option<Fired>) {
         self.generation += 1;
@@ -132,7 +116,7 @@ impl Watchdog {
         self.controller.resume();
         {
             let mut st = self.shared.lock();
-            st.armed = Some((generation, Instant::now() + deadline, resident_bytes()));
+            st.armed = Some((generation, Instant::now() + deadline));
             st.fired = None;
         }
         self.shared.wake.notify_all();
@@ -189,11 +173,8 @@ fn watch(shared: &Shared, controller: &ThreadStateController) {
             None => {
                 st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
             }
-            Some((generation, at, base)) => {
+            Some((generation, at)) => {
                 let now = Instant::now();
-                let grown = base
-                    .zip(resident_bytes())
-                    .is_some_and(|(b, r)| r.saturating_sub(b) > MEMORY_BUDGET);
                 let flag = st
                     .cancel
                     .as_ref()
@@ -211,9 +192,7 @@ fn watch(shared: &Shared, controller: &ThreadStateController) {
                     .as_ref()
                     .filter(|(h, _)| now >= *h)
                     .map(|(_, p)| p.clone());
-                let why = if grown {
-                    Some(Fired::Memory)
-                } else if cancelled {
+                let why = if cancelled {
                     Some(Fired::Cancelled)
                 } else if let Some(place) = hook_over {
                     Some(Fired::Hook(place))
@@ -228,10 +207,10 @@ fn watch(shared: &Shared, controller: &ThreadStateController) {
                     st.armed = None;
                     st.hook = None;
                 } else {
-                    let polled = base.is_some() || st.cancel.is_some();
+                    let polled = st.cancel.is_some();
                     let until = st.hook.as_ref().map_or(at, |(h, _)| (*h).min(at));
                     let wait = if polled {
-                        (until - now).min(MEMORY_POLL)
+                        (until - now).min(CANCEL_POLL)
                     } else {
                         until - now
                     };

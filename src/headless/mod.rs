@@ -253,10 +253,13 @@ pub fn run(args: ExecArgs, console: Option<PageBeside>) -> Result<ExitCode, Usag
         // The engine failed before the strategy could log it.
         eprintln!("nib exec: {e}");
     }
-    // Steps are model replies, counted the same however the run ended.
+    // Steps are the loop's model replies, as the run's outcome counts them
+    // however it ended (a hook's own model calls are none); the replies
+    // seen when the engine failed before an outcome.
     let (usage, cost, steps) = {
         let t = tally.lock().unwrap_or_else(PoisonError::into_inner);
-        (t.usage, t.cost, t.steps)
+        let steps = ran.as_ref().map_or(t.steps, |o| o.steps);
+        (t.usage, t.cost, steps)
     };
     let _ = session.log.emit(&Event::Result(RunResult {
         status: status.into(),

@@ -215,6 +215,9 @@ fn pick_session(all: &[crate::session::resume::SessionSummary]) -> Result<PathBu
         })
 }
 
+/// How long closing waits for the session-end hooks.
+const SESSION_END_WAIT: Duration = Duration::from_secs(10);
+
 /// Run the client on a session until the user quits.
 pub fn run_client(
     ws: Workspace,
@@ -272,6 +275,9 @@ pub fn run_client(
         }
         let _ = app.session().log.emit(&stopped_event(sig));
     }
+    // However the client closes, the strategy's session-end hooks run,
+    // as after `nib exec`'s task.
+    app.session().end(SESSION_END_WAIT);
     term.stop();
     result.map_err(|e| UsageError(format!("terminal error: {e}")))?;
     if let Some(sig) = signal {

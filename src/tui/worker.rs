@@ -18,7 +18,8 @@ use std::sync::OnceLock;
 
 use crate::agent::beside::{Attached, Ballot, Beside, Said, TERMINAL, wait_for};
 use crate::agent::{
-    AgentConfig, AgentSession, Confirms, LogPlace, Outcome, SessionBuilder, run_task_with,
+    AgentConfig, AgentSession, Confirms, LogPlace, Outcome, SessionBuilder, end_session,
+    run_task_with,
 };
 use crate::files::Workspace;
 use crate::guard::ConfirmKind;
@@ -83,9 +84,16 @@ pub struct PendingConfirm {
     pub reply: Ballot<ConfirmAnswer>,
 }
 
+/// What the worker is asked to do.
+enum Job {
+    Task(String),
+    /// The client is closing: run the session-end hooks, say when done.
+    End(Sender<()>),
+}
+
 /// A running session: where tasks go, and the handles the UI shares.
 pub struct Session {
-    tasks: Sender<String>,
+    tasks: Sender<Job>,
     pub cancel: Arc<AtomicBool>,
     pub approvals: Arc<Mutex<Vec<Approval>>>,
     pub host: Arc<Host>,
@@ -167,7 +175,7 @@ impl Session {
             });
         }
         let cfg = Arc::new(Mutex::new(cfg));
-        let (tasks, task_rx) = channel::<String>();
+        let (tasks, task_rx) = channel::<Job>();
         let worker = Worker {
             host: Arc::clone(&host),
             log: Arc::clone(&log),
@@ -194,7 +202,20 @@ impl Session {
 
     /// Queue a task; it runs when the previous one has ended.
     pub fn submit(&self, task: String) -> bool {
-        self.tasks.send(task).is_ok()
+        self.tasks.send(Job::Task(task)).is_ok()
+    }
+
+    /// End the session, as the client closes (a quit, Ctrl-C or Ctrl-D, a
+    /// signal): a running task is stopped, then the strategy's session-end
+    /// hooks run, as `nib exec` runs them after its task. Waits for them
+    /// up to `wait`; returns whether they finished.
+    pub fn end(&self, wait: std::time::Duration) -> bool {
+        self.interrupt();
+        let (done, ended) = channel();
+        if self.tasks.send(Job::End(done)).is_err() {
+            return false;
+        }
+        ended.recv_timeout(wait).is_ok()
     }
 
     /// Ask the running task to stop (Esc).
@@ -215,7 +236,7 @@ struct Worker {
 }
 
 impl Worker {
-    fn serve(self, tasks: Receiver<String>) {
+    fn serve(self, tasks: Receiver<Job>) {
         // Each task is a fresh run of the strategy; the earlier tasks of the
         // session and their answers go in front of the next one so "now do
         // the same for mean" has something to refer to.
@@ -223,7 +244,21 @@ impl Worker {
         // The conversation so far: the next task continues it (the real
         // messages, not a summary), once a task of this run has ended.
         let mut history = serde_json::Value::Null;
-        for task in tasks {
+        for job in tasks {
+            let task = match job {
+                Job::Task(task) => task,
+                Job::End(done) => {
+                    let cfg = self
+                        .cfg
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .clone();
+                    // An error is in the log (an `error` event).
+                    let _ = end_session(Arc::clone(&self.host), Arc::clone(&self.log), &cfg);
+                    let _ = done.send(());
+                    return;
+                }
+            };
             let prompt = if history.is_array() {
                 task.clone()
             } else {
