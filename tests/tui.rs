@@ -1766,6 +1766,8 @@ fn processes_with(needle: &str) -> Vec<String> {
         }
     }
     found
+}
+
 /// Closing the client (Ctrl-C twice here; a quit, Ctrl-D and a signal end
 /// in the same place) runs the strategy's session-end hooks, as `nib exec`
 /// does after its task: the hook's line reaches the transcript and the
