@@ -29,17 +29,28 @@ pub struct SessionDirs {
 }
 
 impl SessionDirs {
-    /// Makes the directories (mode 0700, in the system's temp directory).
+    /// Makes the directories (mode 0700, in the system's temp directory),
+    /// after removing those of nib processes that are gone (killed before
+    /// they could), once per process.
     pub fn create() -> std::io::Result<SessionDirs> {
         use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
         static COUNT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-        let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir()
-            .canonicalize()?
-            .join(format!("nib-sandbox-{}-{n}", std::process::id()));
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        let temp = std::env::temp_dir().canonicalize()?;
+        SWEPT.call_once(|| remove_stale(&temp));
         let mut builder = std::fs::DirBuilder::new();
         builder.mode(0o700);
-        builder.create(&dir)?;
+        // A name another process holds (a pid reused while an old
+        // directory of it was left behind) is passed over, not an error.
+        let dir = loop {
+            let n = COUNT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let dir = temp.join(format!("{STALE_PREFIX}{}-{n}", std::process::id()));
+            match builder.create(&dir) {
+                Ok(()) => break dir,
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => {}
+                Err(e) => return Err(e),
+            }
+        };
         let dirs = SessionDirs { dir };
         for (_, name) in PRIVATE_DIRS {
             builder.create(dirs.dir.join(name))?;
@@ -64,6 +75,30 @@ impl SessionDirs {
             .iter()
             .map(|(_, name)| self.dir.join(name))
             .collect()
+    }
+}
+
+/// What a session's directories are named: this, the pid, a count.
+const STALE_PREFIX: &str = "nib-sandbox-";
+
+/// Removes the session directories in `temp` whose process is gone.
+fn remove_stale(temp: &Path) {
+    let Ok(entries) = std::fs::read_dir(temp) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(STALE_PREFIX))
+            .and_then(|rest| rest.split('-').next())
+            .and_then(|pid| pid.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        if pid != std::process::id() && !Path::new(&format!("/proc/{pid}")).exists() {
+            drop(SessionDirs { dir: entry.path() });
+        }
     }
 }
 
@@ -409,6 +444,25 @@ unsafe fn remount_read_only(target: &CString) -> std::io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn directories_of_gone_processes_are_removed_and_ours_kept() {
+        use std::os::unix::fs::PermissionsExt;
+        let temp = tempfile::tempdir().unwrap();
+        let gone = temp.path().join(format!("{STALE_PREFIX}4294967294-0"));
+        std::fs::create_dir_all(gone.join("empty.d")).unwrap();
+        std::fs::set_permissions(gone.join("empty.d"), std::fs::Permissions::from_mode(0o555))
+            .unwrap();
+        let ours = temp
+            .path()
+            .join(format!("{STALE_PREFIX}{}-7", std::process::id()));
+        std::fs::create_dir(&ours).unwrap();
+        let other = temp.path().join("nib-sandbox-notes");
+        std::fs::create_dir(&other).unwrap();
+        remove_stale(temp.path());
+        assert!(!gone.exists());
+        assert!(ours.exists() && other.exists());
+    }
 
     #[test]
     fn fd_paths_are_formatted_without_allocating() {

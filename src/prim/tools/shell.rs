@@ -12,9 +12,9 @@
 use std::collections::VecDeque;
 use std::ffi::OsString;
 use std::io::{self, Read};
-use std::path::Path;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;

@@ -296,7 +296,9 @@ fn candidates(program: &str, env: &[(OsString, OsString)]) -> Vec<PathBuf> {
     let path = env
         .iter()
         .find(|(name, _)| name == "PATH")
-        .map_or(OsStr::new("/usr/local/bin:/usr/bin:/bin"), |(_, v)| v.as_os_str());
+        .map_or(OsStr::new("/usr/local/bin:/usr/bin:/bin"), |(_, v)| {
+            v.as_os_str()
+        });
     std::env::split_paths(path)
         .filter(|dir| !dir.as_os_str().is_empty())
         .map(|dir| dir.join(program))
