@@ -434,3 +434,35 @@ fn a_line_added_inside_a_string_moves_with_the_strings_lines() {
     );
     assert!(e.to_string().contains("inside a string or comment"), "{e}");
 }
+
+/// The fidelity bench's "another unit, nested line" WRONGs (seeds 1 and 3
+/// over the `bytes` branch's sources): old and new sent in 2 spaces a
+/// level to a 4-space file, a line added one model unit deeper than a
+/// string's line. Moved by the string line's difference it would be 2
+/// spaces deeper; read as a level, 4. Nothing says which: refused, and the
+/// file is left alone.
+#[test]
+fn a_line_one_model_unit_past_an_aligned_line_is_not_guessed() {
+    // Old starts inside a string that continues from the line before it.
+    let text = "impl fmt::Display for ModelError {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        match self {\n            ModelError::Partial => write!(\n                f,\n                \"the reply broke off; \\\n                 try again (the partial reply is incomplete)\"\n            ),\n            ModelError::Runaway { detail, .. } => write!(\n                f,\n                \"the model server's reply would not end, so nib stopped reading it: {detail}\"\n            ),\n        }\n    }\n}\n";
+    let old = "         try again (the partial reply is incomplete)\"\n      ),\n      ModelError::Runaway { detail, .. } => write!(\n        f,\n        \"the model server's reply would not end, so nib stopped reading it: {detail}\"\n      ),\n";
+    let new = "         try again (the partial reply is incomplete)\"\n      ),\n      ModelError::Runaway { detail, .. } => write!(\n        f,\n        \"the model server's reply would not end, so nib stopped reading it: {detail}\"\n          fidelity_probe(1);\n      ),\n";
+    let want = text.replace(
+        "{detail}\"\n",
+        "{detail}\"\n                    fidelity_probe(1);\n",
+    );
+    match apply(text, &[Edit::new(old, new)], &[]) {
+        Ok(out) => assert_eq!(out.text, want),
+        Err(e) => assert!(e.to_string().contains("fidelity_probe(1);"), "{e}"),
+    }
+    // A line added inside a string continued with `\\`: 2 spaces of text
+    // past the line before, or one level.
+    let text = "fn f() {\n    if x {\n        return Err(format!(\n            \"could not find old in the file: if an \\\n             earlier call made this change it is done; if old and new are swapped, \\\n             send them the other way round\",\n        ));\n    }\n}\n";
+    let old = "       earlier call made this change it is done; if old and new are swapped, \\\n       send them the other way round\",\n";
+    let new = "       earlier call made this change it is done; if old and new are swapped, \\\n         fidelity_probe(1);\n       send them the other way round\",\n";
+    let e = err(text, old, new);
+    assert_eq!(e.kind, ErrorKind::Ambiguous, "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("line 2 (`fidelity_probe(1);`)"), "{msg}");
+    assert!(msg.contains("15 spaces or 17 spaces"), "{msg}");
+}

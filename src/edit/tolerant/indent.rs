@@ -351,6 +351,35 @@ impl Readings {
         self.place.whole(&out).then_some(out)
     }
 
+    /// How the readings that write the line before an aligned line as it
+    /// was written (`sent_before` became `file_before`) write the aligned
+    /// line, its spaces past whole levels of the model's unit kept as
+    /// alignment. Where a reading maps units (2 spaces a level to 4), a
+    /// step of whole model units from the line before is a depth to it,
+    /// not alignment: moved by the difference, the line would land
+    /// elsewhere, and `rewrite.rs` refuses rather than pick one.
+    pub(super) fn aligned_options(
+        &self,
+        indent: &str,
+        sent_before: &str,
+        file_before: &str,
+    ) -> Vec<String> {
+        let keeping_alignment = |reading: &Reading, indent: &str| match reading {
+            Reading::Add(prefix) => Some(format!("{prefix}{indent}")),
+            Reading::Remove(prefix) => indent.strip_prefix(prefix.as_str()).map(str::to_string),
+            Reading::Levels { model, file, delta } => {
+                let (levels, left) = model.measure(indent)?;
+                let depth = usize::try_from(levels as isize + delta).ok()?;
+                Some(format!("{}{}", file.render(depth), " ".repeat(left)))
+            }
+        };
+        self.readings
+            .iter()
+            .filter(|r| keeping_alignment(r, sent_before).as_deref() == Some(file_before))
+            .filter_map(|r| keeping_alignment(r, indent))
+            .collect()
+    }
+
     /// Whether, written under `reading` (`indents` for the open lines),
     /// an open line would start a statement two levels below the line
     /// before it.

@@ -56,17 +56,30 @@ fn aligns(kind: Option<LineKind>, line: &str, before: &str, readings: &Readings)
     if kind != Some(LineKind::Continuation) {
         return false;
     }
-    let under_bracket = indent
-        .len()
-        .checked_sub(1)
-        .and_then(|at| before.as_bytes().get(at))
-        .is_some_and(|b| b"([{".contains(b));
     let hanging = indent_of(before).len() < indent.len()
         && indent.strip_prefix(indent_of(before)).is_some_and(|step| {
             let unit = readings.shown().unwrap_or(Unit::Spaces(2));
             matches!(unit.measure(step), Some((levels, 0)) if levels > 0)
         });
-    under_bracket || !hanging
+    under_bracket(line, before) || !hanging
+}
+
+/// A continuation whose indentation ends under an open bracket of the
+/// line before it.
+fn under_bracket(line: &str, before: &str) -> bool {
+    indent_of(line)
+        .len()
+        .checked_sub(1)
+        .and_then(|at| before.as_bytes().get(at))
+        .is_some_and(|b| b"([{".contains(b))
+}
+
+/// A line whose own text says it aligns rather than nests: a comment's
+/// ` * ` line, or one under an open bracket of the line before. Any other
+/// aligned line (in a string, a column no reading writes whole) could be a
+/// depth to a reading that maps units, so the readings are asked too.
+fn pinned(line: &str, before: &str) -> bool {
+    line.trim_start().starts_with('*') || under_bracket(line, before)
 }
 
 /// A line's indentation moved by the difference the line before it was
@@ -193,7 +206,12 @@ pub(crate) fn rewrite<'a>(
             moved_like(indent_of(line), indent_of(new_lines[j]), indent_of(written))
         });
         match moved {
-            Some(indent) => out[k] = Some(with_indent(&indent, line)),
+            Some(indent) => {
+                if let Some(j) = before {
+                    agree_on_alignment(k, line, new_lines[j], &out[j], &indent, readings)?;
+                }
+                out[k] = Some(with_indent(&indent, line));
+            }
             None if is_text(&new_kinds, k) => {
                 return Err(Doubt::InText {
                     line: k + 1,
@@ -208,6 +226,42 @@ pub(crate) fn rewrite<'a>(
         }
     }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// An aligned line (new's `k`, after `before`, written `before_written`)
+/// moved to `moved` by the difference its line before moved: refused
+/// unless every reading that writes the line before so writes this line
+/// there too. A step of 2 spaces sent in a 2-space unit to a 4-space file
+/// is 2 spaces of alignment moved by the difference, or one level (4) to
+/// the reading: the two disagree, and a guess would be a wrong write.
+fn agree_on_alignment(
+    k: usize,
+    line: &str,
+    before: &str,
+    before_written: &Option<Cow<str>>,
+    moved: &str,
+    readings: &Readings,
+) -> Result<(), Doubt> {
+    if readings.literal() || pinned(line, before) {
+        return Ok(());
+    }
+    let Some(written) = before_written.as_deref() else {
+        return Ok(());
+    };
+    let indent = indent_of(line);
+    let mut options = readings.aligned_options(indent, indent_of(before), indent_of(written));
+    options.push(moved.to_string());
+    options.sort_by_key(|o| (o.len(), o.clone()));
+    options.dedup();
+    match options.len() {
+        1 => Ok(()),
+        _ => Err(Doubt::Depths {
+            line: k + 1,
+            text: line.trim().to_string(),
+            indent: indent.to_string(),
+            options,
+        }),
+    }
 }
 
 /// `line` with its indentation replaced by `indent`.

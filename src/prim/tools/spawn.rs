@@ -131,8 +131,7 @@ pub fn available() -> bool {
             landlock: None,
         };
         let args = [std::ffi::OsStr::new("-c"), std::ffi::OsStr::new("exit 0")];
-        let Ok(mut child) = spawn("sh", &args, &env, [null, null, null], sandbox)
-        else {
+        let Ok(mut child) = spawn("sh", &args, &env, [null, null, null], sandbox) else {
             return false;
         };
         wait(&mut child).is_ok_and(|s| s.success())
