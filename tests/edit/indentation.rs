@@ -465,4 +465,14 @@ fn a_line_one_model_unit_past_an_aligned_line_is_not_guessed() {
     let msg = e.to_string();
     assert!(msg.contains("line 2 (`fidelity_probe(1);`)"), "{msg}");
     assert!(msg.contains("15 spaces or 17 spaces"), "{msg}");
+    // A statement after a string's last line, which the file aligns 10
+    // spaces past its code (sent 6 past): 28 (7 levels of the model's 2),
+    // 24 (the string line's difference) or 26 (a level past it).
+    let text = "def parse():\n    if not files:\n        return Err(ParseError(\n            message: \"no file found: put the file's path alone on a line, then its whole \\\n                      content in a ``` block\"\n                .into(),\n    Ok(files)\n";
+    let old = "      message: \"no file found: put the file's path alone on a line, then its whole \\\n            content in a ``` block\"\n";
+    let new = "      message: \"no file found: put the file's path alone on a line, then its whole \\\n            content in a ``` block\"\n              fidelity_probe(1)\n";
+    let e = err(text, old, new);
+    let msg = e.to_string();
+    assert!(msg.contains("line 3 (`fidelity_probe(1)`)"), "{msg}");
+    assert!(msg.contains("24 spaces or 26 spaces or 28 spaces"), "{msg}");
 }

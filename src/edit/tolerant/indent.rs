@@ -380,6 +380,33 @@ impl Readings {
             .collect()
     }
 
+    /// A line's indentation as the levels it steps past the line before
+    /// (`sent_before`, written `file_before`), in each reading's units.
+    pub(super) fn levels_past(
+        &self,
+        indent: &str,
+        sent_before: &str,
+        file_before: &str,
+    ) -> Vec<String> {
+        let Some(step) = indent.strip_prefix(sent_before) else {
+            return Vec::new();
+        };
+        self.readings
+            .iter()
+            .filter_map(|r| match r {
+                Reading::Levels { model, file, .. } => {
+                    let (levels, left) = model.measure(step)?;
+                    Some(format!(
+                        "{file_before}{}{}",
+                        file.render(levels),
+                        " ".repeat(left)
+                    ))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Whether, written under `reading` (`indents` for the open lines),
     /// an open line would start a statement two levels below the line
     /// before it.

@@ -222,8 +222,12 @@ pub(crate) fn rewrite<'a>(
                 let mut one = settle(&out, &[k], new_lines, readings)?;
                 let (_, indent) = one.pop().unwrap_or_default();
                 out[k] = Some(with_indent(&indent, line));
+                open.push(k);
             }
         }
+    }
+    for &k in &open {
+        depth_past_an_aligned_line(k, new_lines, &out, readings)?;
     }
     Ok(out.into_iter().flatten().collect())
 }
@@ -251,6 +255,56 @@ fn agree_on_alignment(
     let indent = indent_of(line);
     let mut options = readings.aligned_options(indent, indent_of(before), indent_of(written));
     options.push(moved.to_string());
+    options.sort_by_key(|o| (o.len(), o.clone()));
+    options.dedup();
+    match options.len() {
+        1 => Ok(()),
+        _ => Err(Doubt::Depths {
+            line: k + 1,
+            text: line.trim().to_string(),
+            indent: indent.to_string(),
+            options,
+        }),
+    }
+}
+
+/// A line the readings placed (new's `k`) deeper than the line before
+/// it, where no reading writes that line where it was written (a string's
+/// line, a column of alignment): its depth is relative to a line whose
+/// place is not in levels, so levels from the margin, the difference the
+/// line before moved by, and levels past it are each a reading of the
+/// model's spaces. 14 spaces sent in 2 a level after a string line sent at
+/// 12 and written at 22 could be 28, 24 or 26: refused unless they agree.
+fn depth_past_an_aligned_line(
+    k: usize,
+    new_lines: &[&str],
+    out: &[Option<Cow<str>>],
+    readings: &Readings,
+) -> Result<(), Doubt> {
+    if readings.literal() {
+        return Ok(());
+    }
+    let Some(j) = (0..k).rev().find(|&j| !new_lines[j].trim().is_empty()) else {
+        return Ok(());
+    };
+    let (Some(written), Some(before_written)) = (out[k].as_deref(), out[j].as_deref()) else {
+        return Ok(());
+    };
+    let (line, sent_before) = (new_lines[k], indent_of(new_lines[j]));
+    let indent = indent_of(line);
+    if indent.len() <= sent_before.len() || !indent.starts_with(sent_before) {
+        return Ok(());
+    }
+    let file_before = indent_of(before_written);
+    if !readings
+        .aligned_options(indent, sent_before, file_before)
+        .is_empty()
+    {
+        return Ok(());
+    }
+    let mut options = vec![indent_of(written).to_string()];
+    options.extend(moved_like(indent, sent_before, file_before));
+    options.extend(readings.levels_past(indent, sent_before, file_before));
     options.sort_by_key(|o| (o.len(), o.clone()));
     options.dedup();
     match options.len() {
