@@ -476,3 +476,20 @@ fn a_line_one_model_unit_past_an_aligned_line_is_not_guessed() {
     assert!(msg.contains("line 3 (`fidelity_probe(1)`)"), "{msg}");
     assert!(msg.contains("24 spaces or 26 spaces or 28 spaces"), "{msg}");
 }
+
+/// A `{` inside a string is no bracket to align under: a line added one
+/// model unit past a string argument (seed 11 of the fidelity bench) is a
+/// hanging line, a level deeper (16), not 2 spaces of alignment (14).
+#[test]
+fn a_brace_inside_a_string_is_no_bracket_to_align_under() {
+    let text = "fn t() {\n    fn u() {\n        let future = format!(\n            \"{{\\\"id\\\":1,\\\"hash\\\":{}}}\\n\",\n            content_hash(b\"w1\")\n        );\n    }\n}\n";
+    let old = "    let future = format!(\n      \"{{\\\"id\\\":1,\\\"hash\\\":{}}}\\n\",\n      content_hash(b\"w1\")\n";
+    let new = "    let future = format!(\n      \"{{\\\"id\\\":1,\\\"hash\\\":{}}}\\n\",\n        fidelity_probe(1);\n      content_hash(b\"w1\")\n";
+    let out = ok(text, old, new);
+    assert!(
+        out.text
+            .contains("}}}\\n\",\n                fidelity_probe(1);\n            content_hash"),
+        "{}",
+        out.text
+    );
+}

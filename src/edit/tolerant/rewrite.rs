@@ -65,13 +65,14 @@ fn aligns(kind: Option<LineKind>, line: &str, before: &str, readings: &Readings)
 }
 
 /// A continuation whose indentation ends under an open bracket of the
-/// line before it.
+/// line before it, outside a string there (`"{{` opens no bracket).
 fn under_bracket(line: &str, before: &str) -> bool {
-    indent_of(line)
-        .len()
-        .checked_sub(1)
-        .and_then(|at| before.as_bytes().get(at))
-        .is_some_and(|b| b"([{".contains(b))
+    let Some(at) = indent_of(line).len().checked_sub(1) else {
+        return false;
+    };
+    let bytes = before.as_bytes();
+    bytes.get(at).is_some_and(|b| b"([{".contains(b))
+        && bytes[..at].iter().filter(|&&b| b == b'"').count() % 2 == 0
 }
 
 /// A line whose own text says it aligns rather than nests: a comment's
