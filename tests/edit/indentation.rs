@@ -493,3 +493,19 @@ fn a_brace_inside_a_string_is_no_bracket_to_align_under() {
         out.text
     );
 }
+
+/// Lines of a string continued with `\`, all sent at column 0 where the
+/// file has them at 9 (seed 6 of the fidelity bench: written in 2 spaces a
+/// level, 9 = 2 levels and one became 5, then the common indentation
+/// dropped). Old shows no step, so the model's unit is unknown: a line 2
+/// past them is 2 spaces of text (11) or one level (13). Refused.
+#[test]
+fn a_step_in_an_unknown_unit_past_a_strings_line_is_not_guessed() {
+    let text = "def f():\n    script = format!(\n        \"for dir in x; do\\n\\\n         \\x20   if [ ! -s \\\"$dir/run.json\\\" ]; then\\n\\\n         \\x20       unfinished=1\\n\\\n         \\x20   fi\\n\\\n         done\\n\\\n         end\"\n    )\n";
+    let old = "\\x20   if [ ! -s \\\"$dir/run.json\\\" ]; then\\n\\\n\\x20       unfinished=1\\n\\\n\\x20   fi\\n\\\ndone\\n\\\n";
+    let new = "\\x20   if [ ! -s \\\"$dir/run.json\\\" ]; then\\n\\\n\\x20       unfinished=1\\n\\\n\\x20   fi\\n\\\n  fidelity_probe(1)\ndone\\n\\\n";
+    let e = err(text, old, new);
+    let msg = e.to_string();
+    assert!(msg.contains("line 4 (`fidelity_probe(1)`)"), "{msg}");
+    assert!(msg.contains("11 spaces or 13 spaces"), "{msg}");
+}

@@ -254,7 +254,9 @@ fn agree_on_alignment(
         return Ok(());
     };
     let indent = indent_of(line);
-    let mut options = readings.aligned_options(indent, indent_of(before), indent_of(written));
+    let (sent_before, file_before) = (indent_of(before), indent_of(written));
+    let mut options = readings.aligned_options(indent, sent_before, file_before);
+    options.extend(readings.steps_in_unknown_unit(indent, sent_before, file_before));
     options.push(moved.to_string());
     options.sort_by_key(|o| (o.len(), o.clone()));
     options.dedup();
@@ -306,6 +308,7 @@ fn depth_past_an_aligned_line(
     let mut options = vec![indent_of(written).to_string()];
     options.extend(moved_like(indent, sent_before, file_before));
     options.extend(readings.levels_past(indent, sent_before, file_before));
+    options.extend(readings.steps_in_unknown_unit(indent, sent_before, file_before));
     options.sort_by_key(|o| (o.len(), o.clone()));
     options.dedup();
     match options.len() {
