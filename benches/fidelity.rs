@@ -2,7 +2,8 @@
 //! refuse what it cannot be sure of?
 //!
 //! Run with `cargo bench --bench fidelity` (set `FIDELITY_VERBOSE=1` to see
-//! every FAIL as well as every WRONG, `FIDELITY_SEED=N` for another corpus).
+//! every FAIL as well as every WRONG, `FIDELITY_SEED=N` for another corpus,
+//! `FIDELITY_CORPUS=dir` for another tree's sources than this one's `src/`).
 //!
 //! The corpus is this repository's own `src/**/*.rs`, read at run time, in
 //! three dialects: the Rust as it is, a Python-like variant (braces dropped,
@@ -215,7 +216,12 @@ fn to_go(lines: &[String]) -> Vec<String> {
 }
 
 fn corpus() -> Vec<File> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // FIDELITY_CORPUS names another tree's sources (say, an older commit's
+    // `src/` from `git archive`) to redraw a case that tree drew.
+    let root = std::env::var_os("FIDELITY_CORPUS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("src"),
+        Into::into,
+    );
     let mut paths = Vec::new();
     let mut stack = vec![root.clone()];
     while let Some(dir) = stack.pop() {

@@ -434,3 +434,78 @@ fn a_line_added_inside_a_string_moves_with_the_strings_lines() {
     );
     assert!(e.to_string().contains("inside a string or comment"), "{e}");
 }
+
+/// The fidelity bench's "another unit, nested line" WRONGs (seeds 1 and 3
+/// over the `bytes` branch's sources): old and new sent in 2 spaces a
+/// level to a 4-space file, a line added one model unit deeper than a
+/// string's line. Moved by the string line's difference it would be 2
+/// spaces deeper; read as a level, 4. Nothing says which: refused, and the
+/// file is left alone.
+#[test]
+fn a_line_one_model_unit_past_an_aligned_line_is_not_guessed() {
+    // Old starts inside a string that continues from the line before it.
+    let text = "impl fmt::Display for ModelError {\n    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {\n        match self {\n            ModelError::Partial => write!(\n                f,\n                \"the reply broke off; \\\n                 try again (the partial reply is incomplete)\"\n            ),\n            ModelError::Runaway { detail, .. } => write!(\n                f,\n                \"the model server's reply would not end, so nib stopped reading it: {detail}\"\n            ),\n        }\n    }\n}\n";
+    let old = "         try again (the partial reply is incomplete)\"\n      ),\n      ModelError::Runaway { detail, .. } => write!(\n        f,\n        \"the model server's reply would not end, so nib stopped reading it: {detail}\"\n      ),\n";
+    let new = "         try again (the partial reply is incomplete)\"\n      ),\n      ModelError::Runaway { detail, .. } => write!(\n        f,\n        \"the model server's reply would not end, so nib stopped reading it: {detail}\"\n          fidelity_probe(1);\n      ),\n";
+    let want = text.replace(
+        "{detail}\"\n",
+        "{detail}\"\n                    fidelity_probe(1);\n",
+    );
+    match apply(text, &[Edit::new(old, new)], &[]) {
+        Ok(out) => assert_eq!(out.text, want),
+        Err(e) => assert!(e.to_string().contains("fidelity_probe(1);"), "{e}"),
+    }
+    // A line added inside a string continued with `\\`: 2 spaces of text
+    // past the line before, or one level.
+    let text = "fn f() {\n    if x {\n        return Err(format!(\n            \"could not find old in the file: if an \\\n             earlier call made this change it is done; if old and new are swapped, \\\n             send them the other way round\",\n        ));\n    }\n}\n";
+    let old = "       earlier call made this change it is done; if old and new are swapped, \\\n       send them the other way round\",\n";
+    let new = "       earlier call made this change it is done; if old and new are swapped, \\\n         fidelity_probe(1);\n       send them the other way round\",\n";
+    let e = err(text, old, new);
+    assert_eq!(e.kind, ErrorKind::Ambiguous, "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("line 2 (`fidelity_probe(1);`)"), "{msg}");
+    assert!(msg.contains("15 spaces or 17 spaces"), "{msg}");
+    // A statement after a string's last line, which the file aligns 10
+    // spaces past its code (sent 6 past): 28 (7 levels of the model's 2),
+    // 24 (the string line's difference) or 26 (a level past it).
+    let text = "def parse():\n    if not files:\n        return Err(ParseError(\n            message: \"no file found: put the file's path alone on a line, then its whole \\\n                      content in a ``` block\"\n                .into(),\n    Ok(files)\n";
+    let old = "      message: \"no file found: put the file's path alone on a line, then its whole \\\n            content in a ``` block\"\n";
+    let new = "      message: \"no file found: put the file's path alone on a line, then its whole \\\n            content in a ``` block\"\n              fidelity_probe(1)\n";
+    let e = err(text, old, new);
+    let msg = e.to_string();
+    assert!(msg.contains("line 3 (`fidelity_probe(1)`)"), "{msg}");
+    assert!(msg.contains("24 spaces or 26 spaces or 28 spaces"), "{msg}");
+}
+
+/// A `{` inside a string is no bracket to align under: a line added one
+/// model unit past a string argument (seed 11 of the fidelity bench) is a
+/// hanging line, a level deeper (16), not 2 spaces of alignment (14).
+#[test]
+fn a_brace_inside_a_string_is_no_bracket_to_align_under() {
+    let text = "fn t() {\n    fn u() {\n        let future = format!(\n            \"{{\\\"id\\\":1,\\\"hash\\\":{}}}\\n\",\n            content_hash(b\"w1\")\n        );\n    }\n}\n";
+    let old = "    let future = format!(\n      \"{{\\\"id\\\":1,\\\"hash\\\":{}}}\\n\",\n      content_hash(b\"w1\")\n";
+    let new = "    let future = format!(\n      \"{{\\\"id\\\":1,\\\"hash\\\":{}}}\\n\",\n        fidelity_probe(1);\n      content_hash(b\"w1\")\n";
+    let out = ok(text, old, new);
+    assert!(
+        out.text
+            .contains("}}}\\n\",\n                fidelity_probe(1);\n            content_hash"),
+        "{}",
+        out.text
+    );
+}
+
+/// Lines of a string continued with `\`, all sent at column 0 where the
+/// file has them at 9 (seed 6 of the fidelity bench: written in 2 spaces a
+/// level, 9 = 2 levels and one became 5, then the common indentation
+/// dropped). Old shows no step, so the model's unit is unknown: a line 2
+/// past them is 2 spaces of text (11) or one level (13). Refused.
+#[test]
+fn a_step_in_an_unknown_unit_past_a_strings_line_is_not_guessed() {
+    let text = "def f():\n    script = format!(\n        \"for dir in x; do\\n\\\n         \\x20   if [ ! -s \\\"$dir/run.json\\\" ]; then\\n\\\n         \\x20       unfinished=1\\n\\\n         \\x20   fi\\n\\\n         done\\n\\\n         end\"\n    )\n";
+    let old = "\\x20   if [ ! -s \\\"$dir/run.json\\\" ]; then\\n\\\n\\x20       unfinished=1\\n\\\n\\x20   fi\\n\\\ndone\\n\\\n";
+    let new = "\\x20   if [ ! -s \\\"$dir/run.json\\\" ]; then\\n\\\n\\x20       unfinished=1\\n\\\n\\x20   fi\\n\\\n  fidelity_probe(1)\ndone\\n\\\n";
+    let e = err(text, old, new);
+    let msg = e.to_string();
+    assert!(msg.contains("line 4 (`fidelity_probe(1)`)"), "{msg}");
+    assert!(msg.contains("11 spaces or 13 spaces"), "{msg}");
+}

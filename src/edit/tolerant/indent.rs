@@ -160,6 +160,9 @@ pub(crate) struct Readings {
     literal: bool,
     /// The model's unit as its own text shows it.
     shown: Option<Unit>,
+    /// Old's lines stand at one indentation: they show no step of the
+    /// model's unit against the file's.
+    one_depth: bool,
 }
 
 /// Old's indentation and the file's, for each line of old with text, and
@@ -323,11 +326,15 @@ impl Readings {
             }
             _ => levels,
         };
+        let mut indents = pairs.indents.iter().map(|(o, _)| *o);
+        let first = indents.next();
+        let one_depth = indents.all(|o| Some(o) == first);
         Readings {
             readings,
             place,
             literal,
             shown,
+            one_depth,
         }
     }
 
@@ -349,6 +356,98 @@ impl Readings {
             }
         };
         self.place.whole(&out).then_some(out)
+    }
+
+    /// How the readings that write the line before an aligned line as it
+    /// was written (`sent_before` became `file_before`) write the aligned
+    /// line, its spaces past whole levels of the model's unit kept as
+    /// alignment. Where a reading maps units (2 spaces a level to 4), a
+    /// step of whole model units from the line before is a depth to it,
+    /// not alignment: moved by the difference, the line would land
+    /// elsewhere, and `rewrite.rs` refuses rather than pick one.
+    pub(super) fn aligned_options(
+        &self,
+        indent: &str,
+        sent_before: &str,
+        file_before: &str,
+    ) -> Vec<String> {
+        let keeping_alignment = |reading: &Reading, indent: &str| match reading {
+            Reading::Add(prefix) => Some(format!("{prefix}{indent}")),
+            Reading::Remove(prefix) => indent.strip_prefix(prefix.as_str()).map(str::to_string),
+            Reading::Levels { model, file, delta } => {
+                let (levels, left) = model.measure(indent)?;
+                let depth = usize::try_from(levels as isize + delta).ok()?;
+                Some(format!("{}{}", file.render(depth), " ".repeat(left)))
+            }
+        };
+        self.readings
+            .iter()
+            .filter(|r| keeping_alignment(r, sent_before).as_deref() == Some(file_before))
+            .filter_map(|r| keeping_alignment(r, indent))
+            .collect()
+    }
+
+    /// A line's indentation as the levels it steps past the line before
+    /// (`sent_before`, written `file_before`), in each reading's units.
+    pub(super) fn levels_past(
+        &self,
+        indent: &str,
+        sent_before: &str,
+        file_before: &str,
+    ) -> Vec<String> {
+        let Some(step) = indent.strip_prefix(sent_before) else {
+            return Vec::new();
+        };
+        self.readings
+            .iter()
+            .filter_map(|r| match r {
+                Reading::Levels { model, file, .. } => {
+                    let (levels, left) = model.measure(step)?;
+                    Some(format!(
+                        "{file_before}{}{}",
+                        file.render(levels),
+                        " ".repeat(left)
+                    ))
+                }
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// Where no reading relates the model's unit to the file's and old,
+    /// at one depth, shows no step: a line's indentation as the levels it
+    /// steps past the line before, in each unit the model may have written
+    /// (its own text's, where that shows one). A model that wrote 9 spaces
+    /// (2 levels and one) in 2 a level, then dropped the common
+    /// indentation, sent them as 0, and no level reading fits.
+    pub(super) fn steps_in_unknown_unit(
+        &self,
+        indent: &str,
+        sent_before: &str,
+        file_before: &str,
+    ) -> Vec<String> {
+        let known = self
+            .readings
+            .iter()
+            .any(|r| matches!(r, Reading::Levels { .. }));
+        let (Some(file), Some(step)) = (self.place.unit, indent.strip_prefix(sent_before)) else {
+            return Vec::new();
+        };
+        if known || !self.one_depth || step.is_empty() {
+            return Vec::new();
+        }
+        let models = self.shown.map_or(MODEL_UNITS.to_vec(), |u| vec![u]);
+        models
+            .into_iter()
+            .filter_map(|model| {
+                let (levels, left) = model.measure(step)?;
+                Some(format!(
+                    "{file_before}{}{}",
+                    file.render(levels),
+                    " ".repeat(left)
+                ))
+            })
+            .collect()
     }
 
     /// Whether, written under `reading` (`indents` for the open lines),

@@ -56,17 +56,31 @@ fn aligns(kind: Option<LineKind>, line: &str, before: &str, readings: &Readings)
     if kind != Some(LineKind::Continuation) {
         return false;
     }
-    let under_bracket = indent
-        .len()
-        .checked_sub(1)
-        .and_then(|at| before.as_bytes().get(at))
-        .is_some_and(|b| b"([{".contains(b));
     let hanging = indent_of(before).len() < indent.len()
         && indent.strip_prefix(indent_of(before)).is_some_and(|step| {
             let unit = readings.shown().unwrap_or(Unit::Spaces(2));
             matches!(unit.measure(step), Some((levels, 0)) if levels > 0)
         });
-    under_bracket || !hanging
+    under_bracket(line, before) || !hanging
+}
+
+/// A continuation whose indentation ends under an open bracket of the
+/// line before it, outside a string there (`"{{` opens no bracket).
+fn under_bracket(line: &str, before: &str) -> bool {
+    let Some(at) = indent_of(line).len().checked_sub(1) else {
+        return false;
+    };
+    let bytes = before.as_bytes();
+    bytes.get(at).is_some_and(|b| b"([{".contains(b))
+        && bytes[..at].iter().filter(|&&b| b == b'"').count() % 2 == 0
+}
+
+/// A line whose own text says it aligns rather than nests: a comment's
+/// ` * ` line, or one under an open bracket of the line before. Any other
+/// aligned line (in a string, a column no reading writes whole) could be a
+/// depth to a reading that maps units, so the readings are asked too.
+fn pinned(line: &str, before: &str) -> bool {
+    line.trim_start().starts_with('*') || under_bracket(line, before)
 }
 
 /// A line's indentation moved by the difference the line before it was
@@ -193,7 +207,12 @@ pub(crate) fn rewrite<'a>(
             moved_like(indent_of(line), indent_of(new_lines[j]), indent_of(written))
         });
         match moved {
-            Some(indent) => out[k] = Some(with_indent(&indent, line)),
+            Some(indent) => {
+                if let Some(j) = before {
+                    agree_on_alignment(k, line, new_lines[j], &out[j], &indent, readings)?;
+                }
+                out[k] = Some(with_indent(&indent, line));
+            }
             None if is_text(&new_kinds, k) => {
                 return Err(Doubt::InText {
                     line: k + 1,
@@ -204,10 +223,103 @@ pub(crate) fn rewrite<'a>(
                 let mut one = settle(&out, &[k], new_lines, readings)?;
                 let (_, indent) = one.pop().unwrap_or_default();
                 out[k] = Some(with_indent(&indent, line));
+                open.push(k);
             }
         }
     }
+    for &k in &open {
+        depth_past_an_aligned_line(k, new_lines, &out, readings)?;
+    }
     Ok(out.into_iter().flatten().collect())
+}
+
+/// An aligned line (new's `k`, after `before`, written `before_written`)
+/// moved to `moved` by the difference its line before moved: refused
+/// unless every reading that writes the line before so writes this line
+/// there too. A step of 2 spaces sent in a 2-space unit to a 4-space file
+/// is 2 spaces of alignment moved by the difference, or one level (4) to
+/// the reading: the two disagree, and a guess would be a wrong write.
+fn agree_on_alignment(
+    k: usize,
+    line: &str,
+    before: &str,
+    before_written: &Option<Cow<str>>,
+    moved: &str,
+    readings: &Readings,
+) -> Result<(), Doubt> {
+    if readings.literal() || pinned(line, before) {
+        return Ok(());
+    }
+    let Some(written) = before_written.as_deref() else {
+        return Ok(());
+    };
+    let indent = indent_of(line);
+    let (sent_before, file_before) = (indent_of(before), indent_of(written));
+    let mut options = readings.aligned_options(indent, sent_before, file_before);
+    options.extend(readings.steps_in_unknown_unit(indent, sent_before, file_before));
+    options.push(moved.to_string());
+    options.sort_by_key(|o| (o.len(), o.clone()));
+    options.dedup();
+    match options.len() {
+        1 => Ok(()),
+        _ => Err(Doubt::Depths {
+            line: k + 1,
+            text: line.trim().to_string(),
+            indent: indent.to_string(),
+            options,
+        }),
+    }
+}
+
+/// A line the readings placed (new's `k`) deeper than the line before
+/// it, where no reading writes that line where it was written (a string's
+/// line, a column of alignment): its depth is relative to a line whose
+/// place is not in levels, so levels from the margin, the difference the
+/// line before moved by, and levels past it are each a reading of the
+/// model's spaces. 14 spaces sent in 2 a level after a string line sent at
+/// 12 and written at 22 could be 28, 24 or 26: refused unless they agree.
+fn depth_past_an_aligned_line(
+    k: usize,
+    new_lines: &[&str],
+    out: &[Option<Cow<str>>],
+    readings: &Readings,
+) -> Result<(), Doubt> {
+    if readings.literal() {
+        return Ok(());
+    }
+    let Some(j) = (0..k).rev().find(|&j| !new_lines[j].trim().is_empty()) else {
+        return Ok(());
+    };
+    let (Some(written), Some(before_written)) = (out[k].as_deref(), out[j].as_deref()) else {
+        return Ok(());
+    };
+    let (line, sent_before) = (new_lines[k], indent_of(new_lines[j]));
+    let indent = indent_of(line);
+    if indent.len() <= sent_before.len() || !indent.starts_with(sent_before) {
+        return Ok(());
+    }
+    let file_before = indent_of(before_written);
+    if !readings
+        .aligned_options(indent, sent_before, file_before)
+        .is_empty()
+    {
+        return Ok(());
+    }
+    let mut options = vec![indent_of(written).to_string()];
+    options.extend(moved_like(indent, sent_before, file_before));
+    options.extend(readings.levels_past(indent, sent_before, file_before));
+    options.extend(readings.steps_in_unknown_unit(indent, sent_before, file_before));
+    options.sort_by_key(|o| (o.len(), o.clone()));
+    options.dedup();
+    match options.len() {
+        1 => Ok(()),
+        _ => Err(Doubt::Depths {
+            line: k + 1,
+            text: line.trim().to_string(),
+            indent: indent.to_string(),
+            options,
+        }),
+    }
 }
 
 /// `line` with its indentation replaced by `indent`.
