@@ -221,7 +221,9 @@ impl<'w> ApplySession<'w> {
             .last_applied
             .get(&file.rel)
             .map_or(&[][..], Vec::as_slice);
-        let applied = match edit::apply(&current, &call.edits, previous) {
+        // The new content as parts of the text as read and the edits' new
+        // text, streamed to the temp file: a large file is never held twice.
+        let applied = match edit::plan(&current, &call.edits, previous) {
             Ok(a) => a,
             Err(e) => return failed(file.rel.clone(), e.to_string(), Some(e.kind.as_str())),
         };
@@ -229,15 +231,15 @@ impl<'w> ApplySession<'w> {
         let mut version = None;
         if applied.changed && self.dry_run {
             self.dry_files
-                .insert(file.rel.clone(), applied.text.clone());
+                .insert(file.rel.clone(), applied.content.render(&current));
         } else if applied.changed
             && let Some(lock) = lock
         {
-            let written = self.versions.write_locked(
+            let written = self.versions.write_locked_parts(
                 &lock,
                 &file,
                 Expect::Read(current.as_bytes(), stamp),
-                applied.text.as_bytes(),
+                &applied.content.slices(&current),
             );
             drop(lock);
             match written {

@@ -58,6 +58,13 @@ pub(crate) struct Change {
     pub new: Range<usize>,
 }
 
+/// A stretch of the current text: a range of the original, or text an
+/// edit brought in.
+pub(crate) enum Span<'a> {
+    Orig(Range<usize>),
+    New(&'a str),
+}
+
 /// A replacement in current-text offsets: the range and its new text.
 pub(crate) type Replacement = (Range<usize>, String);
 
@@ -218,6 +225,27 @@ impl<'s> Pieces<'s> {
         }
         let ends_nl = self.len > 0 && *self.bytes(self.len - 1..self.len) == *b"\n";
         LineIndex::from_starts(starts, self.len, ends_nl)
+    }
+
+    /// The current text in order: ranges of the original (LF-normalized
+    /// offsets) and the texts edits brought in.
+    pub fn spans(&self) -> impl Iterator<Item = Span<'_>> {
+        self.list.iter().map(|p| match p.src {
+            ORIG => Span::Orig(p.start..p.end),
+            _ => Span::New(self.text_of(p)),
+        })
+    }
+
+    /// The current text's bytes in `range` as text. Callers cut at line
+    /// boundaries or change boundaries, which are character boundaries.
+    pub fn text(&self, range: Range<usize>) -> Cow<'_, str> {
+        match self.bytes(range) {
+            Cow::Borrowed(b) => String::from_utf8_lossy(b),
+            Cow::Owned(b) => match String::from_utf8(b) {
+                Ok(s) => Cow::Owned(s),
+                Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            },
+        }
     }
 
     /// The current text as the file should hold it: BOM and line endings

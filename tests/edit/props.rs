@@ -1,6 +1,6 @@
 //! Properties of `apply` over generated texts and edits.
 
-use nib::edit::{Applied, Diff, Edit, Level, LineKind, Outcome, apply};
+use nib::edit::{Applied, Diff, Edit, Level, LineKind, Outcome, apply, plan};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -393,6 +393,43 @@ proptest! {
                     }
                 }
             }
+        }
+    }
+
+    /// The streamed form of a call's result (`plan`: kept spans of the
+    /// file as read and the new text, never joined) writes the same bytes
+    /// as `apply`'s one string, byte for byte, on any text: BOM, CRLF,
+    /// lone CR (whose LF neighbours are rewritten at the seams), mixed.
+    #[test]
+    fn plan_writes_what_apply_writes(
+        text in wild(40),
+        picks in prop::collection::vec(wild_edit(), 1..5),
+    ) {
+        let chars: Vec<char> = text.chars().collect();
+        let edits: Vec<Edit> = picks
+            .iter()
+            .map(|(from_text, at, len, old, new, replace_all, _)| {
+                let old = if *from_text && !chars.is_empty() {
+                    let s = at.index(chars.len());
+                    chars[s..(s + len).min(chars.len())].iter().collect()
+                } else {
+                    old.clone()
+                };
+                Edit { old, new: new.clone(), replace_all: *replace_all }
+            })
+            .collect();
+        match (apply(&text, &edits, &[]), plan(&text, &edits, &[])) {
+            (Ok(a), Ok(p)) => {
+                prop_assert_eq!(&p.content.render(&text), &a.text);
+                prop_assert_eq!(p.content.len(), a.text.len());
+                prop_assert_eq!(p.content.slices(&text).concat(), a.text.as_bytes().to_vec());
+                prop_assert_eq!(&p.outcomes, &a.outcomes);
+                prop_assert_eq!(&p.notes, &a.notes);
+                prop_assert_eq!(p.diff.unified("f"), a.diff.unified("f"));
+                prop_assert_eq!(p.changed, a.changed);
+            }
+            (Err(a), Err(p)) => prop_assert_eq!(a.to_string(), p.to_string()),
+            (a, p) => prop_assert!(false, "apply {:?} but plan {:?}", a.is_ok(), p.is_ok()),
         }
     }
 
