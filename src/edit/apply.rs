@@ -35,6 +35,7 @@ use step::Step;
 
 mod call;
 mod failure;
+mod loose;
 mod repeat;
 mod step;
 mod typography;
@@ -179,6 +180,30 @@ pub fn apply(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Applied, E
         check_edit(e, i + 1, total)?;
     }
     run(text, edits, &[], previous, |p, src| p.render(src)).map(Applied::from)
+}
+
+/// `apply` with every tolerant edit looked for in the whole current text,
+/// as before windows: for tests that check the windows change nothing.
+#[doc(hidden)]
+pub fn apply_without_windows(
+    text: &str,
+    edits: &[Edit],
+    previous: &[Edit],
+) -> Result<Applied, EditError> {
+    let total = edits.len();
+    for (i, e) in edits.iter().enumerate() {
+        check_edit(e, i + 1, total)?;
+    }
+    WINDOWS.with(|w| w.set(false));
+    let done = run(text, edits, &[], previous, |p, src| p.render(src)).map(Applied::from);
+    WINDOWS.with(|w| w.set(true));
+    done
+}
+
+thread_local! {
+    /// Whether tolerant edits may be looked for in a window of the text
+    /// (off only in `apply_without_windows`).
+    static WINDOWS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
 }
 
 /// `apply`, with the new content as parts of `text` and the new text
@@ -364,6 +389,9 @@ fn run<T>(
         tracked: vec![false; total],
         written: Vec::new(),
         lost: Vec::new(),
+        loose_index: Default::default(),
+        seams: None,
+        windows: WINDOWS.with(|w| w.get()),
     };
     // Edits a later one may repeat sent differently: where they write is
     // kept, to tell a repeat from a further change.

@@ -21,7 +21,9 @@ mod search;
 mod text;
 mod tolerant;
 
-pub use apply::{Applied, Hinted, Near, Outcome, Planned, apply, apply_hinted, plan};
+pub use apply::{
+    Applied, Hinted, Near, Outcome, Planned, apply, apply_hinted, apply_without_windows, plan,
+};
 pub use content::Content;
 pub use diff::{Diff, DiffLine, Hunk, LineKind};
 pub use error::{EditError, ErrorKind};

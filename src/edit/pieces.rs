@@ -310,6 +310,72 @@ impl<'s> Pieces<'s> {
         (!skip && line_start < self.len && pred(&line)).then_some(self.len)
     }
 
+    /// The start of the line holding current offset `pos`.
+    pub fn line_start_at(&self, pos: usize) -> usize {
+        let pos = pos.min(self.len);
+        let mut i = self.index_at(pos);
+        if i == self.list.len() {
+            let Some(last) = i.checked_sub(1) else {
+                return 0;
+            };
+            i = last;
+        }
+        let mut end = pos;
+        loop {
+            let p = &self.list[i];
+            let upto = end.saturating_sub(p.at).min(p.len());
+            if let Some(k) = memchr::memrchr(b'\n', &self.text_of(p).as_bytes()[..upto]) {
+                return p.at + k + 1;
+            }
+            let Some(before) = i.checked_sub(1) else {
+                return 0;
+            };
+            end = p.at;
+            i = before;
+        }
+    }
+
+    /// The end of the line holding current offset `pos`, past its '\n'
+    /// (the end of the text for a last line without one).
+    pub fn line_end_at(&self, pos: usize) -> usize {
+        for p in &self.list[self.index_at(pos)..] {
+            let from = pos.saturating_sub(p.at).min(p.len());
+            if let Some(k) = memchr::memchr(b'\n', &self.text_of(p).as_bytes()[from..]) {
+                return p.at + from + k + 1;
+            }
+        }
+        self.len
+    }
+
+    /// The 0-based line of current offset `pos`: the line breaks before
+    /// it, counted per piece (the original's from its line index).
+    pub fn line_number(&self, pos: usize, orig: &LineIndex) -> usize {
+        let starts = orig.starts();
+        // Breaks in the original up to `at`: a start after each, but for a
+        // final one (the index has no empty last line).
+        let breaks = |at: usize| {
+            starts.partition_point(|&s| s <= at)
+                + usize::from(at == self.orig.len() && orig.ends_nl())
+        };
+        let mut lines = 0;
+        for p in &self.list {
+            if p.at >= pos {
+                break;
+            }
+            let end = pos.min(p.at + p.len()) - p.at;
+            lines += match p.src {
+                ORIG => breaks(p.start + end).saturating_sub(breaks(p.start)),
+                _ => memchr::memchr_iter(b'\n', &self.text_of(p).as_bytes()[..end]).count(),
+            };
+        }
+        lines
+    }
+
+    /// Where each piece starts, and whether it is text an edit brought in.
+    pub fn piece_starts(&self) -> impl Iterator<Item = (Range<usize>, bool)> + '_ {
+        self.list.iter().map(|p| (p.at..p.at + p.len(), !p.is_orig()))
+    }
+
     /// The start of 0-based line `n`, if the text has that many lines.
     pub fn line_start(&self, n: usize) -> Option<usize> {
         if n == 0 {
