@@ -392,6 +392,7 @@ fn run<T>(
         loose_index: Default::default(),
         seams: None,
         windows: WINDOWS.with(|w| w.get()),
+        loose_lookups: 0,
     };
     // Edits a later one may repeat sent differently: where they write is
     // kept, to tell a repeat from a further change.

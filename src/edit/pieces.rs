@@ -18,6 +18,7 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::rc::Rc;
 
 use super::search::{find_overlapping, overlaps_any, windows};
 use super::text::{LineIndex, Source};
@@ -39,7 +40,12 @@ struct Piece {
     /// original piece before it. Never decreases along the list, so the
     /// piece holding an original offset is a binary search away.
     orig_at: usize,
+    /// Line breaks in the piece (`UNKNOWN` for an original piece made
+    /// before line numbers were asked for).
+    nls: usize,
 }
+
+const UNKNOWN: usize = usize::MAX;
 
 impl Piece {
     fn len(&self) -> usize {
@@ -71,6 +77,8 @@ pub(crate) type Replacement = (Range<usize>, String);
 #[derive(Debug)]
 pub(crate) struct Pieces<'s> {
     orig: &'s str,
+    /// The original's lines, once line numbers are asked for.
+    breaks: Option<Rc<LineIndex>>,
     news: Vec<String>,
     list: Vec<Piece>,
     len: usize,
@@ -87,10 +95,12 @@ impl<'s> Pieces<'s> {
                 start: 0,
                 end: orig.len(),
                 orig_at: 0,
+                nls: UNKNOWN,
             }]
         };
         Pieces {
             orig,
+            breaks: None,
             news: Vec::new(),
             list,
             len: orig.len(),
@@ -347,13 +357,39 @@ impl<'s> Pieces<'s> {
         self.len
     }
 
+    /// From now on, each piece knows its line breaks (the original's
+    /// from `orig`, its line index), so `line_number` only adds them up.
+    pub fn track_lines(&mut self, orig: Rc<LineIndex>) {
+        self.breaks = Some(orig);
+        for i in 0..self.list.len() {
+            let p = self.list[i];
+            if p.nls == UNKNOWN {
+                self.list[i].nls = self.orig_breaks(p.start, p.end);
+            }
+        }
+    }
+
+    /// Line breaks in the original's `start..end` (UNKNOWN without the
+    /// original's line index).
+    fn orig_breaks(&self, start: usize, end: usize) -> usize {
+        let Some(orig) = &self.breaks else {
+            return UNKNOWN;
+        };
+        let starts = orig.starts();
+        // A start after each break, but for a final one (the index has no
+        // empty last line).
+        let upto = |at: usize| {
+            starts.partition_point(|&s| s <= at)
+                + usize::from(at == self.orig.len() && orig.ends_nl())
+        };
+        upto(end).saturating_sub(upto(start))
+    }
+
     /// The 0-based line of current offset `pos`: the line breaks before
     /// it, counted per piece (the original's from its line index).
     pub fn line_number(&self, pos: usize, orig: &LineIndex) -> usize {
         let starts = orig.starts();
-        // Breaks in the original up to `at`: a start after each, but for a
-        // final one (the index has no empty last line).
-        let breaks = |at: usize| {
+        let upto = |at: usize| {
             starts.partition_point(|&s| s <= at)
                 + usize::from(at == self.orig.len() && orig.ends_nl())
         };
@@ -364,7 +400,8 @@ impl<'s> Pieces<'s> {
             }
             let end = pos.min(p.at + p.len()) - p.at;
             lines += match p.src {
-                ORIG => breaks(p.start + end).saturating_sub(breaks(p.start)),
+                _ if end == p.len() && p.nls != UNKNOWN => p.nls,
+                ORIG => upto(p.start + end).saturating_sub(upto(p.start)),
                 _ => memchr::memchr_iter(b'\n', &self.text_of(p).as_bytes()[..end]).count(),
             };
         }
@@ -485,6 +522,7 @@ impl<'s> Pieces<'s> {
             delta += text.len() as isize - range.len() as isize;
             if !text.is_empty() {
                 let len = text.len();
+                let nls = memchr::memchr_iter(b'\n', text.as_bytes()).count();
                 self.news.push(text);
                 middle.push(Piece {
                     at: 0,
@@ -492,6 +530,7 @@ impl<'s> Pieces<'s> {
                     start: 0,
                     end: len,
                     orig_at: orig_end,
+                    nls,
                 });
             }
             // Skip the replaced bytes.
@@ -528,6 +567,7 @@ impl<'s> Pieces<'s> {
                 start,
                 end,
                 orig_at: start,
+                nls: self.orig_breaks(start, end),
             }
         } else {
             Piece {
@@ -536,6 +576,7 @@ impl<'s> Pieces<'s> {
                 start,
                 end,
                 orig_at: *orig_end,
+                nls: memchr::memchr_iter(b'\n', &self.news[p.src as usize - 1].as_bytes()[start..end]).count(),
             }
         }
     }

@@ -66,6 +66,8 @@ pub(super) struct Call<'s> {
     pub(super) seams: Option<Seams>,
     /// Whether tolerant edits may be looked for in a window of the text.
     pub(super) windows: bool,
+    /// Tolerant edits that asked for a window so far.
+    pub(super) loose_lookups: usize,
 }
 
 impl<'s> Call<'s> {

@@ -8,8 +8,8 @@
 //! text per edit (1,000 dedented edits would otherwise copy a file 1,000
 //! times).
 
-use std::collections::HashMap;
 use std::ops::Range;
+use std::rc::Rc;
 
 use super::call::{Call, moved};
 use super::step::View;
@@ -24,33 +24,30 @@ const MAX_WINDOW: usize = 1 << 20;
 /// lines).
 const CHECK_BUDGET: usize = 1 << 16;
 
-/// The original's lines by the hash of their loosest key.
+/// The original's lines by the hash of their loosest key: (hash, line)
+/// pairs, sorted, so a key's lines are a binary search away.
 #[derive(Debug, Default)]
 pub(super) struct LooseIndex {
-    by_key: HashMap<u64, Vec<u32>>,
+    by_key: Vec<(u64, u32)>,
 }
 
 impl LooseIndex {
     pub(super) fn new(text: &str, lines: &LineIndex) -> LooseIndex {
-        let mut by_key: HashMap<u64, Vec<u32>> = HashMap::with_capacity(lines.count());
-        for j in 0..lines.count() {
-            by_key
-                .entry(loose_hash(lines.line(text, j)))
-                .or_default()
-                .push(j as u32);
-        }
+        let mut by_key: Vec<(u64, u32)> = (0..lines.count())
+            .map(|j| (loose_hash(lines.line(text, j)), j as u32))
+            .collect();
+        by_key.sort_unstable();
         LooseIndex { by_key }
     }
 
-    /// The original's lines loosely equal to `key` (whose hash is `hash`),
-    /// ascending.
+    /// The original's lines loosely equal to `key`, ascending.
     pub(super) fn lines(&self, text: &str, lines: &LineIndex, key: &str) -> Vec<usize> {
-        let Some(found) = self.by_key.get(&loose_hash(key)) else {
-            return Vec::new();
-        };
-        found
+        let hash = loose_hash(key);
+        let from = self.by_key.partition_point(|&(h, _)| h < hash);
+        self.by_key[from..]
             .iter()
-            .map(|&j| j as usize)
+            .take_while(|&&(h, _)| h == hash)
+            .map(|&(_, j)| j as usize)
             .filter(|&j| loosely_equal(lines.line(text, j), key, false))
             .collect()
     }
@@ -120,17 +117,39 @@ impl Seams {
                 _ => spans.push(start..end),
             }
         }
+        let mut added = Vec::new();
         for span in spans {
             let text = pieces.text(span.clone());
             let mut at = span.start;
             for line in text.split_inclusive('\n') {
                 let body = line.strip_suffix('\n').unwrap_or(line);
-                self.lines.push((at, at + line.len(), loose_hash(body)));
+                added.push((at, at + line.len(), loose_hash(body)));
                 at += line.len();
             }
         }
-        self.lines.sort_by_key(|l| l.0);
-        self.lines.dedup_by_key(|l| l.0);
+        // Both ascending: merged in one pass, a line read again replacing
+        // its old entry.
+        let old = std::mem::take(&mut self.lines);
+        let mut merged = Vec::with_capacity(old.len() + added.len());
+        let (mut a, mut b) = (old.into_iter().peekable(), added.into_iter().peekable());
+        loop {
+            let next = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) if x.0 < y.0 => a.next(),
+                (Some(x), Some(y)) if x.0 == y.0 => {
+                    a.next();
+                    b.next()
+                }
+                (_, Some(_)) => b.next(),
+                (Some(_), None) => a.next(),
+                (None, None) => break,
+            };
+            if let Some(line) = next
+                && merged.last().is_none_or(|l: &(usize, usize, u64)| l.0 < line.0)
+            {
+                merged.push(line);
+            }
+        }
+        self.lines = merged;
     }
 
     fn starts_with_hash(&self, hash: u64) -> impl Iterator<Item = usize> + '_ {
@@ -165,6 +184,13 @@ impl<'s> Call<'s> {
     /// (it may match inside a line), when no place matches loosely (the
     /// whole text says why), or when the places are far apart.
     pub(super) fn loose_window(&mut self, old: &str) -> Option<Window<'s>> {
+        // The first tolerant edit of a call looks at the whole text: while
+        // no edit has changed it that costs no copy, and a call with one
+        // tolerant edit (or a refusal) need not build the index.
+        self.loose_lookups += 1;
+        if self.loose_lookups < 2 {
+            return None;
+        }
         let (old_lines, old_nl) = split_lines(old);
         let m = old_lines.len();
         if m == 0 || (m == 1 && !old_nl) || old_lines.iter().all(|l| l.trim().is_empty()) {
@@ -185,6 +211,8 @@ impl<'s> Call<'s> {
         }
         if self.seams.is_none() {
             self.seams = Some(Seams::of(&self.pieces));
+            let lines = Rc::new(self.orig_line_index().clone());
+            self.pieces.track_lines(lines);
         }
         if let Some(seams) = &self.seams {
             starts.extend(seams.starts_with_hash(hash));
