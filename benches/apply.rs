@@ -205,6 +205,7 @@ fn main() {
             }
             time(cmd.arg("--root").arg(&ws).arg(&input), &[case.code])
         });
+        let cpu = last_cpu();
         let theirs = match (&codex, &case.codex) {
             (Some(bin), Some(patch)) => Some(measure(|| {
                 reset(&ws, &case.text);
@@ -220,14 +221,21 @@ fn main() {
         };
         match theirs {
             Some(c) => println!(
-                "{:<46} {:>10} {:>8.2} {:>10} {:>8.2}",
+                "{:<46} {:>10} {:>8.2} {:>10} {:>8.2}   cpu {}",
                 case.name,
                 ms(t),
                 ratio(t, floor),
                 ms(c),
-                ratio(t, c)
+                ratio(t, c),
+                ms(cpu)
             ),
-            None => println!("{:<46} {:>10} {:>8.2}", case.name, ms(t), ratio(t, floor)),
+            None => println!(
+                "{:<46} {:>10} {:>8.2}   cpu {}",
+                case.name,
+                ms(t),
+                ratio(t, floor),
+                ms(cpu)
+            ),
         }
     }
     println!("\nthe edit engine alone, in process (nib::edit::apply):");
@@ -479,10 +487,29 @@ fn nib() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_nib"))
 }
 
+/// CPU time (user + system) of the finished children so far: the
+/// difference around one run is that process's, which a busy machine
+/// stretches far less than the wall clock.
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage writes into the struct it is given, nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+thread_local! {
+    /// The CPU time of each run measured so far, for `measure_cpu`.
+    static CPU: std::cell::RefCell<Vec<Duration>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn time(cmd: &mut Command, codes: &[i32]) -> Duration {
+    let cpu = children_cpu();
     let start = Instant::now();
     let out = cmd.output().expect("run nib");
     let took = start.elapsed();
+    let cpu = children_cpu().saturating_sub(cpu);
+    CPU.with(|c| c.borrow_mut().push(cpu));
     let code = out.status.code().unwrap_or(-1);
     assert!(
         codes.contains(&code),
@@ -494,9 +521,19 @@ fn time(cmd: &mut Command, codes: &[i32]) -> Duration {
 }
 
 fn measure(mut run: impl FnMut() -> Duration) -> Duration {
+    CPU.with(|c| c.borrow_mut().clear());
     let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
     times.sort();
     times[RUNS / 2]
+}
+
+/// The median CPU time of the processes the last `measure` ran.
+fn last_cpu() -> Duration {
+    CPU.with(|c| {
+        let mut v = c.borrow().clone();
+        v.sort();
+        v.get(v.len() / 2).copied().unwrap_or_default()
+    })
 }
 
 fn ms(d: Duration) -> String {

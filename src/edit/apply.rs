@@ -214,7 +214,9 @@ pub fn plan(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Planned, Ed
     for (i, e) in edits.iter().enumerate() {
         check_edit(e, i + 1, total)?;
     }
-    let done = run(text, edits, &[], previous, |p, src| Content::of(text, p, src))?;
+    let done = run(text, edits, &[], previous, |p, src| {
+        Content::of(text, p, src)
+    })?;
     Ok(Planned {
         content: done.body,
         outcomes: done.outcomes,

@@ -410,7 +410,9 @@ impl<'s> Pieces<'s> {
 
     /// Where each piece starts, and whether it is text an edit brought in.
     pub fn piece_starts(&self) -> impl Iterator<Item = (Range<usize>, bool)> + '_ {
-        self.list.iter().map(|p| (p.at..p.at + p.len(), !p.is_orig()))
+        self.list
+            .iter()
+            .map(|p| (p.at..p.at + p.len(), !p.is_orig()))
     }
 
     /// The start of 0-based line `n`, if the text has that many lines.
@@ -576,7 +578,11 @@ impl<'s> Pieces<'s> {
                 start,
                 end,
                 orig_at: *orig_end,
-                nls: memchr::memchr_iter(b'\n', &self.news[p.src as usize - 1].as_bytes()[start..end]).count(),
+                nls: memchr::memchr_iter(
+                    b'\n',
+                    &self.news[p.src as usize - 1].as_bytes()[start..end],
+                )
+                .count(),
             }
         }
     }

@@ -37,9 +37,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::write::{
-    BeforeRename, Parts, is_disk_full, remove_checked_then, write_checked_then,
-};
+use super::write::{BeforeRename, Parts, is_disk_full, remove_checked_then, write_checked_then};
 pub use patch::{Patch, RolledBack};
 
 use super::read::content_hash_parts;

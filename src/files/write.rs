@@ -63,13 +63,9 @@ impl<'a> Expect<'a> {
 /// is put back to what it then held and the error is `ChangedOnDisk` too.
 /// Callers re-plan on the current text.
 pub fn write_checked(file: &Resolved, expected: Expect<'_>, bytes: &[u8]) -> Result<(), FileError> {
-    write_atomic_shown(
-        &file.real,
-        &file.rel,
-        &[bytes],
-        Some(expected),
-        &mut |_| Ok(()),
-    )
+    write_atomic_shown(&file.real, &file.rel, &[bytes], Some(expected), &mut |_| {
+        Ok(())
+    })
 }
 
 /// Runs right after the check, right before the rename, with the file
@@ -112,9 +108,13 @@ pub(crate) fn write_checked_then(
 ///
 /// An existing file without the owner write bit is refused (`ReadOnly`).
 pub fn write_atomic(real: &Path, bytes: &[u8]) -> Result<(), FileError> {
-    write_atomic_shown(real, &real.display().to_string(), &[bytes], None, &mut |_| {
-        Ok(())
-    })
+    write_atomic_shown(
+        real,
+        &real.display().to_string(),
+        &[bytes],
+        None,
+        &mut |_| Ok(()),
+    )
 }
 
 fn write_atomic_shown(
@@ -268,9 +268,15 @@ fn replace_via_temp(
         Some(Expect::Bytes(want)) => {
             rename_over_expected(&temp, real, &[want], None, bytes, before_rename, true)
         }
-        Some(Expect::Read(want, stamp)) => {
-            rename_over_expected(&temp, real, &[want], Some(stamp), bytes, before_rename, true)
-        }
+        Some(Expect::Read(want, stamp)) => rename_over_expected(
+            &temp,
+            real,
+            &[want],
+            Some(stamp),
+            bytes,
+            before_rename,
+            true,
+        ),
     });
     // After a hard-link create, the temp name is still there.
     let _ = fs::remove_file(&temp);

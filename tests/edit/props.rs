@@ -716,7 +716,11 @@ fn indented_file() -> impl Strategy<Value = (Vec<String>, bool)> {
                 .map(|(i, (depth, word, unit, plain))| {
                     let unit = ["    ", "\t", "  "][unit];
                     // Most lines are unique, some repeat.
-                    let tag = if plain == 0 { String::new() } else { format!(" {i}") };
+                    let tag = if plain == 0 {
+                        String::new()
+                    } else {
+                        format!(" {i}")
+                    };
                     format!("{}{}{tag}", unit.repeat(depth), WORDS[word])
                 })
                 .collect();

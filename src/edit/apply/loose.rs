@@ -144,7 +144,9 @@ impl Seams {
                 (None, None) => break,
             };
             if let Some(line) = next
-                && merged.last().is_none_or(|l: &(usize, usize, u64)| l.0 < line.0)
+                && merged
+                    .last()
+                    .is_none_or(|l: &(usize, usize, u64)| l.0 < line.0)
             {
                 merged.push(line);
             }
@@ -153,10 +155,7 @@ impl Seams {
     }
 
     fn starts_with_hash(&self, hash: u64) -> impl Iterator<Item = usize> + '_ {
-        self.lines
-            .iter()
-            .filter(move |l| l.2 == hash)
-            .map(|l| l.0)
+        self.lines.iter().filter(move |l| l.2 == hash).map(|l| l.0)
     }
 }
 

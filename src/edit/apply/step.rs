@@ -218,8 +218,14 @@ impl Step<'_> {
             && !region.eof
             && !self.replace_all
             && let Some(w) = call.loose_window(old)
-            && let Ok(Some(outcome)) =
-                self.tolerant_in(call, region, (old, new), pid, (&w.view, &w.first), (w.at, w.line))
+            && let Ok(Some(outcome)) = self.tolerant_in(
+                call,
+                region,
+                (old, new),
+                pid,
+                (&w.view, &w.first),
+                (w.at, w.line),
+            )
         {
             return Ok(Some(outcome));
         }
