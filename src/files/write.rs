@@ -918,6 +918,46 @@ mod tests {
     }
 
     #[test]
+    fn parts_are_written_and_compared_as_one_content() {
+        // Parts of every size around the block size, empty ones included:
+        // what a large file's edit streams (kept spans and new text).
+        let bytes: Vec<u8> = (0..(6 * 256 * 1024 + 333) as u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 11) as u8)
+            .collect();
+        let cuts = [
+            0,
+            1,
+            5,
+            5,
+            256 * 1024 - 1,
+            256 * 1024 + 7,
+            900_000,
+            1_500_000,
+        ];
+        let mut parts: Vec<&[u8]> = Vec::new();
+        let mut from = 0;
+        for c in cuts {
+            parts.push(&bytes[from..c]);
+            from = c;
+        }
+        parts.push(&bytes[from..]);
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("parts.bin");
+        let mut file = File::create(&path).unwrap();
+        write_streaming(&mut file, &parts).unwrap();
+        drop(file);
+        assert_eq!(fs::read(&path).unwrap(), bytes);
+        let mut file = File::open(&path).unwrap();
+        assert!(holds(&mut file, &parts).unwrap());
+        assert!(holds(&mut file, &[&bytes]).unwrap());
+        // One byte other, or one byte short: not what was planned.
+        let mut other = bytes.clone();
+        other[1_000_000] ^= 1;
+        assert!(!holds(&mut file, &[&other[..700_000], &other[700_000..]]).unwrap());
+        assert!(!holds(&mut file, &[&bytes[..bytes.len() - 1]]).unwrap());
+    }
+
+    #[test]
     fn a_read_stamp_skips_the_first_look_but_never_the_second() {
         use crate::files::read_text;
         let dir = tempfile::tempdir().unwrap();
