@@ -652,20 +652,16 @@ fn fill_temp(mut file: File, bytes: Parts<'_>, existing: Option<&Metadata>) -> i
     file.sync_all()
 }
 
-/// Writes `parts` to the new file, one after another. A large file goes
-/// in blocks, each handed to the disk as soon as it is written
-/// (`sync_file_range` starting the writeback, without waiting), so the
-/// disk works while the next blocks are copied and the `fsync` after has
-/// little left to wait for: 10 MB written and synced in about 3 ms instead
-/// of 5.5. Durability is the fsync's, as before; the early writeback is
-/// only a head start.
+/// Writes `parts` to the new file, one after another; a large file in
+/// blocks, each handed to the disk as soon as written (`sync_file_range`,
+/// not waiting), so the fsync after has little left to wait for (10 MB
+/// written and synced: 3 ms instead of 5.5). Durability is the fsync's.
 fn write_streaming(file: &mut File, parts: Parts<'_>) -> io::Result<()> {
     const BLOCK: usize = 256 * 1024;
     let len: usize = parts.iter().map(|p| p.len()).sum();
     if len <= 4 * BLOCK {
         return parts.iter().try_for_each(|p| file.write_all(p));
     }
-    // Many small parts (new texts between kept spans) go out together.
     let (mut written, mut synced) = (0, 0);
     for part in parts {
         for block in part.chunks(BLOCK) {
