@@ -112,6 +112,15 @@ fn main() {
         code: 0,
         codex: None,
     });
+    cases.push(Case {
+        name: "1000 dedented edits in one call, 100k lines".into(),
+        text: small.clone(),
+        input: dedented_call(&shuffled(&spread(1_000, 3, 49))),
+        format: None,
+        code: 0,
+        codex: None,
+    });
+    cases.extend(shapes(&big, &small));
     for k in [1_000, 2_000] {
         let sites = spread(k, 3, 24);
         cases.push(Case {
@@ -196,6 +205,7 @@ fn main() {
             }
             time(cmd.arg("--root").arg(&ws).arg(&input), &[case.code])
         });
+        let cpu = last_cpu();
         let theirs = match (&codex, &case.codex) {
             (Some(bin), Some(patch)) => Some(measure(|| {
                 reset(&ws, &case.text);
@@ -211,14 +221,21 @@ fn main() {
         };
         match theirs {
             Some(c) => println!(
-                "{:<46} {:>10} {:>8.2} {:>10} {:>8.2}",
+                "{:<46} {:>10} {:>8.2} {:>10} {:>8.2}   cpu {}",
                 case.name,
                 ms(t),
                 ratio(t, floor),
                 ms(c),
-                ratio(t, c)
+                ratio(t, c),
+                ms(cpu)
             ),
-            None => println!("{:<46} {:>10} {:>8.2}", case.name, ms(t), ratio(t, floor)),
+            None => println!(
+                "{:<46} {:>10} {:>8.2}   cpu {}",
+                case.name,
+                ms(t),
+                ratio(t, floor),
+                ms(cpu)
+            ),
         }
     }
     println!("\nthe edit engine alone, in process (nib::edit::apply):");
@@ -248,6 +265,95 @@ fn reset(ws: &Path, text: &str) {
 /// lines apart from `first` on.
 fn spread(count: usize, first: usize, step: usize) -> Vec<usize> {
     (0..count).map(|k| 1 + 2 * (k * step + first / 2)).collect()
+}
+
+/// Other people's shapes: CRLF, long lines, deep indentation, edits at
+/// the end, a few huge edits.
+fn shapes(big: &str, small: &str) -> Vec<Case> {
+    let crlf = small.replace('\n', "\r\n");
+    let deep: String = small.replace("\n    ", &format!("\n{}", " ".repeat(40)));
+    // 10,000 lines of about 1,000 bytes each.
+    let long: String = (0..10_000)
+        .map(|i| format!("row_{i} = [{}]\n", "7, ".repeat(330)))
+        .collect();
+    let long_call = {
+        let edits: Vec<String> = (0..100)
+            .map(|k| {
+                let i = k * 97 + 5;
+                format!(r#"{{"old": "row_{i} = [7, ", "new": "row_{i} = [8, "}}"#)
+            })
+            .collect();
+        format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
+    };
+    let last = 249_999;
+    // Three edits each replacing 5,000 lines (old over the automaton's
+    // limit: a linear search each).
+    let huge_call = {
+        let lines: Vec<&str> = small.lines().collect();
+        let edits: Vec<String> = [10_001usize, 40_001, 80_001]
+            .iter()
+            .map(|&at| {
+                let old = lines[at..at + 5_000].join("\n") + "\n";
+                let new = old.replace("compute(", "compute2(");
+                format!(
+                    r#"{{"old": {}, "new": {}}}"#,
+                    serde_json::to_string(&old).unwrap_or_default(),
+                    serde_json::to_string(&new).unwrap_or_default()
+                )
+            })
+            .collect();
+        format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
+    };
+    vec![
+        Case {
+            name: "CRLF: 2000 edits, shuffled, 100k lines".into(),
+            text: crlf.clone(),
+            input: edits_call(&shuffled(&spread(2_000, 3, 24))),
+            format: None,
+            code: 0,
+            codex: None,
+        },
+        Case {
+            name: "CRLF: 100 dedented edits, 100k lines".into(),
+            text: crlf,
+            input: dedented_call(&shuffled(&spread(100, 3, 499))),
+            format: None,
+            code: 0,
+            codex: None,
+        },
+        Case {
+            name: "40-column indent: 1000 dedented edits".into(),
+            text: deep,
+            input: dedented_call(&shuffled(&spread(1_000, 3, 49))),
+            format: None,
+            code: 0,
+            codex: None,
+        },
+        Case {
+            name: "long lines (1 KB): 100 edits, 10 MB".into(),
+            text: long,
+            input: long_call,
+            format: None,
+            code: 0,
+            codex: None,
+        },
+        Case {
+            name: "one edit on the last line, 10 MB".into(),
+            text: big.to_string(),
+            input: single(last, last + 1),
+            format: None,
+            code: 0,
+            codex: Some(v4a(&[last])),
+        },
+        Case {
+            name: "3 edits of 5,000 lines each, 100k lines".into(),
+            text: small.to_string(),
+            input: huge_call,
+            format: None,
+            code: 0,
+            codex: None,
+        },
+    ]
 }
 
 /// The sites in a fixed pseudo-random order.
@@ -381,10 +487,29 @@ fn nib() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_nib"))
 }
 
+/// CPU time (user + system) of the finished children so far: the
+/// difference around one run is that process's, which a busy machine
+/// stretches far less than the wall clock.
+fn children_cpu() -> Duration {
+    // SAFETY: getrusage writes into the struct it is given, nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
+    tv(usage.ru_utime) + tv(usage.ru_stime)
+}
+
+thread_local! {
+    /// The CPU time of each run measured so far, for `measure_cpu`.
+    static CPU: std::cell::RefCell<Vec<Duration>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 fn time(cmd: &mut Command, codes: &[i32]) -> Duration {
+    let cpu = children_cpu();
     let start = Instant::now();
     let out = cmd.output().expect("run nib");
     let took = start.elapsed();
+    let cpu = children_cpu().saturating_sub(cpu);
+    CPU.with(|c| c.borrow_mut().push(cpu));
     let code = out.status.code().unwrap_or(-1);
     assert!(
         codes.contains(&code),
@@ -396,9 +521,19 @@ fn time(cmd: &mut Command, codes: &[i32]) -> Duration {
 }
 
 fn measure(mut run: impl FnMut() -> Duration) -> Duration {
+    CPU.with(|c| c.borrow_mut().clear());
     let mut times: Vec<Duration> = (0..RUNS).map(|_| run()).collect();
     times.sort();
     times[RUNS / 2]
+}
+
+/// The median CPU time of the processes the last `measure` ran.
+fn last_cpu() -> Duration {
+    CPU.with(|c| {
+        let mut v = c.borrow().clone();
+        v.sort();
+        v.get(v.len() / 2).copied().unwrap_or_default()
+    })
 }
 
 fn ms(d: Duration) -> String {

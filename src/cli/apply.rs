@@ -17,7 +17,9 @@ use serde_json::value::RawValue;
 use super::Format;
 use super::apply_report::{CallReport, Status, check_path, failed, print_reports};
 use crate::edit::{self, Edit, EditCall};
-use crate::files::{Expect, FileError, Versions, Workspace, clean_stale_temps_in, read_text};
+use crate::files::{
+    Encoding, Expect, FileError, Versions, Workspace, clean_stale_temps_in, read_text,
+};
 use crate::settings::{UsageError, workspace};
 
 #[derive(Debug, Args)]
@@ -221,31 +223,52 @@ impl<'w> ApplySession<'w> {
             .last_applied
             .get(&file.rel)
             .map_or(&[][..], Vec::as_slice);
-        let applied = match edit::apply(&current, &call.edits, previous) {
+        // The new content as parts of the text as read and the edits' new
+        // text, streamed to the temp file: a large file is never held twice.
+        let applied = match edit::plan(&current, &call.edits, previous) {
             Ok(a) => a,
             Err(e) => return failed(file.rel.clone(), e.to_string(), Some(e.kind.as_str())),
         };
         let made = applied.made(&call.edits);
-        // Written back in the file's encoding (a character it cannot hold
-        // refuses the call, dry run included).
-        let after = match on_disk.encode(&file.rel, &applied.text) {
-            Ok(bytes) => bytes,
-            Err(e) => return failed(file.rel.clone(), e.to_string(), Some("unrepresentable")),
+        // Written back in the file's encoding. A UTF-8 file goes to disk
+        // straight from the parts; another is rendered and encoded (a
+        // character it cannot hold refuses the call, dry run included).
+        let encoded = match on_disk.encoding {
+            Encoding::Utf8 => None,
+            _ => {
+                let text = applied.content.render(&current);
+                let after = match on_disk.encode(&file.rel, &text) {
+                    Ok(bytes) => bytes.into_owned(),
+                    Err(e) => {
+                        return failed(file.rel.clone(), e.to_string(), Some("unrepresentable"));
+                    }
+                };
+                let before = match on_disk.encode(&file.rel, &current) {
+                    Ok(bytes) => bytes.into_owned(),
+                    Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
+                };
+                Some((before, after))
+            }
         };
         let mut version = None;
         if applied.changed && self.dry_run {
             self.dry_files
-                .insert(file.rel.clone(), applied.text.clone());
+                .insert(file.rel.clone(), applied.content.render(&current));
         } else if applied.changed
             && let Some(lock) = lock
         {
-            let before = match on_disk.encode(&file.rel, &current) {
-                Ok(bytes) => bytes,
-                Err(e) => return failed(file.rel.clone(), e.to_string(), Some("read")),
+            let written = match &encoded {
+                None => self.versions.write_locked_parts(
+                    &lock,
+                    &file,
+                    Expect::Read(current.as_bytes(), stamp),
+                    &applied.content.slices(&current),
+                ),
+                Some((before, after)) => {
+                    self.versions
+                        .write_locked(&lock, &file, Expect::Read(before, stamp), after)
+                }
             };
-            let written =
-                self.versions
-                    .write_locked(&lock, &file, Expect::Read(&before, stamp), &after);
             drop(lock);
             match written {
                 Ok(id) => version = Some(id.to_string()),

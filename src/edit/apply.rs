@@ -21,6 +21,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 
+use super::content::Content;
 use super::diff::Diff;
 use super::error::{EditError, ErrorKind};
 use super::pieces::Pieces;
@@ -34,6 +35,7 @@ use step::Step;
 
 mod call;
 mod failure;
+mod loose;
 mod repeat;
 mod step;
 mod typography;
@@ -79,12 +81,46 @@ impl Applied {
     /// The edits of `edits` (the call's, in order) that this call applied:
     /// the record a later call's "already applied" check is made against.
     pub fn made(&self, edits: &[Edit]) -> Vec<Edit> {
-        edits
-            .iter()
-            .zip(&self.outcomes)
-            .filter(|(_, o)| matches!(o, Outcome::Applied { .. }))
-            .map(|(e, _)| e.clone())
-            .collect()
+        made(edits, &self.outcomes)
+    }
+}
+
+fn made(edits: &[Edit], outcomes: &[Outcome]) -> Vec<Edit> {
+    edits
+        .iter()
+        .zip(outcomes)
+        .filter(|(_, o)| matches!(o, Outcome::Applied { .. }))
+        .map(|(e, _)| e.clone())
+        .collect()
+}
+
+impl From<Done<String>> for Applied {
+    fn from(done: Done<String>) -> Applied {
+        Applied {
+            text: done.body,
+            outcomes: done.outcomes,
+            notes: done.notes,
+            diff: done.diff,
+            changed: done.changed,
+        }
+    }
+}
+
+/// `Applied` with the new content as [`Content`] (see [`plan`]).
+#[derive(Debug, Clone)]
+pub struct Planned {
+    /// The new file content, in parts of the text as read and new text.
+    pub content: Content,
+    pub outcomes: Vec<Outcome>,
+    pub notes: Vec<String>,
+    pub diff: Diff,
+    pub changed: bool,
+}
+
+impl Planned {
+    /// The edits of `edits` this call applied (see [`Applied::made`]).
+    pub fn made(&self, edits: &[Edit]) -> Vec<Edit> {
+        made(edits, &self.outcomes)
     }
 }
 
@@ -143,7 +179,51 @@ pub fn apply(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Applied, E
     for (i, e) in edits.iter().enumerate() {
         check_edit(e, i + 1, total)?;
     }
-    run(text, edits, &[], previous)
+    run(text, edits, &[], previous, |p, src| p.render(src)).map(Applied::from)
+}
+
+/// `apply` with every tolerant edit looked for in the whole current text,
+/// as before windows: for tests that check the windows change nothing.
+#[doc(hidden)]
+pub fn apply_without_windows(
+    text: &str,
+    edits: &[Edit],
+    previous: &[Edit],
+) -> Result<Applied, EditError> {
+    let total = edits.len();
+    for (i, e) in edits.iter().enumerate() {
+        check_edit(e, i + 1, total)?;
+    }
+    WINDOWS.with(|w| w.set(false));
+    let done = run(text, edits, &[], previous, |p, src| p.render(src)).map(Applied::from);
+    WINDOWS.with(|w| w.set(true));
+    done
+}
+
+thread_local! {
+    /// Whether tolerant edits may be looked for in a window of the text
+    /// (off only in `apply_without_windows`).
+    static WINDOWS: std::cell::Cell<bool> = const { std::cell::Cell::new(true) };
+}
+
+/// `apply`, with the new content as parts of `text` and the new text
+/// instead of one string (see [`Content`]): what a caller that streams a
+/// large file to disk uses, so the file is not held twice.
+pub fn plan(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Planned, EditError> {
+    let total = edits.len();
+    for (i, e) in edits.iter().enumerate() {
+        check_edit(e, i + 1, total)?;
+    }
+    let done = run(text, edits, &[], previous, |p, src| {
+        Content::of(text, p, src)
+    })?;
+    Ok(Planned {
+        content: done.body,
+        outcomes: done.outcomes,
+        notes: done.notes,
+        diff: done.diff,
+        changed: done.changed,
+    })
 }
 
 /// `apply` with a position hint per edit (see [`Near`]). With every hint
@@ -168,7 +248,7 @@ pub fn apply_hinted(text: &str, edits: &[Hinted], previous: &[Edit]) -> Result<A
     }
     let plain: Vec<Edit> = edits.iter().map(|h| h.edit.clone()).collect();
     let nears: Vec<Near> = edits.iter().map(|h| h.near.clone()).collect();
-    run(text, &plain, &nears, previous)
+    run(text, &plain, &nears, previous, |p, src| p.render(src)).map(Applied::from)
 }
 
 /// For each edit, the earlier edit of the call it repeats, if any: same old,
@@ -226,12 +306,13 @@ fn without_bom<'a>(
 }
 
 /// The call after validation. `nears` is empty (no hints) or one per edit.
-fn run(
+fn run<T>(
     text: &str,
     edits: &[Edit],
     nears: &[Near],
     previous: &[Edit],
-) -> Result<Applied, EditError> {
+    finish: impl FnOnce(&Pieces, &Source) -> T,
+) -> Result<Done<T>, EditError> {
     let total = edits.len();
     let src = Source::parse(text);
     fn as_compared(e: &Edit, bom: bool) -> (Cow<'_, str>, Cow<'_, str>, bool) {
@@ -310,6 +391,10 @@ fn run(
         tracked: vec![false; total],
         written: Vec::new(),
         lost: Vec::new(),
+        loose_index: Default::default(),
+        seams: None,
+        windows: WINDOWS.with(|w| w.get()),
+        loose_lookups: 0,
     };
     // Edits a later one may repeat sent differently: where they write is
     // kept, to tell a repeat from a further change.
@@ -371,22 +456,26 @@ fn run(
     }
     let pieces = call.pieces;
     let changes = pieces.changes();
-    let text = pieces.render(&src);
-    // Without other endings the written text is the compared text plus the
-    // BOM: no need for a second copy of a large file.
-    let compared = if src.lf_only() {
-        Cow::Borrowed(&text[src.prefix().len()..])
-    } else {
-        pieces.materialize()
-    };
-    let diff = Diff::from_changes(&src.norm, &compared, &changes);
-    Ok(Applied {
-        text,
+    // The diff reads the new text around the changes only: the whole of
+    // it is never put together here.
+    let diff = Diff::from_changes(&src.norm, |r| pieces.text(r), &changes);
+    Ok(Done {
+        body: finish(&pieces, &src),
         outcomes,
         notes: call.notes,
         diff,
         changed: !changes.is_empty(),
     })
+}
+
+/// A call that succeeded, with its new content in the form its caller
+/// asked for.
+struct Done<T> {
+    body: T,
+    outcomes: Vec<Outcome>,
+    notes: Vec<String>,
+    diff: Diff,
+    changed: bool,
 }
 
 /// `new`, a whole file's content sent with LF endings, as it should replace

@@ -97,25 +97,32 @@ impl Diff {
             old: prefix..old.len() - suffix,
             new: prefix..new.len() - suffix,
         };
-        Diff::from_changes(old, new, &[change])
+        Diff::from_changes(old, |r| Cow::Borrowed(&new[r]), &[change])
     }
 
     /// The diff between two texts that differ only in `changes` (ascending
     /// byte ranges; the text between them is equal). Only windows around
-    /// the changes are split into lines; the rest is only counted.
-    pub(crate) fn from_changes(old: &str, new: &str, changes: &[Change]) -> Diff {
+    /// the changes are split into lines; the rest is only counted, and the
+    /// new text is only read there (`new` gives a range of it, cut at line
+    /// or change boundaries), so it need not exist as one string.
+    pub(crate) fn from_changes<'n>(
+        old: &str,
+        new: impl Fn(Range<usize>) -> Cow<'n, str>,
+        changes: &[Change],
+    ) -> Diff {
         let mut hunks = Vec::new();
         // Line numbers: newlines are counted in the old text only, up to
         // each window; the new text's numbers follow from what the changes
         // before it added or removed.
         let (mut counted_to, mut old_line) = (0, 0);
-        for w in windows(old, new, changes) {
+        for w in windows(old, &new, changes) {
             let shift = |at: usize, by: isize| (at as isize + by) as usize;
             let new_span = shift(w.old.start, w.delta_before)..shift(w.old.end, w.delta_after);
             old_line += count_newlines(&old.as_bytes()[counted_to..w.old.start]);
             counted_to = w.old.start;
             let new_line = shift(old_line, w.lines_before);
-            let (o, n) = (&old[w.old.clone()], &new[new_span]);
+            let (o, n) = (&old[w.old.clone()], new(new_span));
+            let n: &str = &n;
             let (oi, ni) = (LineIndex::new(o), LineIndex::new(n));
             let ops = capture_diff_slices(Algorithm::Myers, &lines_of(o, &oi), &lines_of(n, &ni));
             let base = (old_line, new_line);
@@ -215,7 +222,11 @@ struct Window {
 }
 
 /// Changes widened to whole lines plus context, merged where they touch.
-fn windows(old: &str, new: &str, changes: &[Change]) -> Vec<Window> {
+fn windows<'n>(
+    old: &str,
+    new: &impl Fn(Range<usize>) -> Cow<'n, str>,
+    changes: &[Change],
+) -> Vec<Window> {
     let bytes = old.as_bytes();
     let mut out: Vec<Window> = Vec::new();
     let (mut delta, mut lines) = (0isize, 0isize);
@@ -237,7 +248,7 @@ fn windows(old: &str, new: &str, changes: &[Change]) -> Vec<Window> {
         }
         let (before, lines_before) = (delta, lines);
         delta += c.new.len() as isize - c.old.len() as isize;
-        lines += count_newlines(&new.as_bytes()[c.new.clone()]) as isize
+        lines += count_newlines(new(c.new.clone()).as_bytes()) as isize
             - count_newlines(&bytes[c.old.clone()]) as isize;
         match out.last_mut() {
             Some(w) if start <= w.old.end => {
@@ -416,7 +427,7 @@ mod tests {
         ];
         assert_eq!(&old[10..11], "5");
         assert_eq!(&new[83..89], "thirty");
-        let d = Diff::from_changes(&old, &new, &changes);
+        let d = Diff::from_changes(&old, |r| Cow::Borrowed(&new[r]), &changes);
         assert_eq!(d.hunks.len(), 2);
         assert_eq!(d, whole(&old, &new));
     }

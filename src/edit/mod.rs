@@ -9,6 +9,7 @@
 //! `files`' job.
 
 mod apply;
+mod content;
 mod diff;
 mod error;
 pub mod formats;
@@ -20,7 +21,10 @@ mod search;
 mod text;
 mod tolerant;
 
-pub use apply::{Applied, Hinted, Near, Outcome, apply, apply_hinted};
+pub use apply::{
+    Applied, Hinted, Near, Outcome, Planned, apply, apply_hinted, apply_without_windows, plan,
+};
+pub use content::Content;
 pub use diff::{Diff, DiffLine, Hunk, LineKind};
 pub use error::{EditError, ErrorKind};
 pub use json::{DuplicateKey, first_duplicate_key};

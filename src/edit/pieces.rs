@@ -18,6 +18,7 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::rc::Rc;
 
 use super::search::{find_overlapping, overlaps_any, windows};
 use super::text::{LineIndex, Source};
@@ -39,7 +40,12 @@ struct Piece {
     /// original piece before it. Never decreases along the list, so the
     /// piece holding an original offset is a binary search away.
     orig_at: usize,
+    /// Line breaks in the piece (`UNKNOWN` for an original piece made
+    /// before line numbers were asked for).
+    nls: usize,
 }
+
+const UNKNOWN: usize = usize::MAX;
 
 impl Piece {
     fn len(&self) -> usize {
@@ -58,12 +64,21 @@ pub(crate) struct Change {
     pub new: Range<usize>,
 }
 
+/// A stretch of the current text: a range of the original, or text an
+/// edit brought in.
+pub(crate) enum Span<'a> {
+    Orig(Range<usize>),
+    New(&'a str),
+}
+
 /// A replacement in current-text offsets: the range and its new text.
 pub(crate) type Replacement = (Range<usize>, String);
 
 #[derive(Debug)]
 pub(crate) struct Pieces<'s> {
     orig: &'s str,
+    /// The original's lines, once line numbers are asked for.
+    breaks: Option<Rc<LineIndex>>,
     news: Vec<String>,
     list: Vec<Piece>,
     len: usize,
@@ -80,10 +95,12 @@ impl<'s> Pieces<'s> {
                 start: 0,
                 end: orig.len(),
                 orig_at: 0,
+                nls: UNKNOWN,
             }]
         };
         Pieces {
             orig,
+            breaks: None,
             news: Vec::new(),
             list,
             len: orig.len(),
@@ -220,6 +237,27 @@ impl<'s> Pieces<'s> {
         LineIndex::from_starts(starts, self.len, ends_nl)
     }
 
+    /// The current text in order: ranges of the original (LF-normalized
+    /// offsets) and the texts edits brought in.
+    pub fn spans(&self) -> impl Iterator<Item = Span<'_>> {
+        self.list.iter().map(|p| match p.src {
+            ORIG => Span::Orig(p.start..p.end),
+            _ => Span::New(self.text_of(p)),
+        })
+    }
+
+    /// The current text's bytes in `range` as text. Callers cut at line
+    /// boundaries or change boundaries, which are character boundaries.
+    pub fn text(&self, range: Range<usize>) -> Cow<'_, str> {
+        match self.bytes(range) {
+            Cow::Borrowed(b) => String::from_utf8_lossy(b),
+            Cow::Owned(b) => match String::from_utf8(b) {
+                Ok(s) => Cow::Owned(s),
+                Err(e) => Cow::Owned(String::from_utf8_lossy(e.as_bytes()).into_owned()),
+            },
+        }
+    }
+
     /// The current text as the file should hold it: BOM and line endings
     /// restored.
     pub fn render(&self, src: &Source) -> String {
@@ -280,6 +318,101 @@ impl<'s> Pieces<'s> {
             line.push_str(&text[at..]);
         }
         (!skip && line_start < self.len && pred(&line)).then_some(self.len)
+    }
+
+    /// The start of the line holding current offset `pos`.
+    pub fn line_start_at(&self, pos: usize) -> usize {
+        let pos = pos.min(self.len);
+        let mut i = self.index_at(pos);
+        if i == self.list.len() {
+            let Some(last) = i.checked_sub(1) else {
+                return 0;
+            };
+            i = last;
+        }
+        let mut end = pos;
+        loop {
+            let p = &self.list[i];
+            let upto = end.saturating_sub(p.at).min(p.len());
+            if let Some(k) = memchr::memrchr(b'\n', &self.text_of(p).as_bytes()[..upto]) {
+                return p.at + k + 1;
+            }
+            let Some(before) = i.checked_sub(1) else {
+                return 0;
+            };
+            end = p.at;
+            i = before;
+        }
+    }
+
+    /// The end of the line holding current offset `pos`, past its '\n'
+    /// (the end of the text for a last line without one).
+    pub fn line_end_at(&self, pos: usize) -> usize {
+        for p in &self.list[self.index_at(pos)..] {
+            let from = pos.saturating_sub(p.at).min(p.len());
+            if let Some(k) = memchr::memchr(b'\n', &self.text_of(p).as_bytes()[from..]) {
+                return p.at + from + k + 1;
+            }
+        }
+        self.len
+    }
+
+    /// From now on, each piece knows its line breaks (the original's
+    /// from `orig`, its line index), so `line_number` only adds them up.
+    pub fn track_lines(&mut self, orig: Rc<LineIndex>) {
+        self.breaks = Some(orig);
+        for i in 0..self.list.len() {
+            let p = self.list[i];
+            if p.nls == UNKNOWN {
+                self.list[i].nls = self.orig_breaks(p.start, p.end);
+            }
+        }
+    }
+
+    /// Line breaks in the original's `start..end` (UNKNOWN without the
+    /// original's line index).
+    fn orig_breaks(&self, start: usize, end: usize) -> usize {
+        let Some(orig) = &self.breaks else {
+            return UNKNOWN;
+        };
+        let starts = orig.starts();
+        // A start after each break, but for a final one (the index has no
+        // empty last line).
+        let upto = |at: usize| {
+            starts.partition_point(|&s| s <= at)
+                + usize::from(at == self.orig.len() && orig.ends_nl())
+        };
+        upto(end).saturating_sub(upto(start))
+    }
+
+    /// The 0-based line of current offset `pos`: the line breaks before
+    /// it, counted per piece (the original's from its line index).
+    pub fn line_number(&self, pos: usize, orig: &LineIndex) -> usize {
+        let starts = orig.starts();
+        let upto = |at: usize| {
+            starts.partition_point(|&s| s <= at)
+                + usize::from(at == self.orig.len() && orig.ends_nl())
+        };
+        let mut lines = 0;
+        for p in &self.list {
+            if p.at >= pos {
+                break;
+            }
+            let end = pos.min(p.at + p.len()) - p.at;
+            lines += match p.src {
+                _ if end == p.len() && p.nls != UNKNOWN => p.nls,
+                ORIG => upto(p.start + end).saturating_sub(upto(p.start)),
+                _ => memchr::memchr_iter(b'\n', &self.text_of(p).as_bytes()[..end]).count(),
+            };
+        }
+        lines
+    }
+
+    /// Where each piece starts, and whether it is text an edit brought in.
+    pub fn piece_starts(&self) -> impl Iterator<Item = (Range<usize>, bool)> + '_ {
+        self.list
+            .iter()
+            .map(|p| (p.at..p.at + p.len(), !p.is_orig()))
     }
 
     /// The start of 0-based line `n`, if the text has that many lines.
@@ -391,6 +524,7 @@ impl<'s> Pieces<'s> {
             delta += text.len() as isize - range.len() as isize;
             if !text.is_empty() {
                 let len = text.len();
+                let nls = memchr::memchr_iter(b'\n', text.as_bytes()).count();
                 self.news.push(text);
                 middle.push(Piece {
                     at: 0,
@@ -398,6 +532,7 @@ impl<'s> Pieces<'s> {
                     start: 0,
                     end: len,
                     orig_at: orig_end,
+                    nls,
                 });
             }
             // Skip the replaced bytes.
@@ -434,6 +569,7 @@ impl<'s> Pieces<'s> {
                 start,
                 end,
                 orig_at: start,
+                nls: self.orig_breaks(start, end),
             }
         } else {
             Piece {
@@ -442,6 +578,11 @@ impl<'s> Pieces<'s> {
                 start,
                 end,
                 orig_at: *orig_end,
+                nls: memchr::memchr_iter(
+                    b'\n',
+                    &self.news[p.src as usize - 1].as_bytes()[start..end],
+                )
+                .count(),
             }
         }
     }

@@ -142,6 +142,12 @@ impl<'a> Source<'a> {
         }
     }
 
+    /// Offsets in the normalized text of each '\n' that was not a plain LF
+    /// in the file, with what it was; ascending.
+    pub fn endings(&self) -> &[(usize, Eol)] {
+        &self.endings
+    }
+
     /// True when every line ends in LF: the written text is then the
     /// normalized text with the prefix.
     pub fn lf_only(&self) -> bool {

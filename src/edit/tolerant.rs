@@ -15,8 +15,8 @@
 use super::search::find_overlapping;
 use super::text::LineIndex;
 pub(crate) use doubt::Doubt;
-pub(crate) use keys::fold_char;
-use keys::{hash_bytes, key, loose_hash, loosely_equal};
+pub(crate) use keys::{fold_char, loose_hash, loosely_equal};
+use keys::{hash_bytes, key};
 pub(crate) use probe::{LazyUnit, Match, Probe};
 pub(crate) use rewrite::replacement;
 pub(crate) use units::Indentation;

@@ -28,8 +28,8 @@ pub use read::{Stamp, TextFile, content_hash, content_hash_v1, encode_for, read_
 pub use resolve::{Resolved, Workspace};
 pub use versions::{FileLock, Patch, RolledBack, Undone, VersionId, Versions};
 pub use write::{
-    Expect, clean_stale_temps, clean_stale_temps_in, is_temp_name, write_atomic, write_checked,
-    write_resolved,
+    Expect, Parts, clean_stale_temps, clean_stale_temps_in, is_temp_name, write_atomic,
+    write_checked, write_resolved,
 };
 
 /// Everything that can go wrong doing IO on the workspace. Each message is

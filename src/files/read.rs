@@ -126,6 +126,54 @@ pub fn content_hash(bytes: &[u8]) -> u64 {
     finish(serial(hash, blocks.remainder()))
 }
 
+/// `content_hash` of the bytes of `parts` one after another, without
+/// joining them (a file written as parts, see `write::Parts`).
+pub fn content_hash_parts(parts: &[&[u8]]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut lanes: [u64; 4] = [
+        0x243f_6a88_85a3_08d3,
+        0x1319_8a2e_0370_7344,
+        0xa409_3822_299f_31d0,
+        0x082e_fa98_ec4e_6c89,
+    ];
+    let mut fold = |block: &[u8]| {
+        for (lane, word) in lanes.iter_mut().zip(block.chunks_exact(8)) {
+            let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+            *lane = (lane.rotate_left(23) ^ w).wrapping_mul(K);
+        }
+    };
+    // A block that straddles two parts is put together here.
+    let mut carry = [0u8; 32];
+    let mut held = 0;
+    let mut total = 0u64;
+    for part in parts {
+        total += part.len() as u64;
+        let mut rest = *part;
+        if held > 0 {
+            let take = rest.len().min(32 - held);
+            carry[held..held + take].copy_from_slice(&rest[..take]);
+            held += take;
+            rest = &rest[take..];
+            if held < 32 {
+                continue;
+            }
+            fold(&carry);
+        }
+        let mut blocks = rest.chunks_exact(32);
+        for block in &mut blocks {
+            fold(block);
+        }
+        let tail = blocks.remainder();
+        carry[..tail.len()].copy_from_slice(tail);
+        held = tail.len();
+    }
+    let mut hash = total.wrapping_mul(K);
+    for lane in lanes {
+        hash = (hash.rotate_left(23) ^ lane).wrapping_mul(K);
+    }
+    finish(serial(hash, &carry[..held]))
+}
+
 /// The hash the versions index used before `"hashing": 2`: one serial
 /// lane. Kept to check older index lines, and for the lock file names,
 /// which two nib versions on one file must agree on.
@@ -259,6 +307,31 @@ fn read_regular(file: &Resolved) -> Result<(Vec<u8>, u32, Stamp), FileError> {
 mod tests {
     use super::*;
     use crate::files::Workspace;
+
+    #[test]
+    fn content_hash_of_parts_is_the_hash_of_the_joined_bytes() {
+        let bytes: Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 13) as u8).collect();
+        for cuts in [
+            vec![],
+            vec![0],
+            vec![1],
+            vec![31, 32, 33],
+            vec![5, 5, 40, 71, 72, 500, 999],
+            vec![64, 96, 128],
+            vec![1000],
+        ] {
+            let mut parts: Vec<&[u8]> = Vec::new();
+            let mut from = 0;
+            for &c in &cuts {
+                parts.push(&bytes[from..c]);
+                from = c;
+            }
+            parts.push(&bytes[from..]);
+            assert_eq!(content_hash_parts(&parts), content_hash(&bytes), "{cuts:?}");
+            assert_eq!(content_hash_parts(&parts[..1]), content_hash(parts[0]));
+        }
+        assert_eq!(content_hash_parts(&[]), content_hash(b""));
+    }
 
     fn setup() -> (tempfile::TempDir, Workspace) {
         let dir = tempfile::tempdir().unwrap();

@@ -37,9 +37,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 use serde::{Deserialize, Serialize};
 
-use super::write::{BeforeRename, is_disk_full, remove_checked_then, write_checked_then};
+use super::write::{BeforeRename, Parts, is_disk_full, remove_checked_then, write_checked_then};
 pub use patch::{Patch, RolledBack};
 
+use super::read::content_hash_parts;
 use super::{Expect, FileError, Resolved, Workspace, content_hash, content_hash_v1};
 
 /// The id of one recorded write: a zero-padded increasing number ("000001").
@@ -124,9 +125,9 @@ struct Hashes {
 
 impl Hashes {
     /// `written` None: a delete (its hash is that of nothing).
-    fn of(previous: Option<&[u8]>, written: Option<&[u8]>) -> Hashes {
+    fn of(previous: Option<&[u8]>, written: Option<Parts<'_>>) -> Hashes {
         Hashes {
-            written: content_hash(written.unwrap_or_default()),
+            written: content_hash_parts(written.unwrap_or_default()),
             prev: content_hash(previous.unwrap_or_default()),
             removed: written.is_none(),
         }
@@ -231,7 +232,7 @@ impl Versions {
         written: &[u8],
     ) -> Result<VersionId, FileError> {
         let start = self.next_number()?;
-        let hashes = Hashes::of(previous, Some(written));
+        let hashes = Hashes::of(previous, Some(&[written]));
         self.record_at(start, rel, previous, source, hashes, true)
     }
 
@@ -358,13 +359,27 @@ impl Versions {
     /// one turn: another nib process waits instead of racing).
     pub fn write_locked(
         &self,
-        _lock: &FileLock,
+        lock: &FileLock,
         file: &Resolved,
         expected: Expect<'_>,
         bytes: &[u8],
     ) -> Result<VersionId, FileError> {
-        self.recorded_change(file, expected.bytes(), Some(bytes), |step| {
-            write_checked_then(file, expected, bytes, step)
+        self.write_locked_parts(lock, file, expected, &[bytes])
+    }
+
+    /// `write_locked` with the new content as parts written one after
+    /// another (see `write::Parts`): a large file edited in a few places
+    /// is streamed from the text as read and the new text, never held
+    /// twice.
+    pub fn write_locked_parts(
+        &self,
+        _lock: &FileLock,
+        file: &Resolved,
+        expected: Expect<'_>,
+        parts: Parts<'_>,
+    ) -> Result<VersionId, FileError> {
+        self.recorded_change(file, expected.bytes(), Some(parts), |step| {
+            write_checked_then(file, expected, parts, step)
         })
     }
 
@@ -385,13 +400,14 @@ impl Versions {
         &self,
         file: &Resolved,
         previous: Option<&[u8]>,
-        bytes: Option<&[u8]>,
+        bytes: Option<Parts<'_>>,
         change: impl FnOnce(&mut BeforeRename<'_>) -> Result<(), FileError>,
     ) -> Result<VersionId, FileError> {
         let start = self.next_number()?;
         let mut recorded: Option<VersionId> = None;
         let mut record_failed: Option<FileError> = None;
-        let size = previous.map_or(0, <[u8]>::len) + bytes.map_or(0, <[u8]>::len);
+        let size = previous.map_or(0, <[u8]>::len)
+            + bytes.map_or(0, |parts| parts.iter().map(|p| p.len()).sum());
         let large = size >= PARALLEL_STEPS;
         let mut index_synced = false;
         let written = std::thread::scope(|scope| {

@@ -1,6 +1,8 @@
 //! Properties of `apply` over generated texts and edits.
 
-use nib::edit::{Applied, Diff, Edit, Level, LineKind, Outcome, apply};
+use nib::edit::{
+    Applied, Diff, Edit, Level, LineKind, Outcome, apply, apply_without_windows, plan,
+};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
@@ -396,6 +398,43 @@ proptest! {
         }
     }
 
+    /// The streamed form of a call's result (`plan`: kept spans of the
+    /// file as read and the new text, never joined) writes the same bytes
+    /// as `apply`'s one string, byte for byte, on any text: BOM, CRLF,
+    /// lone CR (whose LF neighbours are rewritten at the seams), mixed.
+    #[test]
+    fn plan_writes_what_apply_writes(
+        text in wild(40),
+        picks in prop::collection::vec(wild_edit(), 1..5),
+    ) {
+        let chars: Vec<char> = text.chars().collect();
+        let edits: Vec<Edit> = picks
+            .iter()
+            .map(|(from_text, at, len, old, new, replace_all, _)| {
+                let old = if *from_text && !chars.is_empty() {
+                    let s = at.index(chars.len());
+                    chars[s..(s + len).min(chars.len())].iter().collect()
+                } else {
+                    old.clone()
+                };
+                Edit { old, new: new.clone(), replace_all: *replace_all }
+            })
+            .collect();
+        match (apply(&text, &edits, &[]), plan(&text, &edits, &[])) {
+            (Ok(a), Ok(p)) => {
+                prop_assert_eq!(&p.content.render(&text), &a.text);
+                prop_assert_eq!(p.content.len(), a.text.len());
+                prop_assert_eq!(p.content.slices(&text).concat(), a.text.as_bytes().to_vec());
+                prop_assert_eq!(&p.outcomes, &a.outcomes);
+                prop_assert_eq!(&p.notes, &a.notes);
+                prop_assert_eq!(p.diff.unified("f"), a.diff.unified("f"));
+                prop_assert_eq!(p.changed, a.changed);
+            }
+            (Err(a), Err(p)) => prop_assert_eq!(a.to_string(), p.to_string()),
+            (a, p) => prop_assert!(false, "apply {:?} but plan {:?}", a.is_ok(), p.is_ok()),
+        }
+    }
+
     /// (b, continued) On LF text without a BOM, a single edit whose old
     /// occurs exactly once applies exactly, and gives what `replacen` gives
     /// (new's CRLFs written as the file's LF).
@@ -659,5 +698,85 @@ proptest! {
             "{ind}{head}a,\n{ind}{pad}c,\n{ind}{pad}b)\n{ind}done()\n"
         );
         prop_assert_eq!(a.text, want);
+    }
+}
+
+/// A file of indented lines from a few words (so lines repeat and places
+/// are often ambiguous), with LF or CRLF endings.
+fn indented_file() -> impl Strategy<Value = (Vec<String>, bool)> {
+    (
+        prop::collection::vec((0usize..4, 0usize..6, 0usize..3, 0usize..4), 1..40),
+        any::<bool>(),
+    )
+        .prop_map(|(lines, crlf)| {
+            const WORDS: &[&str] = &["x = 1", "y = f(x)", "return y", "}", "if a:", "# c"];
+            let lines = lines
+                .into_iter()
+                .enumerate()
+                .map(|(i, (depth, word, unit, plain))| {
+                    let unit = ["    ", "\t", "  "][unit];
+                    // Most lines are unique, some repeat.
+                    let tag = if plain == 0 {
+                        String::new()
+                    } else {
+                        format!(" {i}")
+                    };
+                    format!("{}{}{tag}", unit.repeat(depth), WORDS[word])
+                })
+                .collect();
+            (lines, crlf)
+        })
+}
+
+proptest! {
+    #![proptest_config(crate::proptest_config())]
+
+    /// Tolerant edits looked for in a window of the text (the places from
+    /// the original's line index and the lines edits changed) give what
+    /// looking at the whole text gives: the same bytes, outcomes, notes
+    /// (line numbers included), diff, or the same refusal.
+    #[test]
+    fn windows_change_nothing(
+        (lines, crlf) in indented_file(),
+        picks in prop::collection::vec((any::<Index>(), 1usize..4, 0usize..3, any::<bool>()), 1..8),
+    ) {
+        let eol = if crlf { "\r\n" } else { "\n" };
+        let text = format!("{}{eol}", lines.join(eol));
+        let edits: Vec<Edit> = picks
+            .iter()
+            .map(|(at, len, how, nl)| {
+                let s = at.index(lines.len());
+                let chunk = &lines[s..(s + len).min(lines.len())];
+                // Sent dedented (or with other indentation), so that only
+                // a tolerant level finds it.
+                let old: Vec<String> = chunk
+                    .iter()
+                    .map(|l| match how {
+                        0 => l.trim_start().to_string(),
+                        1 => format!("  {}", l.trim_start()),
+                        _ => format!("{l} "),
+                    })
+                    .collect();
+                let mut new = old.clone();
+                new[0] = format!("{} # changed", new[0]);
+                let end = if *nl { "\n" } else { "" };
+                Edit::new(format!("{}{end}", old.join("\n")), format!("{}{end}", new.join("\n")))
+            })
+            .collect();
+        match (apply(&text, &edits, &[]), apply_without_windows(&text, &edits, &[])) {
+            (Ok(a), Ok(w)) => {
+                prop_assert_eq!(&a.text, &w.text);
+                prop_assert_eq!(&a.outcomes, &w.outcomes);
+                prop_assert_eq!(&a.notes, &w.notes);
+                prop_assert_eq!(a.diff.unified("f"), w.diff.unified("f"));
+            }
+            (Err(a), Err(w)) => prop_assert_eq!(a.to_string(), w.to_string()),
+            (a, w) => prop_assert!(
+                false,
+                "windows {:?}, whole text {:?}",
+                a.map(|x| x.text),
+                w.map(|x| x.text)
+            ),
+        }
     }
 }

@@ -10,6 +10,7 @@
 use std::cell::OnceCell;
 use std::ops::Range;
 
+use super::loose::{LooseIndex, Seams};
 use crate::edit::pieces::{Pieces, Replacement};
 use crate::edit::search::{Automaton, find_overlapping, overlaps, overlaps_any, windows};
 use crate::edit::text::{LineIndex, Source};
@@ -58,6 +59,15 @@ pub(super) struct Call<'s> {
     /// text; later splices move them, and one that changes such text
     /// widens its range to cover what it wrote there.
     pub(super) written: Vec<(usize, Range<usize>)>,
+    /// The original's lines by loose key, once a tolerant edit needs them.
+    pub(super) loose_index: OnceCell<LooseIndex>,
+    /// The lines edits changed, with their loose keys, from the first
+    /// tolerant edit on.
+    pub(super) seams: Option<Seams>,
+    /// Whether tolerant edits may be looked for in a window of the text.
+    pub(super) windows: bool,
+    /// Tolerant edits that asked for a window so far.
+    pub(super) loose_lookups: usize,
 }
 
 impl<'s> Call<'s> {
@@ -122,6 +132,9 @@ impl<'s> Call<'s> {
             return;
         }
         let done = self.pieces.splice(reps);
+        if let Some(seams) = &mut self.seams {
+            seams.update(&self.pieces, &replaced, &done.regions);
+        }
         self.cuts.extend(done.cut.into_iter().map(|r| (n, r)));
         let pat_len = &self.pat_len;
         let lost = &mut self.lost;
@@ -200,7 +213,7 @@ fn written_ranges(replacements: &[Replacement]) -> Vec<Range<usize>> {
 /// much it grew) were spliced in, in the text after: text inserted at its
 /// start goes before it, a replacement overlapping it widens it to cover
 /// the new text.
-fn moved(range: &Range<usize>, replaced: &[(Range<usize>, isize)]) -> Range<usize> {
+pub(super) fn moved(range: &Range<usize>, replaced: &[(Range<usize>, isize)]) -> Range<usize> {
     let (mut start, mut end) = (range.start as isize, range.end as isize);
     let mut shift: isize = 0;
     for (r, grew) in replaced {

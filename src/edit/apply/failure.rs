@@ -96,9 +96,19 @@ impl Step<'_> {
                 call.orig.len()
             }
         };
-        let first: Vec<usize> = tolerant::first_lines(call.orig, orig_lines, &[&probe])
-            .pop()
-            .unwrap_or_default()
+        // The original's lines loosely equal to old's first: from the
+        // call's index once a second tolerant edit has built it (no pass
+        // over the file per edit), else one pass.
+        let loose = match call.loose_index.get() {
+            Some(_) => {
+                let old_first = split_lines(old).0.first().copied().unwrap_or_default();
+                call.orig_loose_lines(&tolerant::loosest_key(old_first))
+            }
+            None => tolerant::first_lines(call.orig, orig_lines, &[&probe])
+                .pop()
+                .unwrap_or_default(),
+        };
+        let first: Vec<usize> = loose
             .into_iter()
             .filter(|&j| overlaps_any(orig_lines.start(j), end_of(j), &cuts))
             .collect();

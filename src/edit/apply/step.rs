@@ -205,8 +205,31 @@ impl Step<'_> {
             }
             return self.replace_exact(call, &hits, old, new).map(Some);
         }
-        let view = view.get_or_insert_with(|| see(call));
         let primary = old == self.old;
+        // Where the places old could have stand within a window of the
+        // text, the levels look there only (the whole text is copied and
+        // scanned below only when that cannot tell, or to explain a
+        // refusal with the whole text's line numbers).
+        if primary
+            && call.windows
+            && !self.was_applied
+            && matches!(self.near, Near::None)
+            && region.from == 0
+            && !region.eof
+            && !self.replace_all
+            && let Some(w) = call.loose_window(old)
+            && let Ok(Some(outcome)) = self.tolerant_in(
+                call,
+                region,
+                (old, new),
+                pid,
+                (&w.view, &w.first),
+                (w.at, w.line),
+            )
+        {
+            return Ok(Some(outcome));
+        }
+        let view = view.get_or_insert_with(|| see(call));
         let new_probe = Probe::new(self.new, self.new).file_unit(call.lazy_unit());
         // Before any tolerant level: a resent edit whose old still matches
         // loosely (an insertion leaves old's lines in place) is done.
@@ -237,7 +260,32 @@ impl Step<'_> {
                 .pop()
                 .unwrap_or_default()
         };
-        let found = tolerant::find_from(cur, lines, &probe, &first);
+        self.tolerant_in(call, region, (old, new), pid, (view, &first), (0, 0))
+    }
+
+    /// The tolerant levels on `view` (the whole current text, or a window
+    /// of it starting at offset and line `at`), given the lines where old's
+    /// first line stands loosely.
+    fn tolerant_in(
+        &self,
+        call: &mut Call,
+        region: &Region,
+        (old, new): (&str, &str),
+        pid: Option<usize>,
+        (view, first): (&View, &[usize]),
+        (at, line): (usize, usize),
+    ) -> Result<Option<Outcome>, EditError> {
+        let (cur, lines): (&str, &LineIndex) = (&view.cur, &view.lines);
+        let near_line = match self.near {
+            Near::Line(n) => Some(n.saturating_sub(1)),
+            _ => None,
+        };
+        let probe = Probe::new(old, new)
+            .within(region.from, region.eof)
+            .near(near_line)
+            .all(self.replace_all)
+            .file_unit(call.lazy_unit());
+        let found = tolerant::find_from(cur, lines, &probe, first);
         // An earlier edit of the call changed the place old had in the file
         // as read: decided before any tolerant match is taken, which would
         // be a loose twin somewhere else.
@@ -282,7 +330,10 @@ impl Step<'_> {
         if found.is_empty() {
             return Ok(None);
         }
-        let places: Vec<Range<usize>> = found.iter().map(|m| m.range.clone()).collect();
+        let places: Vec<Range<usize>> = found
+            .iter()
+            .map(|m| m.range.start + at..m.range.end + at)
+            .collect();
         if let Some(repeat) = self.repeats(call, old, new, &places) {
             return repeat.map(Some);
         }
@@ -295,7 +346,7 @@ impl Step<'_> {
             end = end.max(m.range.end);
             keep
         }) {
-            let span = hints::span(m.first_line, m.line_count);
+            let span = hints::span(m.first_line + line, m.line_count);
             // Typography read loosely in old is the same mistake in new.
             let typed = if level >= Level::Typography {
                 in_file_typography(&cur[m.range.clone()], old, new, m.partial())
@@ -310,7 +361,7 @@ impl Step<'_> {
             let text = tolerant::replacement(cur, lines, m, &probe, &typed).map_err(|doubt| {
                 self.indent_doubt(doubt, cur, lines, m.first_line, m.line_count)
             })?;
-            replacements.push((m.range.clone(), text));
+            replacements.push((m.range.start + at..m.range.end + at, text));
         }
         let retyped = if retyped {
             "; new's typographic characters were written as the file writes them there"

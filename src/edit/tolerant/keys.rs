@@ -14,7 +14,7 @@ use crate::edit::hints::invisible_name;
 /// `key(InnerWhitespace, line) == key`, without allocating or decoding
 /// for ASCII lines (this runs on every line of the file). `ascii`: the
 /// whole text is ASCII.
-pub(super) fn loosely_equal(line: &str, key: &str, ascii: bool) -> bool {
+pub(crate) fn loosely_equal(line: &str, key: &str, ascii: bool) -> bool {
     let bytes = line.as_bytes();
     let mut want = key.bytes();
     let mut i = 0;
@@ -52,7 +52,7 @@ pub(super) fn ascii_space(b: u8) -> bool {
 }
 
 /// A hash of a line's loosest key, without allocating for ASCII lines.
-pub(super) fn loose_hash(line: &str) -> u64 {
+pub(crate) fn loose_hash(line: &str) -> u64 {
     if !line.is_ascii() {
         return hash_bytes(key(Level::InnerWhitespace, line).as_bytes());
     }
