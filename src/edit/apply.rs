@@ -39,6 +39,7 @@ mod loose;
 mod repeat;
 mod step;
 mod typography;
+mod window;
 
 /// An earlier edit of the call alike to this one under the loosest key
 /// (`repeat.rs` decides what a twin is; `step.rs` carries them).

@@ -10,7 +10,7 @@
 use std::cell::OnceCell;
 use std::ops::Range;
 
-use super::loose::{LooseIndex, Seams};
+use super::loose::{LooseIndex, Seams, moved};
 use crate::edit::pieces::{Pieces, Replacement};
 use crate::edit::search::{Automaton, find_overlapping, overlaps, overlaps_any, windows};
 use crate::edit::text::{LineIndex, Source};
@@ -207,30 +207,6 @@ fn written_ranges(replacements: &[Replacement]) -> Vec<Range<usize>> {
             start..start + text.len()
         })
         .collect()
-}
-
-/// `range` of the text before `replaced` (ascending ranges, each with how
-/// much it grew) were spliced in, in the text after: text inserted at its
-/// start goes before it, a replacement overlapping it widens it to cover
-/// the new text.
-pub(super) fn moved(range: &Range<usize>, replaced: &[(Range<usize>, isize)]) -> Range<usize> {
-    let (mut start, mut end) = (range.start as isize, range.end as isize);
-    let mut shift: isize = 0;
-    for (r, grew) in replaced {
-        let (rs, re) = (r.start as isize, r.end as isize);
-        if re <= range.start as isize {
-            start += grew;
-            end += grew;
-        } else if rs < range.end as isize {
-            // Overlaps (or is an insertion strictly inside).
-            start = start.min(rs + shift);
-            end = end.max(re + shift) + grew;
-        } else {
-            break;
-        }
-        shift += grew;
-    }
-    start.max(0) as usize..end.max(start).max(0) as usize
 }
 
 /// Where the cursor goes after `replacements` (ascending) are spliced in:
