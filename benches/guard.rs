@@ -96,6 +96,20 @@ fn main() {
         check_call,
         "< 5 ms",
     );
+    // A new secret (a .env read) makes the automata again, at the next
+    // check: paid once per secret learnt, by the call after it.
+    let mut n = 0u64;
+    let rebuilt = measure(20, || {
+        let mut grown = ledger.clone();
+        n += 1;
+        grown.add(&fake("GH", 5_000 + n).expect("fake"), "bench");
+        black_box(grown.check("x"));
+    });
+    row(
+        "ledger's automata made again after a new secret",
+        rebuilt,
+        "",
+    );
     let mut session = ledger.clone();
     let observe = measure(300, || {
         for e in &edits {

@@ -61,11 +61,11 @@ impl Matcher {
         Matcher {
             // Building from non-empty plain literals cannot fail short of
             // exhausting memory; a ledger that cannot match matches nothing.
-            whole: dfa(&whole),
+            whole: AhoCorasick::new(&whole).ok(),
             whole_owner,
-            variants: dfa(&patterns),
+            variants: AhoCorasick::new(&patterns).ok(),
             variant_owner: owner,
-            fragments: dfa(&fragment_patterns),
+            fragments: AhoCorasick::new(&fragment_patterns).ok(),
             fragment_owner,
             chunks: AhoCorasick::new(&chunk_patterns).ok(),
             chunk_owner,
@@ -95,18 +95,6 @@ impl Matcher {
             }
         }
     }
-}
-
-/// An automaton searched with overlapping matches on every guarded call
-/// (64 KiB payloads and their decoded readings): a DFA, one table lookup
-/// per byte. The default for thousands of patterns is an NFA, which
-/// follows failure links and was most of a call's judgement. Built once
-/// per ledger change; a few MB for the pieces of 50 secrets.
-fn dfa<P: AsRef<[u8]>>(patterns: &[P]) -> Option<AhoCorasick> {
-    AhoCorasick::builder()
-        .kind(Some(aho_corasick::AhoCorasickKind::DFA))
-        .build(patterns)
-        .ok()
 }
 
 /// Every form of `secret` to look for, with its encoding label. Encoded
