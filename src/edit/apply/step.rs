@@ -240,15 +240,7 @@ impl Step<'_> {
             return Ok(Some(Outcome::AlreadyApplied));
         }
         let (cur, lines): (&str, &LineIndex) = (&view.cur, &view.lines);
-        let near_line = match self.near {
-            Near::Line(n) => Some(n.saturating_sub(1)),
-            _ => None,
-        };
-        let probe = Probe::new(old, new)
-            .within(region.from, region.eof)
-            .near(near_line)
-            .all(self.replace_all)
-            .file_unit(call.lazy_unit());
+        let probe = self.probe(call, region, old, new);
         // One pass over the lines finds where old and (for the failure
         // path's "new is already there") new could stand.
         let first = if primary && view.new_first.is_none() {
@@ -261,6 +253,20 @@ impl Step<'_> {
                 .unwrap_or_default()
         };
         self.tolerant_in(call, region, (old, new), pid, (view, &first), (0, 0))
+    }
+
+    /// What the tolerant levels look for: old (and new) in `region`, near
+    /// the line the call named, with the file's indent unit.
+    fn probe<'p>(&self, call: &Call<'p>, region: &Region, old: &'p str, new: &'p str) -> Probe<'p> {
+        let near_line = match self.near {
+            Near::Line(n) => Some(n.saturating_sub(1)),
+            _ => None,
+        };
+        Probe::new(old, new)
+            .within(region.from, region.eof)
+            .near(near_line)
+            .all(self.replace_all)
+            .file_unit(call.lazy_unit())
     }
 
     /// The tolerant levels on `view` (the whole current text, or a window
@@ -276,15 +282,7 @@ impl Step<'_> {
         (at, line): (usize, usize),
     ) -> Result<Option<Outcome>, EditError> {
         let (cur, lines): (&str, &LineIndex) = (&view.cur, &view.lines);
-        let near_line = match self.near {
-            Near::Line(n) => Some(n.saturating_sub(1)),
-            _ => None,
-        };
-        let probe = Probe::new(old, new)
-            .within(region.from, region.eof)
-            .near(near_line)
-            .all(self.replace_all)
-            .file_unit(call.lazy_unit());
+        let probe = self.probe(call, region, old, new);
         let found = tolerant::find_from(cur, lines, &probe, first);
         // An earlier edit of the call changed the place old had in the file
         // as read: decided before any tolerant match is taken, which would
