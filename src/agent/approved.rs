@@ -26,16 +26,27 @@ pub fn standing_approval(
         .iter()
         .find(|a| a.covers(req.call, rel))
         .cloned()?;
+    log_auto_yes(log, req, "standing-approval", covering.scope());
+    Some(covering)
+}
+
+/// Logs a Write confirm answered yes without a person: by `by` (a
+/// standing approval, or the `--approve writes` policy), under `scope`.
+pub fn log_auto_yes(
+    log: &OnceLock<std::sync::Arc<EventLog>>,
+    req: &ConfirmRequest,
+    by: &str,
+    scope: String,
+) {
     if let Some(log) = log.get() {
         let _ = log.emit(&Event::ConfirmAnswer(event::ConfirmAnswer {
             tool: req.call.decl.name.to_string(),
             path: req.path.map(str::to_string),
             kind: "write".into(),
             answer: "yes".into(),
-            by: "standing-approval".into(),
-            scope: Some(covering.scope()),
+            by: by.into(),
+            scope: Some(scope),
             ..event::ConfirmAnswer::default()
         }));
     }
-    Some(covering)
 }

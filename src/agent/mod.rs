@@ -42,7 +42,7 @@ mod procs;
 mod record;
 mod session;
 mod shared;
-pub use approved::standing_approval;
+pub use approved::{log_auto_yes, standing_approval};
 pub mod state;
 pub mod strategy;
 

@@ -13,12 +13,12 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use super::progress::{self, Shared};
 use crate::agent::beside::{Attached, Ballot, Beside, PageBeside, wait_for};
-use crate::agent::{AgentSession, Confirms, standing_approval};
+use crate::agent::{AgentSession, Confirms, log_auto_yes, standing_approval};
 use crate::guard::ConfirmKind;
 use crate::guard::approvals::Approval;
 use crate::prim::schema::positional;
 use crate::prim::{Answer, ConfirmAnswer, ConfirmRequest, Question};
-use crate::session::{Event, EventLog, event};
+use crate::session::EventLog;
 use crate::settings::UserConfig;
 
 /// The page beside one run, and what the run's confirmer shares with it.
@@ -67,17 +67,7 @@ impl Page {
                 None => positional(req.call),
             };
             if req.kind == ConfirmKind::Write && approve_writes {
-                if let Some(log) = log.get() {
-                    let _ = log.emit(&Event::ConfirmAnswer(event::ConfirmAnswer {
-                        tool: req.call.decl.name.to_string(),
-                        path: req.path.map(str::to_string),
-                        kind: "write".into(),
-                        answer: "yes".into(),
-                        by: "policy".into(),
-                        scope: Some("--approve writes".into()),
-                        ..event::ConfirmAnswer::default()
-                    }));
-                }
+                log_auto_yes(&log, req, "policy", "--approve writes".into());
                 beside.auto_approved(req, "--approve writes");
                 return true.into();
             }
