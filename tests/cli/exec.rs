@@ -559,31 +559,8 @@ fn a_signal_stops_every_command_and_the_log_resumes() {
             "{}",
             30_071 + n * 7 + std::process::id() as usize % 1000 * 100
         );
-        let script = json!([
-            {"tool_calls": [{"name": "shell", "arguments": {"command": format!("sleep {secs}"), "timeout": 600}}]},
-            "never reached"
-        ]);
-        let (_dir, ws, script) = setup(&script);
-        let child = Command::new(NIB)
-            .args(["exec", "wait for it", "--root"])
-            .arg(&ws)
-            .args(["--provider", "scripted", "--model", &script])
-            .args(["--approve", "writes"])
-            .current_dir(&ws)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn nib");
+        let (_dir, ws, child) = exec_with_a_sleep(&secs);
         let needle = format!("sleep {secs}");
-        let waited = std::time::Instant::now();
-        while processes_with(&needle).is_empty() {
-            assert!(
-                waited.elapsed() < std::time::Duration::from_secs(120),
-                "the command never started"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
         // SAFETY: a plain kill(2) of the child we spawned.
         unsafe {
             libc::kill(child.id() as i32, sig);
@@ -655,31 +632,8 @@ fn a_second_sigint_ends_at_once_and_leaves_nothing_running() {
             "{}",
             40_013 + n * 7 + std::process::id() as usize % 1000 * 100
         );
-        let script = json!([
-            {"tool_calls": [{"name": "shell", "arguments": {"command": format!("sleep {secs}"), "timeout": 600}}]},
-            "never reached"
-        ]);
-        let (_dir, ws, script) = setup(&script);
-        let child = Command::new(NIB)
-            .args(["exec", "wait for it", "--root"])
-            .arg(&ws)
-            .args(["--provider", "scripted", "--model", &script])
-            .args(["--approve", "writes"])
-            .current_dir(&ws)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn nib");
+        let (_dir, ws, child) = exec_with_a_sleep(&secs);
         let needle = format!("sleep {secs}");
-        let waited = std::time::Instant::now();
-        while processes_with(&needle).is_empty() {
-            assert!(
-                waited.elapsed() < std::time::Duration::from_secs(120),
-                "the command never started"
-            );
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
         // SAFETY: plain kill(2)s of the child we spawned.
         unsafe {
             libc::kill(child.id() as i32, libc::SIGINT);
@@ -855,4 +809,36 @@ fn the_run_timeout_in_a_model_call_is_the_error_and_not_retried() {
         "{all:?}\n{}",
         run.stderr
     );
+}
+
+/// `nib exec` whose model runs `sleep SECS` (a number no other test uses),
+/// returned once that sleep is running: the workspace's directory, its
+/// path, and the nib process.
+fn exec_with_a_sleep(secs: &str) -> (tempfile::TempDir, std::path::PathBuf, std::process::Child) {
+    let script = json!([
+        {"tool_calls": [{"name": "shell", "arguments": {"command": format!("sleep {secs}"), "timeout": 600}}]},
+        "never reached"
+    ]);
+    let (_dir, ws, script) = setup(&script);
+    let child = Command::new(NIB)
+        .args(["exec", "wait for it", "--root"])
+        .arg(&ws)
+        .args(["--provider", "scripted", "--model", &script])
+        .args(["--approve", "writes"])
+        .current_dir(&ws)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn nib");
+    let needle = format!("sleep {secs}");
+    let waited = std::time::Instant::now();
+    while processes_with(&needle).is_empty() {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(120),
+            "the command never started"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    (_dir, ws, child)
 }
