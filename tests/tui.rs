@@ -973,6 +973,34 @@ struct Tmux {
 }
 
 impl Tmux {
+    /// A tmux server of its own (`socket`) with a 100x30 session running
+    /// `command`.
+    fn start(socket: String, command: &str) -> Tmux {
+        let tmux = Tmux { socket };
+        tmux.session((100, 30), command);
+        tmux
+    }
+
+    /// A detached session `t` of `(columns, rows)` running `command`, with
+    /// a short escape time so Esc is a key of its own.
+    fn session(&self, (columns, rows): (u16, u16), command: &str) {
+        let (columns, rows) = (columns.to_string(), rows.to_string());
+        self.run(&[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-s",
+            "t",
+            "-x",
+            &columns,
+            "-y",
+            &rows,
+            command,
+        ]);
+        self.run(&["set", "-g", "escape-time", "10"]);
+    }
+
     fn run(&self, args: &[&str]) -> String {
         let out = std::process::Command::new("tmux")
             .arg("-L")
@@ -1039,23 +1067,7 @@ fn tmux_runs_nib_demo_end_to_end() {
         config.display(),
         project.display()
     );
-    let tmux = Tmux {
-        socket: format!("nib-e2e-{}", std::process::id()),
-    };
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "100",
-        "-y",
-        "30",
-        &command,
-    ]);
-    tmux.run(&["set", "-g", "escape-time", "10"]);
+    let tmux = Tmux::start(format!("nib-e2e-{}", std::process::id()), &command);
     tmux.wait_for("fs-edit calc.py (+2 -2)");
     std::thread::sleep(Duration::from_millis(100));
     // `f`: the diff full screen, on the alternate screen; `f` again: back.
@@ -1149,19 +1161,7 @@ fn tmux_no_alt_screen_keeps_the_full_screen_diff_inline() {
     let tmux = Tmux {
         socket: format!("nib-e2e-noalt-{}", std::process::id()),
     };
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "90",
-        "-y",
-        "20",
-        &command,
-    ]);
+    tmux.session((90, 20), &command);
     tmux.wait_for("fs-edit calc.py (+2 -2)");
     std::thread::sleep(Duration::from_millis(100));
     tmux.run(&["send-keys", "-t", "t", "f"]);
@@ -1523,20 +1523,7 @@ fn tmux_demo_end_cost_sigterm_and_resume() {
     let tmux = Tmux {
         socket: format!("nib-e2e-end-{}", std::process::id()),
     };
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "110",
-        "-y",
-        "30",
-        &command,
-    ]);
-    tmux.run(&["set", "-g", "escape-time", "10"]);
+    tmux.session((110, 30), &command);
     for (shown, key) in [
         ("fs-edit calc.py (+2 -2)", "y"),
         ("╭ shell", "y"),
@@ -1601,19 +1588,7 @@ fn tmux_demo_end_cost_sigterm_and_resume() {
         config.display()
     );
     tmux.run(&["kill-session", "-t", "t"]);
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "110",
-        "-y",
-        "50",
-        &resume,
-    ]);
+    tmux.session((110, 50), &resume);
     let screen = tmux.wait_for("── end of the resumed session ──");
     assert!(screen.contains("› thanks, now the docs"), "{screen}");
     assert!(screen.contains("Let me read calc.py first."), "{screen}");
@@ -1658,23 +1633,7 @@ fn tmux_a_closed_terminal_stops_the_command_and_the_log_resumes() {
         script = script.display(),
         code = code.display(),
     );
-    let tmux = Tmux {
-        socket: format!("nib-e2e-hup-{}", std::process::id()),
-    };
-    tmux.run(&[
-        "-f",
-        "/dev/null",
-        "new-session",
-        "-d",
-        "-s",
-        "t",
-        "-x",
-        "100",
-        "-y",
-        "30",
-        &command,
-    ]);
-    tmux.run(&["set", "-g", "escape-time", "10"]);
+    let tmux = Tmux::start(format!("nib-e2e-hup-{}", std::process::id()), &command);
     tmux.wait_for("nib in");
     tmux.run(&["send-keys", "-t", "t", "-l", "wait for it"]);
     tmux.run(&["send-keys", "-t", "t", "Enter"]);
