@@ -163,6 +163,7 @@ pub fn shell_in(
         .and_then(|plan| file_sandbox(plan, &mut note));
     let ruleset_active = ruleset.is_some();
     let mounts = confinement.mounts.filter(|_| local);
+    let sandboxed = mounts.is_some();
     let mut container = None;
     let spawned: io::Result<Box<dyn Process>> = match mounts {
         // The session's sandbox: the namespaces, the mounts and Landlock
@@ -222,6 +223,12 @@ pub fn shell_in(
     // the reader would never see the end of the output.
     drop((writer, writer2, ruleset));
     let mut child = spawned.map_err(|source| match &container {
+        // The error names the set-up step that failed (`spawn.rs`).
+        None if sandboxed => ToolError::CannotStart {
+            what: "start sh in the session's sandbox",
+            source,
+            next: "check that sh is on PATH; if the system refuses the sandbox's namespaces or mounts, turn it off in your user config ([guard] file_sandbox = false) or with --no-file-sandbox",
+        },
         None => ToolError::CannotStart {
             what: "start sh",
             source,
