@@ -6,8 +6,8 @@
 //! or shorter chunks across a session's calls that together cover half a
 //! secret.
 //!
-//! All variants go into one Aho-Corasick automaton, so a check is a single
-//! linear pass over the value.
+//! All variants go into one set of literals (`literals`), so a check is a
+//! single linear pass over the value.
 //!
 //! This file holds the ledger and its checks, and which part of a secret
 //! is its own; `matcher` builds the automata (which forms of a secret are
@@ -15,17 +15,18 @@
 //! value (spaces, joined literals, character codes, zero-width stripped).
 
 mod forms;
+mod literals;
 mod matcher;
 
 use std::collections::HashMap;
 use std::ops::Range;
 use std::sync::OnceLock;
 
-use aho_corasick::AhoCorasick;
+use literals::Literals;
 
 pub(crate) use forms::base64_encode;
 pub use forms::strip_zero_width;
-use forms::{from_char_codes, has_zero_width, is_joiner, without};
+use forms::{from_char_codes, has_zero_width, spelled_out};
 
 /// Values shorter than this are too weak to match without false alarms.
 pub const MIN_SECRET_LEN: usize = 8;
@@ -81,18 +82,18 @@ struct Entry {
 #[derive(Debug, Clone)]
 struct Matcher {
     /// Variants and 12-character pieces.
-    variants: Option<AhoCorasick>,
+    variants: Option<Literals<8>>,
     variant_owner: Vec<(usize, &'static str)>,
     /// The variants of whole secrets only (no pieces), for the spelled-out
     /// forms of a value, where only a whole secret counts.
-    whole: Option<AhoCorasick>,
+    whole: Option<Literals<8>>,
     whole_owner: Vec<(usize, &'static str)>,
     /// Whole secrets and 8-character fragments of their private parts,
     /// looked for in decoded readings of a value (`decode::forms`).
-    fragments: Option<AhoCorasick>,
+    fragments: Option<Literals<8>>,
     fragment_owner: Vec<usize>,
     /// 4-character chunks for session coverage.
-    chunks: Option<AhoCorasick>,
+    chunks: Option<Literals<4>>,
     /// (secret, byte offset in the secret) of each chunk pattern.
     chunk_owner: Vec<(usize, usize)>,
 }
@@ -154,9 +155,10 @@ impl SecretLedger {
         matcher.variants_in(value.as_bytes(), &mut found);
         // Spelled out in pieces: characters spaced or split into joined
         // string literals, or written as character codes.
+        let (spaced, joined) = spelled_out(value);
         for (form, label) in [
-            (without(value, char::is_whitespace), "spaced"),
-            (without(value, is_joiner), "joined"),
+            (spaced, "spaced"),
+            (joined, "joined"),
             (from_char_codes(value, MIN_SECRET_LEN), "char-codes"),
         ] {
             let Some(form) = form else { continue };
@@ -184,15 +186,15 @@ impl SecretLedger {
                     buf.extend_from_slice(&form.text);
                     buf.push(0);
                 }
-                for m in fragments.find_overlapping_iter(&buf) {
-                    let at = starts.partition_point(|&s| s <= m.start()) - 1;
-                    let secret = matcher.fragment_owner[m.pattern().as_usize()];
+                fragments.each_match(&buf, |index, start| {
+                    let at = starts.partition_point(|&s| s <= start) - 1;
+                    let secret = matcher.fragment_owner[index];
                     if !found.iter().any(|&(s, _)| s == secret)
                         && !decoded.iter().any(|&(s, _)| s == secret)
                     {
                         decoded.push((secret, forms[at].label));
                     }
-                }
+                });
             }
         }
         if has_zero_width(value) {
@@ -233,8 +235,11 @@ impl SecretLedger {
         if self.entries.is_empty() {
             return hits;
         }
-        let stripped = strip_zero_width(value);
-        let grew = self.record_chunks(stripped.as_bytes());
+        let grew = if has_zero_width(value) {
+            self.record_chunks(strip_zero_width(value).as_bytes())
+        } else {
+            self.record_chunks(value.as_bytes())
+        };
         for secret in grew {
             let covered = self.coverage[secret].iter().filter(|&&c| c).count();
             let len = self.coverage[secret].len();
@@ -258,17 +263,18 @@ impl SecretLedger {
             return Vec::new();
         };
         let mut grew = Vec::new();
-        for m in chunks.find_overlapping_iter(value) {
-            let (secret, at) = matcher.chunk_owner[m.pattern().as_usize()];
-            let at = at - self.entries[secret].private.start;
-            let cover = &mut self.coverage[secret][at..at + CHUNK_LEN];
+        let (owners, entries, coverage) = (&matcher.chunk_owner, &self.entries, &mut self.coverage);
+        chunks.each_match(value, |index, _| {
+            let (secret, at) = owners[index];
+            let at = at - entries[secret].private.start;
+            let cover = &mut coverage[secret][at..at + CHUNK_LEN];
             if cover.iter().any(|&c| !c) {
                 cover.fill(true);
                 if !grew.contains(&secret) {
                     grew.push(secret);
                 }
             }
-        }
+        });
         grew
     }
 
@@ -281,17 +287,16 @@ impl SecretLedger {
             return Vec::new();
         }
         let matcher = self.matcher();
-        let Some(ac) = &matcher.variants else {
+        let Some(set) = &matcher.variants else {
             return Vec::new();
         };
-        let mut spans: Vec<(usize, usize)> = ac
-            .find_overlapping_iter(text.as_bytes())
-            .filter(|m| {
-                let (_, encoding) = matcher.variant_owner[m.pattern().as_usize()];
-                encoding != "raw"
-            })
-            .map(|m| (m.start(), m.end()))
-            .collect();
+        let mut spans: Vec<(usize, usize)> = Vec::new();
+        set.each_match(text.as_bytes(), |index, start| {
+            let (_, encoding) = matcher.variant_owner[index];
+            if encoding != "raw" {
+                spans.push((start, start + set.len_of(index)));
+            }
+        });
         if let Some(fragments) = &matcher.fragments {
             for form in super::decode::forms(text) {
                 if fragments.is_match(&form.text) {

@@ -6,8 +6,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use aho_corasick::AhoCorasick;
-
+use super::literals::Literals;
 use super::forms::{base32_stable, base64_inner, hex_lower, percent_reserved, rot13};
 use super::{CHUNK_LEN, Entry, FRAGMENT_LEN, MIN_SECRET_LEN, Matcher, PIECE_LEN, PIECE_PRIVATE};
 
@@ -52,48 +51,50 @@ impl Matcher {
                 chunk_owner.push((index, at));
             }
         }
-        let (whole, whole_owner): (Vec<&String>, Vec<(usize, &'static str)>) = patterns
+        let (whole, whole_owner): (Vec<&[u8]>, Vec<(usize, &'static str)>) = patterns
             .iter()
             .zip(&owner)
             .filter(|(_, (_, e))| *e != "piece")
-            .map(|(p, o)| (p, *o))
+            .map(|(p, o)| (p.as_bytes(), *o))
             .unzip();
+        // Every literal is at least as long as its set's head (variants
+        // and fragments at least MIN_SECRET_LEN = FRAGMENT_LEN = 8 bytes,
+        // chunks CHUNK_LEN = 4), so each set is built; an empty one is
+        // None and matches nothing.
         Matcher {
-            // Building from non-empty plain literals cannot fail short of
-            // exhausting memory; a ledger that cannot match matches nothing.
-            whole: AhoCorasick::new(&whole).ok(),
+            whole: Literals::new(whole),
             whole_owner,
-            variants: AhoCorasick::new(&patterns).ok(),
+            variants: Literals::new(patterns.iter().map(String::as_bytes)),
             variant_owner: owner,
-            fragments: AhoCorasick::new(&fragment_patterns).ok(),
+            fragments: Literals::new(fragment_patterns),
             fragment_owner,
-            chunks: AhoCorasick::new(&chunk_patterns).ok(),
+            chunks: Literals::new(chunk_patterns),
             chunk_owner,
         }
     }
 
     pub(super) fn whole_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
-        let Some(ac) = &self.whole else {
+        let Some(set) = &self.whole else {
             return;
         };
-        for m in ac.find_overlapping_iter(value) {
-            let hit = self.whole_owner[m.pattern().as_usize()];
+        set.each_match(value, |index, _| {
+            let hit = self.whole_owner[index];
             if !found.contains(&hit) {
                 found.push(hit);
             }
-        }
+        });
     }
 
     pub(super) fn variants_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
-        let Some(ac) = &self.variants else {
+        let Some(set) = &self.variants else {
             return;
         };
-        for m in ac.find_overlapping_iter(value) {
-            let hit = self.variant_owner[m.pattern().as_usize()];
+        set.each_match(value, |index, _| {
+            let hit = self.variant_owner[index];
             if !found.contains(&hit) {
                 found.push(hit);
             }
-        }
+        });
     }
 }
 

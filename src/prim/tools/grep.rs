@@ -1,7 +1,9 @@
 //! `index-grep`: a regular-expression search over file contents, printed as
 //! `path:line:text`. It walks like `fs-find` (ignore files honoured, an
-//! optional glob filter), skips what cannot be text (binary, non-UTF-8,
-//! over 5 MB) and caps what it prints.
+//! optional glob filter), skips what cannot be text (binary, over 5 MB)
+//! and caps what it prints. A file that is not UTF-8 is searched as
+//! `fs-read` shows it (`files::encoding`), and the output names the
+//! encoding assumed, so a line copied from it is what `fs-edit` matches.
 
 use std::fs;
 use std::path::Path;
@@ -9,7 +11,7 @@ use std::path::Path;
 use regex::Regex;
 
 use super::walk::{Glob, rel_to_root, resolve_existing, walker};
-use crate::files::Workspace;
+use crate::files::{Encoding, Workspace};
 use crate::prim::ToolError;
 
 /// The most matching lines shown.
@@ -62,26 +64,33 @@ pub fn index_grep(
                     _ => continue,
                 }
             }
-            let text = match load(entry.path()) {
-                Ok(text) => text,
+            let (text, encoding) = match load(entry.path()) {
+                Ok(loaded) => loaded,
                 Err(_) => continue,
             };
-            found.search(&re, &rel_to_root(ws, entry.path()), &text);
+            found.search(&re, &rel_to_root(ws, entry.path()), &text, encoding);
         }
     } else {
         // A file named explicitly is searched even if ignored, and says why
         // when it cannot be.
         let rel = &target.resolved.rel;
-        let text = load(&target.resolved.real).map_err(|why| ToolError::NotSearchable {
-            path: rel.clone(),
-            why,
-        })?;
-        found.search(&re, rel, &text);
+        let (text, encoding) =
+            load(&target.resolved.real).map_err(|why| ToolError::NotSearchable {
+                path: rel.clone(),
+                why,
+            })?;
+        found.search(&re, rel, &text, encoding);
     }
     if found.total == 0 {
         return Ok(format!("no matches for {pattern}\n"));
     }
     let mut out = found.shown;
+    for (rel, encoding) in &found.encodings {
+        out.push_str(&format!(
+            "note: {rel} is not UTF-8: read as {}; its lines are shown as fs-read shows them and fs-edit matches them\n",
+            encoding.name()
+        ));
+    }
     if found.total > MATCH_CAP {
         out.push_str(&format!(
             "… {} more matches not shown; narrow the pattern or the path\n",
@@ -91,8 +100,9 @@ pub fn index_grep(
     Ok(out)
 }
 
-/// Reads a file as text, or says why it is not searched.
-fn load(path: &Path) -> Result<String, &'static str> {
+/// Reads a file as text (in the encoding `fs-read` would assume), or says
+/// why it is not searched.
+fn load(path: &Path) -> Result<(String, Encoding), &'static str> {
     let meta = fs::metadata(path).map_err(|_| "could not be read; check that it is accessible")?;
     if !meta.is_file() {
         return Err("is not a regular file; give a directory or a text file");
@@ -104,7 +114,7 @@ fn load(path: &Path) -> Result<String, &'static str> {
     if memchr::memchr(0, &bytes[..bytes.len().min(BINARY_WINDOW)]).is_some() {
         return Err("looks binary (it has a NUL byte) and is not searched");
     }
-    String::from_utf8(bytes).map_err(|_| "is not valid UTF-8 and is not searched")
+    Ok(Encoding::decode(bytes))
 }
 
 /// The matches so far: the first `MATCH_CAP` printed, the rest counted.
@@ -112,13 +122,21 @@ fn load(path: &Path) -> Result<String, &'static str> {
 struct Found {
     shown: String,
     total: usize,
+    /// Files with a shown match that are not UTF-8, and how they were read.
+    encodings: Vec<(String, Encoding)>,
 }
 
 impl Found {
-    fn search(&mut self, re: &Regex, rel: &str, text: &str) {
+    fn search(&mut self, re: &Regex, rel: &str, text: &str, encoding: Encoding) {
         for (i, line) in text.lines().enumerate() {
             let Some(m) = re.find(line) else { continue };
             self.total += 1;
+            if self.total <= MATCH_CAP
+                && encoding != Encoding::Utf8
+                && self.encodings.last().is_none_or(|(r, _)| r != rel)
+            {
+                self.encodings.push((rel.to_string(), encoding));
+            }
             if self.total <= MATCH_CAP {
                 let shown = clip_line(line, m.start(), m.end());
                 self.shown.push_str(&format!("{rel}:{}:{shown}\n", i + 1));
@@ -177,11 +195,20 @@ mod tests {
     }
 
     #[test]
-    fn finds_lines_and_skips_ignored_binary_non_utf8() {
+    fn finds_lines_and_skips_ignored_and_binary() {
         let (_dir, ws) = setup();
+        let all = index_grep(&ws, "alpha", "", "").unwrap();
+        let mut lines: Vec<&str> = all.lines().collect();
+        lines.sort_unstable();
         assert_eq!(
-            index_grep(&ws, "alpha", "", "").unwrap(),
-            "src/a.rs:1:fn alpha() {}\nsrc/a.rs:3:// alpha again\nsrc/b.py:1:def alpha():\n"
+            lines,
+            [
+                "latin1.txt:1:alpha café",
+                "note: latin1.txt is not UTF-8: read as Latin-1 (ISO-8859-1); its lines are shown as fs-read shows them and fs-edit matches them",
+                "src/a.rs:1:fn alpha() {}",
+                "src/a.rs:3:// alpha again",
+                "src/b.py:1:def alpha():",
+            ]
         );
         assert_eq!(
             index_grep(&ws, r"^fn \w+", "src", "").unwrap(),
@@ -216,10 +243,15 @@ mod tests {
             err,
             "bin.dat looks binary (it has a NUL byte) and is not searched"
         );
-        let err = index_grep(&ws, "alpha", "latin1.txt", "")
-            .unwrap_err()
-            .to_string();
-        assert!(err.contains("not valid UTF-8"), "{err}");
+        // Not UTF-8 is searched as fs-read reads it, and says how.
+        assert_eq!(
+            index_grep(&ws, "café", "latin1.txt", "").unwrap(),
+            "latin1.txt:1:alpha café\nnote: latin1.txt is not UTF-8: read as Latin-1 (ISO-8859-1); its lines are shown as fs-read shows them and fs-edit matches them\n"
+        );
+        assert_eq!(
+            index_grep(&ws, "beta", "latin1.txt", "").unwrap(),
+            "no matches for beta\n"
+        );
         let err = index_grep(&ws, "alpha", "missing", "")
             .unwrap_err()
             .to_string();
