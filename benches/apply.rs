@@ -304,7 +304,54 @@ fn shapes(big: &str, small: &str) -> Vec<Case> {
             .collect();
         format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
     };
+    // 100 edits of three lines each that add a line (the issue's own
+    // shape), as fs-edit and as a V4A patch with the same lines.
+    let sites = spread(100, 11, 1_237);
+    let three_lines = |i: usize| {
+        format!(
+            "    value_{i} = compute({i}, options.retry_limit);\n    total += value_{i};\n    value_{j} = compute({j}, options.retry_limit);\n",
+            j = i + 2
+        )
+    };
+    let added_call = {
+        let edits: Vec<String> = shuffled(&sites)
+            .iter()
+            .map(|&i| {
+                let old = three_lines(i);
+                let new = old.replacen(
+                    ";\n    value_",
+                    &format!(";\n    log(value_{i});\n    value_"),
+                    1,
+                );
+                format!(
+                    r#"{{"old": {}, "new": {}}}"#,
+                    serde_json::to_string(&old).unwrap_or_default(),
+                    serde_json::to_string(&new).unwrap_or_default()
+                )
+            })
+            .collect();
+        format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
+    };
+    let added_v4a = {
+        let mut out = String::from("*** Begin Patch\n*** Update File: f.txt\n");
+        for &i in &sites {
+            out.push_str(&format!(
+                "@@\n     value_{i} = compute({i}, options.retry_limit);\n     total += value_{i};\n+    log(value_{i});\n     value_{j} = compute({j}, options.retry_limit);\n",
+                j = i + 2
+            ));
+        }
+        out.push_str("*** End Patch\n");
+        out
+    };
     vec![
+        Case {
+            name: "100 three-line edits adding a line, 10 MB".into(),
+            text: big.to_string(),
+            input: added_call,
+            format: None,
+            code: 0,
+            codex: Some(added_v4a),
+        },
         Case {
             name: "CRLF: 2000 edits, shuffled, 100k lines".into(),
             text: crlf.clone(),

@@ -8,6 +8,7 @@
 //! splicing, hints and diffs lives here; reading and writing files is
 //! `files`' job.
 
+mod anchored;
 mod apply;
 mod content;
 mod diff;

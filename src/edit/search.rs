@@ -9,6 +9,8 @@ use std::ops::Range;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use memchr::memmem;
 
+use super::anchored::{anchor, find_anchored};
+
 /// Windows of `len - 1` bytes around each region, merged, within the text.
 pub(crate) fn windows(near: &[Range<usize>], len: usize, total: usize) -> Vec<Range<usize>> {
     let mut out: Vec<Range<usize>> = Vec::new();
@@ -146,28 +148,50 @@ pub(crate) fn locate(
         if let Ok(ac) = built {
             // The pass reads the whole text for the patterns that can be
             // in it; the automaton keeps all of them, for the text around
-            // each edit's changes, where any may appear.
-            let absent = absent_by_line_starts(text.as_bytes(), &ids, patterns);
-            let present: Vec<usize> = (0..ids.len()).filter(|&k| !absent[k]).collect();
-            if present.len() == ids.len() {
+            // each edit's changes, where any may appear. Olds that hold a
+            // whole line are found by it instead, the others by the pass.
+            let mut anchored: Vec<(usize, (&[u8], Range<usize>))> = Vec::new();
+            let mut unanchored: Vec<usize> = Vec::new();
+            for k in 0..ids.len() {
+                let old = patterns[ids[k]];
+                match anchor(old) {
+                    Some(line) => anchored.push((k, (old.as_bytes(), line))),
+                    None => unanchored.push(k),
+                }
+            }
+            let absent = absent_by_line_starts(text.as_bytes(), &unanchored, &ids, patterns);
+            let scanned: Vec<usize> = unanchored
+                .iter()
+                .zip(&absent)
+                .filter(|&(_, &absent)| !absent)
+                .map(|(&k, _)| k)
+                .collect();
+            if !anchored.is_empty() {
+                let olds: Vec<(&[u8], Range<usize>)> =
+                    anchored.iter().map(|(_, o)| o.clone()).collect();
+                for (i, start) in find_anchored(text.as_bytes(), &olds) {
+                    hits[ids[anchored[i].0]].push(start);
+                }
+            }
+            if scanned.len() == ids.len() {
                 let longest = ids.iter().map(|&i| patterns[i].len()).max().unwrap_or(0);
                 for (pattern, start) in starts(&ac, text.as_bytes(), longest) {
                     hits[ids[pattern]].push(start);
                 }
-            } else if !present.is_empty() {
+            } else if !scanned.is_empty() {
                 let sub = AhoCorasick::builder()
                     .match_kind(MatchKind::Standard)
-                    .build(present.iter().map(|&k| patterns[ids[k]]));
+                    .build(scanned.iter().map(|&k| patterns[ids[k]]));
                 match sub {
                     Ok(sub) => {
-                        let longest = present.iter().map(|&k| patterns[ids[k]].len()).max();
+                        let longest = scanned.iter().map(|&k| patterns[ids[k]].len()).max();
                         for (pattern, start) in starts(&sub, text.as_bytes(), longest.unwrap_or(0))
                         {
-                            hits[ids[present[pattern]]].push(start);
+                            hits[ids[scanned[pattern]]].push(start);
                         }
                     }
                     Err(_) => {
-                        for &k in &present {
+                        for &k in &scanned {
                             let p = patterns[ids[k]];
                             hits[ids[k]] = find_overlapping(text.as_bytes(), p.as_bytes());
                         }
@@ -193,14 +217,19 @@ pub(crate) fn locate(
 /// line starts are collected to rule patterns out before the pass.
 const LINE_START_PATTERNS: usize = 8;
 
-/// Per automaton pattern (`ids[k]` among `patterns`): true when it cannot
+/// Per automaton pattern of `which` (`ids[k]` among `patterns`): true when it cannot
 /// be in `text`, because a line of it starts with two bytes no line of the
 /// text starts with. What an old sent without its indentation looks like
 /// (`\ntotal` where every line of the file starts with spaces): such olds
 /// are found at a tolerant level, and the pass need not look for them.
 /// One look at each line start of the text, made only when enough
 /// patterns hold a line start for it to pay.
-fn absent_by_line_starts(text: &[u8], ids: &[usize], patterns: &[&str]) -> Vec<bool> {
+fn absent_by_line_starts(
+    text: &[u8],
+    which: &[usize],
+    ids: &[usize],
+    patterns: &[&str],
+) -> Vec<bool> {
     let starts_of = |p: &str| -> Vec<u16> {
         let b = p.as_bytes();
         memchr::memchr_iter(b'\n', b)
@@ -208,9 +237,9 @@ fn absent_by_line_starts(text: &[u8], ids: &[usize], patterns: &[&str]) -> Vec<b
             .map(|i| u16::from_le_bytes([b[i + 1], b[i + 2]]))
             .collect()
     };
-    let keys: Vec<Vec<u16>> = ids.iter().map(|&i| starts_of(patterns[i])).collect();
+    let keys: Vec<Vec<u16>> = which.iter().map(|&k| starts_of(patterns[ids[k]])).collect();
     if keys.iter().filter(|k| !k.is_empty()).count() < LINE_START_PATTERNS {
-        return vec![false; ids.len()];
+        return vec![false; which.len()];
     }
     // One bit per two-byte line start the text has.
     let mut seen = vec![0u64; 1 << 10];
@@ -319,7 +348,8 @@ mod tests {
         owned.push("\n    v19".to_string());
         let patterns: Vec<&str> = owned.iter().map(String::as_str).collect();
         let ids: Vec<usize> = (0..patterns.len()).collect();
-        let absent = absent_by_line_starts(text.as_bytes(), &ids, &patterns);
+        let all: Vec<usize> = (0..ids.len()).collect();
+        let absent = absent_by_line_starts(text.as_bytes(), &all, &ids, &patterns);
         assert_eq!(absent[..10], [true; 10]);
         assert_eq!(absent[10..], [false; 4]);
         let (hits, automaton) = locate(&text, &patterns, 4096);
@@ -333,5 +363,50 @@ mod tests {
         }
         assert!(hits[..10].iter().all(Vec::is_empty));
         assert_eq!(hits[10].len(), 1);
+    }
+
+    /// Random texts of few letters and many line ends, and olds cut from
+    /// them (whole lines inside, or not) or made up: every way of finding
+    /// (the automaton, the line anchors, the line-start filter) gives what
+    /// a plain search gives.
+    #[test]
+    fn every_way_of_finding_agrees_with_a_plain_search() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = move |n: usize| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state % n as u64) as usize
+        };
+        let alphabet = [b'a', b'b', b' ', b'\n', b'\n', b' '];
+        for round in 0..200 {
+            let len = 200 + next(3_000);
+            let text: String = (0..len)
+                .map(|_| char::from(alphabet[next(alphabet.len())]))
+                .collect();
+            let count = 2 + next(30);
+            let owned: Vec<String> = (0..count)
+                .map(|_| {
+                    let n = 1 + next(24);
+                    if next(3) > 0 {
+                        let at = next(text.len() - n);
+                        text[at..at + n].to_string()
+                    } else {
+                        (0..n)
+                            .map(|_| char::from(alphabet[next(alphabet.len())]))
+                            .collect()
+                    }
+                })
+                .collect();
+            let patterns: Vec<&str> = owned.iter().map(String::as_str).collect();
+            let (hits, _) = locate(&text, &patterns, 4096);
+            for (p, found) in patterns.iter().zip(&hits) {
+                assert_eq!(
+                    found,
+                    &find_overlapping(text.as_bytes(), p.as_bytes()),
+                    "round {round}, {p:?}"
+                );
+            }
+        }
     }
 }
