@@ -9,6 +9,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+/// An old text and the range of its anchor line in it.
+pub(crate) type Anchored<'a> = (&'a [u8], Range<usize>);
+
 /// The line an old is found by: its longest whole line (one with a line
 /// end before and after it inside old), not empty; None when it has none.
 pub(crate) fn anchor(old: &str) -> Option<Range<usize>> {
@@ -22,7 +25,7 @@ pub(crate) fn anchor(old: &str) -> Option<Range<usize>> {
 
 /// Every (index into `olds`, start) of each old in `text`; each old comes
 /// with its anchor (`anchor(old)`).
-pub(crate) fn find_anchored(text: &[u8], olds: &[(&[u8], Range<usize>)]) -> Vec<(usize, usize)> {
+pub(crate) fn find_anchored(text: &[u8], olds: &[Anchored<'_>]) -> Vec<(usize, usize)> {
     let mut by_line: HashMap<u64, Vec<usize>> = HashMap::new();
     let mut longest = 0;
     for (i, (old, line)) in olds.iter().enumerate() {

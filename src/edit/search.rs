@@ -9,7 +9,7 @@ use std::ops::Range;
 use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 use memchr::memmem;
 
-use super::anchored::{anchor, find_anchored};
+use super::anchored::{Anchored, anchor, find_anchored};
 
 /// Windows of `len - 1` bytes around each region, merged, within the text.
 pub(crate) fn windows(near: &[Range<usize>], len: usize, total: usize) -> Vec<Range<usize>> {
@@ -150,7 +150,7 @@ pub(crate) fn locate(
             // in it; the automaton keeps all of them, for the text around
             // each edit's changes, where any may appear. Olds that hold a
             // whole line are found by it instead, the others by the pass.
-            let mut anchored: Vec<(usize, (&[u8], Range<usize>))> = Vec::new();
+            let mut anchored: Vec<(usize, Anchored)> = Vec::new();
             let mut unanchored: Vec<usize> = Vec::new();
             for k in 0..ids.len() {
                 let old = patterns[ids[k]];
@@ -167,8 +167,7 @@ pub(crate) fn locate(
                 .map(|(&k, _)| k)
                 .collect();
             if !anchored.is_empty() {
-                let olds: Vec<(&[u8], Range<usize>)> =
-                    anchored.iter().map(|(_, o)| o.clone()).collect();
+                let olds: Vec<Anchored> = anchored.iter().map(|(_, o)| o.clone()).collect();
                 for (i, start) in find_anchored(text.as_bytes(), &olds) {
                     hits[ids[anchored[i].0]].push(start);
                 }
