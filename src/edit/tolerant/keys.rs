@@ -58,7 +58,7 @@ pub(crate) fn loose_hash(line: &str) -> u64 {
     }
     let mut h = Hasher::new();
     let mut in_space = false;
-    for b in line.trim().bytes() {
+    for b in trim_ws(line).bytes() {
         if (b as char).is_whitespace() {
             in_space = true;
             continue;
@@ -70,6 +70,45 @@ pub(crate) fn loose_hash(line: &str) -> u64 {
         h.push(b);
     }
     h.finish()
+}
+
+/// `line` without leading whitespace, as `str::trim_start` gives it: a
+/// byte at a time over ASCII (a line indented 40 columns is 40 chars to
+/// decode otherwise, on every line of a file), chars from the first
+/// non-ASCII byte on.
+pub(crate) fn trim_start_ws(line: &str) -> &str {
+    // Eight spaces at a time first: deep indentation is runs of spaces.
+    let bytes = line.as_bytes();
+    let mut spaces = 0;
+    while bytes.get(spaces..spaces + 8) == Some(b"        ") {
+        spaces += 8;
+    }
+    let skipped = spaces
+        + bytes[spaces..]
+            .iter()
+            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C))
+            .count();
+    let rest = &line[skipped..];
+    match rest.as_bytes().first() {
+        Some(b) if !b.is_ascii() => rest.trim_start(),
+        _ => rest,
+    }
+}
+
+/// `line` without leading and trailing whitespace, as `str::trim`.
+pub(crate) fn trim_ws(line: &str) -> &str {
+    let rest = trim_start_ws(line);
+    let kept = rest.len()
+        - rest
+            .bytes()
+            .rev()
+            .take_while(|&b| matches!(b, b' ' | b'\t' | b'\n' | b'\r' | 0x0B | 0x0C))
+            .count();
+    let rest = &rest[..kept];
+    match rest.as_bytes().last() {
+        Some(b) if !b.is_ascii() => rest.trim_end(),
+        _ => rest,
+    }
 }
 
 /// FNV-1a, 64 bits: equal keys hash equal; a match is checked key by key
@@ -159,5 +198,28 @@ pub(crate) fn fold_char(c: char) -> char {
         // Fullwidth ASCII, as NFKC folds it.
         '\u{ff01}'..='\u{ff5e}' => char::from_u32(c as u32 - 0xff01 + 0x21).unwrap_or(c),
         _ => c,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trims_as_str_does() {
+        for line in [
+            "",
+            "   ",
+            "\t\x0b\x0c x \r\n",
+            "        a = b;   ",
+            "\u{3000} wide space\u{3000}",
+            " \u{85}next line\u{a0} ",
+            "é  ",
+            "  ü",
+            "\u{2028}",
+        ] {
+            assert_eq!(trim_ws(line), line.trim(), "{line:?}");
+            assert_eq!(trim_start_ws(line), line.trim_start(), "{line:?}");
+        }
     }
 }

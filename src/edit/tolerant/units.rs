@@ -12,6 +12,8 @@
 //! step wins (a 2-space file whose few 4-space steps are all multiples of 2
 //! stays 2-space).
 
+use super::keys::{trim_start_ws, trim_ws};
+
 /// One indent level of a text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Unit {
@@ -256,7 +258,7 @@ pub(crate) fn jumps(lines: &[&str], checked: &[bool], unit: Unit) -> bool {
 }
 
 pub(crate) fn indent_of(line: &str) -> &str {
-    &line[..line.len() - line.trim_start().len()]
+    &line[..line.len() - trim_start_ws(line).len()]
 }
 
 /// What one line leaves open for the next: brackets, a trailing operator,
@@ -278,7 +280,7 @@ impl Continuation {
     /// What this line is (whether it continues an earlier one); then takes
     /// in what it leaves open for the next.
     fn continues(&mut self, line: &str, width: usize) -> LineKind {
-        let body = line.trim();
+        let body = trim_ws(line);
         let text = self.in_comment || self.in_string.is_some();
         let mut continues = self.trailing_operator
             || self.open > 0
