@@ -30,21 +30,14 @@ impl Content {
     /// The current text of `pieces` as the file should hold it, the same
     /// bytes `Pieces::render` writes: original pieces are the file's own
     /// bytes (their line endings as read), new text takes the usual ending.
-    pub(crate) fn of(raw: &str, pieces: &Pieces, src: &Source) -> Content {
+    /// Worked out from the normalized text and its endings alone, so the
+    /// file's bytes need not exist meanwhile (`plan` has them turned LF in
+    /// place while it matches).
+    pub(crate) fn of(pieces: &Pieces, src: &Source) -> Content {
         let bom = src.prefix().len();
-        let endings = src.endings();
-        let raw_bytes = raw.as_bytes();
-        // Normalized offsets map to the file's by the BOM and one byte per
-        // CRLF before them (a lone CR is one byte, as its LF); original
-        // pieces come in ascending order, so one walk over the endings.
-        let (mut next, mut crlf) = (0usize, 0usize);
-        let mut raw_of = |at: usize| {
-            while next < endings.len() && endings[next].0 < at {
-                crlf += usize::from(endings[next].1 == Eol::Crlf);
-                next += 1;
-            }
-            bom + at + crlf
-        };
+        let norm = src.norm.as_bytes();
+        // Original pieces come in ascending order: one walk over the text.
+        let mut raw = src.raw_offsets();
         let mut out = Content::default();
         if bom > 0 {
             out.push(Part::Kept(0..bom));
@@ -57,16 +50,22 @@ impl Content {
             match span {
                 Span::Orig(r) if r.is_empty() => {}
                 Span::Orig(r) => {
-                    let (mut a, b) = (raw_of(r.start), raw_of(r.end));
+                    let (mut a, b) = (bom + raw.raw_of(r.start), bom + raw.raw_of(r.end));
                     if last_cr {
-                        let lfs = raw_bytes[a..b].iter().take_while(|&&c| c == b'\n').count();
+                        // The piece's first lines, empty and ending in a
+                        // plain LF: each LF a byte of the file.
+                        let lfs = norm[r.clone()]
+                            .iter()
+                            .enumerate()
+                            .take_while(|&(i, &c)| c == b'\n' && src.eol_at(r.start + i) == Eol::Lf)
+                            .count();
                         if lfs > 0 {
                             out.push(Part::New("\r".repeat(lfs)));
                             a += lfs;
                         }
                     }
                     if a < b {
-                        last_cr = raw_bytes[b - 1] == b'\r';
+                        last_cr = norm[r.end - 1] == b'\n' && src.eol_at(r.end - 1) == Eol::Cr;
                         out.push(Part::Kept(a..b));
                     }
                 }

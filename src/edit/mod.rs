@@ -11,6 +11,7 @@
 mod apply;
 mod content;
 mod diff;
+mod endings;
 mod error;
 pub mod formats;
 mod hints;
