@@ -180,7 +180,10 @@ pub fn apply(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Applied, E
     for (i, e) in edits.iter().enumerate() {
         check_edit(e, i + 1, total)?;
     }
-    run(&Source::parse(text), edits, &[], previous, |p, src| p.render(src)).map(Applied::from)
+    run(&Source::parse(text), edits, &[], previous, |p, src| {
+        p.render(src)
+    })
+    .map(Applied::from)
 }
 
 /// `apply` with every tolerant edit looked for in the whole current text,

@@ -157,7 +157,11 @@ impl<'a> Source<'a> {
 /// endings returned turn it back (`to_file_in_place`). A text without CR
 /// is left as it is.
 pub(crate) fn to_lf_in_place(text: &mut String) -> Endings {
-    let start = if text.starts_with(BOM) { BOM.len_utf8() } else { 0 };
+    let start = if text.starts_with(BOM) {
+        BOM.len_utf8()
+    } else {
+        0
+    };
     if memchr::memchr(b'\r', &text.as_bytes()[start..]).is_none() {
         return Endings::plain();
     }
@@ -172,7 +176,11 @@ pub(crate) fn to_file_in_place(text: &mut String, endings: &Endings) {
     if endings.is_plain() {
         return;
     }
-    let start = if text.starts_with(BOM) { BOM.len_utf8() } else { 0 };
+    let start = if text.starts_with(BOM) {
+        BOM.len_utf8()
+    } else {
+        0
+    };
     let mut buf = std::mem::take(text).into_bytes();
     to_file(&mut buf, start, endings);
     *text = utf8(buf);
