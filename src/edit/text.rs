@@ -3,9 +3,12 @@
 //! Matching happens on LF-only text without a BOM. What was taken out to get
 //! there is remembered so that writing restores it: the BOM, and which line
 //! ended in CRLF or in a lone CR (old Mac files; a CR not followed by LF is a
-//! line ending wherever it appears, as in universal-newline reading). The
-//! model's old and new are read the same way, so neither the file nor an
-//! edit's text has a CR left that is not a line ending.
+//! line ending wherever it appears, as in universal-newline reading; the
+//! table is `endings.rs`'). The model's old and new are read the same
+//! way, so neither the file nor an edit's text has a CR left that is not a
+//! line ending. The LF text is a copy (`Source::parse`), or the caller's
+//! own buffer turned LF where it stands and back after (`to_lf_in_place`,
+//! `to_file_in_place`), so a large file is not held twice.
 //!
 //! Untouched lines keep their own ending (a mixed file stays mixed); lines
 //! the edits bring in take the file's usual ending. What is written must
