@@ -399,6 +399,7 @@ fn run<T>(
         reach,
         pending: Vec::new(),
         cuts: Vec::new(),
+        cuts_sorted: Vec::new(),
         notes: Vec::new(),
         cursor: 0,
         orig_lines: Default::default(),

@@ -12,6 +12,7 @@
 //! The pure edit logic (matching, splicing, text formats) lives in `edit/`
 //! and never touches the file system; this module never interprets text.
 
+mod compare;
 mod encoding;
 pub mod git;
 mod read;

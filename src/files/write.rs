@@ -18,6 +18,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::compare::holds;
 use super::{FileError, Resolved, Stamp};
 
 /// Distinguishes temp files of one process.
@@ -314,48 +315,6 @@ fn create_no_replace(
             Err(e) if e.kind() == io::ErrorKind::NotFound => fs::rename(temp, real),
             Err(e) => Err(e),
         },
-    }
-}
-
-/// Whether the open file holds exactly `want`, its parts one after
-/// another (its size first: a change of size needs no read). Compared a
-/// block at a time, so a 10 MB file costs no 10 MB buffer per look.
-fn holds(file: &mut File, want: Parts<'_>) -> io::Result<bool> {
-    use std::io::{Read, Seek};
-    let len: usize = want.iter().map(|p| p.len()).sum();
-    if file.metadata()?.len() != len as u64 {
-        return Ok(false);
-    }
-    file.rewind()?;
-    let mut block = vec![0u8; len.clamp(1, 256 * 1024)];
-    let mut parts = want.iter().copied().filter(|p| !p.is_empty());
-    let mut part: &[u8] = parts.next().unwrap_or_default();
-    let mut at = 0;
-    loop {
-        let n = match file.read(&mut block) {
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
-        };
-        if n == 0 {
-            return Ok(at == len);
-        }
-        if at + n > len {
-            return Ok(false);
-        }
-        let mut read = &block[..n];
-        while !read.is_empty() {
-            let k = read.len().min(part.len());
-            if read[..k] != part[..k] {
-                return Ok(false);
-            }
-            read = &read[k..];
-            part = &part[k..];
-            if part.is_empty() {
-                part = parts.next().unwrap_or_default();
-            }
-        }
-        at += n;
     }
 }
 

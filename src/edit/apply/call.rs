@@ -41,6 +41,9 @@ pub(super) struct Call<'s> {
     pub(super) pending: Vec<(usize, usize)>,
     /// Original ranges each edit (1-based) took out or cut into.
     pub(super) cuts: Vec<(usize, Range<usize>)>,
+    /// The same ranges, sorted by (start, end): looked up by every edit
+    /// that may be stale, so kept in order as they come.
+    pub(super) cuts_sorted: Vec<Range<usize>>,
     pub(super) notes: Vec<String>,
     /// Where the previous hinted edit ended.
     pub(super) cursor: usize,
@@ -134,6 +137,12 @@ impl<'s> Call<'s> {
         let done = self.pieces.splice(reps);
         if let Some(seams) = &mut self.seams {
             seams.update(&self.pieces, &replaced, &done.regions);
+        }
+        for r in &done.cut {
+            let at = self
+                .cuts_sorted
+                .partition_point(|c| (c.start, c.end) < (r.start, r.end));
+            self.cuts_sorted.insert(at, r.clone());
         }
         self.cuts.extend(done.cut.into_iter().map(|r| (n, r)));
         let pat_len = &self.pat_len;

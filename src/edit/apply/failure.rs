@@ -86,8 +86,7 @@ impl Step<'_> {
         // search for old's first line, then the levels, at those alone.
         let orig_lines = call.orig_line_index();
         let probe = Probe::new(old, new).file_unit(call.lazy_unit());
-        let mut cuts: Vec<Range<usize>> = call.cuts.iter().map(|(_, c)| c.clone()).collect();
-        cuts.sort_by_key(|c| (c.start, c.end));
+        let cuts = &call.cuts_sorted;
         let m = split_lines(old).0.len();
         let end_of = |j: usize| {
             if j + m < orig_lines.count() {
@@ -110,7 +109,7 @@ impl Step<'_> {
         };
         let first: Vec<usize> = loose
             .into_iter()
-            .filter(|&j| overlaps_any(orig_lines.start(j), end_of(j), &cuts))
+            .filter(|&j| overlaps_any(orig_lines.start(j), end_of(j), cuts))
             .collect();
         let found = tolerant::find_from(call.orig, orig_lines, &probe, &first)?;
         if now.is_some_and(|level| found.level > level) {

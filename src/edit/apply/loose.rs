@@ -78,21 +78,26 @@ impl Seams {
         replaced: &[(Range<usize>, isize)],
         regions: &[Range<usize>],
     ) {
+        // In place, a replaced range at a time: the lines before the first
+        // stay, the lines it touches are read again, the ones after move
+        // by what it grew. A splice costs a move of the lines after it,
+        // not a pass of closures over all of them.
         let mut again: Vec<Range<usize>> = regions.to_vec();
-        self.lines.retain_mut(|(start, end, _)| {
-            if replaced
-                .iter()
-                .any(|(r, _)| r.start <= *end && *start <= r.end)
-            {
-                again.push(moved(&(*start..*end), replaced));
-                return false;
+        let mut at = 0;
+        let mut delta: isize = 0;
+        let lines = &mut self.lines;
+        for (r, grew) in replaced {
+            let before = at + lines[at..].partition_point(|l| l.1 < r.start);
+            shift(&mut lines[at..before], delta);
+            let touched = before + lines[before..].partition_point(|l| l.0 <= r.end);
+            for l in lines.drain(before..touched) {
+                // Positions before this splice: moved across all of it.
+                again.push(moved(&(l.0..l.1), replaced));
             }
-            let before = replaced.partition_point(|(r, _)| r.end < *start);
-            let delta: isize = replaced[..before].iter().map(|(_, d)| d).sum();
-            *start = (*start as isize + delta) as usize;
-            *end = (*end as isize + delta) as usize;
-            true
-        });
+            at = before;
+            delta += grew;
+        }
+        shift(&mut lines[at..], delta);
         self.add(pieces, again);
     }
 
@@ -124,11 +129,16 @@ impl Seams {
                 at += line.len();
             }
         }
-        // Both ascending: merged in one pass, a line read again replacing
-        // its old entry.
-        let old = std::mem::take(&mut self.lines);
+        let (Some(first), Some(last)) = (added.first(), added.last()) else {
+            return;
+        };
+        // Both ascending: merged in one pass over the lines they fall
+        // among, a line read again replacing its old entry.
+        let lo = self.lines.partition_point(|l| l.0 < first.0);
+        let hi = self.lines.partition_point(|l| l.0 <= last.0);
+        let old = &self.lines[lo..hi];
         let mut merged = Vec::with_capacity(old.len() + added.len());
-        let (mut a, mut b) = (old.into_iter().peekable(), added.into_iter().peekable());
+        let (mut a, mut b) = (old.iter().copied().peekable(), added.into_iter().peekable());
         loop {
             let next = match (a.peek(), b.peek()) {
                 (Some(x), Some(y)) if x.0 < y.0 => a.next(),
@@ -148,11 +158,21 @@ impl Seams {
                 merged.push(line);
             }
         }
-        self.lines = merged;
+        self.lines.splice(lo..hi, merged);
     }
 
     pub(super) fn starts_with_hash(&self, hash: u64) -> impl Iterator<Item = usize> + '_ {
         self.lines.iter().filter(move |l| l.2 == hash).map(|l| l.0)
+    }
+}
+
+/// Moves each line by `delta` bytes.
+fn shift(lines: &mut [(usize, usize, u64)], delta: isize) {
+    if delta != 0 {
+        for l in lines {
+            l.0 = l.0.wrapping_add_signed(delta);
+            l.1 = l.1.wrapping_add_signed(delta);
+        }
     }
 }
 

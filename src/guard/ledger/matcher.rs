@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::literals::Literals;
 use super::forms::{base32_stable, base64_inner, hex_lower, percent_reserved, rot13};
+use super::literals::Literals;
 use super::{CHUNK_LEN, Entry, FRAGMENT_LEN, MIN_SECRET_LEN, Matcher, PIECE_LEN, PIECE_PRIVATE};
 
 impl Matcher {
