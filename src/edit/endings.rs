@@ -3,7 +3,7 @@
 //!
 //! A file's line breaks are nearly all of one kind, so the table holds
 //! that kind (the file's usual ending) and only the breaks that differ,
-//! eight bytes each: a pure CRLF or lone-CR file has no entry at all
+//! four bytes each: a pure CRLF or lone-CR file has no entry at all
 //! (a list of every CRLF was 16 bytes a line, 0.3× a file of short lines).
 //! The turn to LF moves the text within its own buffer, and the turn back
 //! moves it back, so a caller that owns the text holds it once: matching a
@@ -32,7 +32,7 @@ impl Eol {
         }
     }
 
-    fn code(self) -> u64 {
+    fn code(self) -> u32 {
         match self {
             Eol::Lf => 0,
             Eol::Crlf => 1,
@@ -40,7 +40,7 @@ impl Eol {
         }
     }
 
-    fn of_code(code: u64) -> Eol {
+    fn of_code(code: u32) -> Eol {
         match code {
             1 => Eol::Crlf,
             2 => Eol::Cr,
@@ -56,9 +56,9 @@ pub(crate) struct Endings {
     /// The file's most common ending (the first seen of those tied): what
     /// new lines get.
     usual: Eol,
-    /// The '\n's (offsets in the LF text) that were not `usual`, each
-    /// packed as `offset << 2 | code`; ascending.
-    others: Vec<u64>,
+    /// The '\n's (offsets in the LF text) that were not `usual`, with
+    /// what they were; ascending.
+    others: Listed,
     /// How many breaks were CRLF: the bytes the file has beyond its LF
     /// text.
     crlf: usize,
@@ -70,12 +70,65 @@ impl Default for Endings {
     }
 }
 
-fn pack(at: usize, eol: Eol) -> u64 {
-    ((at as u64) << 2) | eol.code()
+/// Offsets of a list of breaks, with their endings, in four bytes each:
+/// the offset within its GiB of the text and the ending's code, and where
+/// each GiB's entries start (one start for a file under 1 GiB).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Listed {
+    /// `(offset % GIB) << 2 | code`, ascending by offset.
+    entries: Vec<u32>,
+    /// `blocks[k]`: the first entry at an offset of `k * GIB` or more.
+    blocks: Vec<usize>,
 }
 
-fn unpack(entry: u64) -> (usize, Eol) {
-    ((entry >> 2) as usize, Eol::of_code(entry & 3))
+const GIB_BITS: u32 = 30;
+
+impl Listed {
+    fn with_capacity(n: usize) -> Listed {
+        Listed {
+            entries: Vec::with_capacity(n),
+            blocks: vec![0],
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Appends a break after every one listed so far.
+    fn push(&mut self, at: usize, eol: Eol) {
+        let block = at >> GIB_BITS;
+        while self.blocks.len() <= block {
+            self.blocks.push(self.entries.len());
+        }
+        let low = (at & ((1 << GIB_BITS) - 1)) as u32;
+        self.entries.push((low << 2) | eol.code());
+    }
+
+    /// The `i`th break listed.
+    fn get(&self, i: usize) -> Option<(usize, Eol)> {
+        let entry = *self.entries.get(i)?;
+        let block = self.blocks.partition_point(|&b| b <= i).saturating_sub(1);
+        let at = (block << GIB_BITS) | (entry >> 2) as usize;
+        Some((at, Eol::of_code(entry & 3)))
+    }
+
+    /// The index of the first break listed at `at` or after.
+    fn first_from(&self, at: usize) -> usize {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.get(mid) {
+                Some((p, _)) if p < at => lo = mid + 1,
+                _ => hi = mid,
+            }
+        }
+        lo
+    }
 }
 
 impl Endings {
@@ -83,7 +136,7 @@ impl Endings {
     pub fn plain() -> Endings {
         Endings {
             usual: Eol::Lf,
-            others: Vec::new(),
+            others: Listed::with_capacity(0),
             crlf: 0,
         }
     }
@@ -106,8 +159,7 @@ impl Endings {
 
     /// What the '\n' at `at` of the LF text was in the file.
     pub fn eol_at(&self, at: usize) -> Eol {
-        let i = self.others.partition_point(|&e| unpack(e).0 < at);
-        match self.others.get(i).map(|&e| unpack(e)) {
+        match self.others.get(self.others.first_from(at)) {
             Some((p, eol)) if p == at => eol,
             _ => self.usual,
         }
@@ -115,10 +167,8 @@ impl Endings {
 
     /// The listed breaks in `range` of the LF text, ascending.
     pub fn others_in(&self, range: Range<usize>) -> impl Iterator<Item = (usize, Eol)> + '_ {
-        let first = self.others.partition_point(|&e| unpack(e).0 < range.start);
-        self.others[first..]
-            .iter()
-            .map(|&e| unpack(e))
+        (self.others.first_from(range.start)..self.others.len())
+            .filter_map(move |i| self.others.get(i))
             .take_while(move |&(p, _)| p < range.end)
     }
 
@@ -127,7 +177,7 @@ impl Endings {
     /// listed breaks are looked at; otherwise every '\n' of the range, and
     /// those that were LF are yielded too.
     pub fn breaks<'t>(&'t self, lf: &'t str, range: Range<usize>) -> Breaks<'t> {
-        let first = self.others.partition_point(|&e| unpack(e).0 < range.start);
+        let first = self.others.first_from(range.start);
         Breaks {
             endings: self,
             lf: lf.as_bytes(),
@@ -207,7 +257,7 @@ pub(crate) fn to_lf(buf: &mut Vec<u8>, start: usize) -> Endings {
         return Endings::plain();
     }
     let (usual, listed, crlf) = Endings::tally(body);
-    let mut others = Vec::with_capacity(listed);
+    let mut others = Listed::with_capacity(listed);
     let (mut read, mut write) = (start, start);
     let len = buf.len();
     loop {
@@ -224,7 +274,7 @@ pub(crate) fn to_lf(buf: &mut Vec<u8>, start: usize) -> Endings {
         write += at - read;
         buf[write] = b'\n';
         if eol != usual {
-            others.push(pack(write - start, eol));
+            others.push(write - start, eol);
         }
         write += 1;
         read = next;
@@ -254,8 +304,11 @@ pub(crate) fn to_file(buf: &mut Vec<u8>, start: usize, endings: &Endings) {
     // listed ones (the others stay LF where they are); otherwise each.
     while read > start {
         let at = match endings.usual {
-            Eol::Lf => match next_other.checked_sub(1) {
-                Some(i) => start + unpack(endings.others[i]).0,
+            Eol::Lf => match next_other
+                .checked_sub(1)
+                .and_then(|i| endings.others.get(i))
+            {
+                Some((p, _)) => start + p,
                 None => break,
             },
             _ => match memchr::memrchr(b'\n', &buf[start..read]) {
@@ -263,7 +316,10 @@ pub(crate) fn to_file(buf: &mut Vec<u8>, start: usize, endings: &Endings) {
                 None => break,
             },
         };
-        let eol = match next_other.checked_sub(1).map(|i| unpack(endings.others[i])) {
+        let eol = match next_other
+            .checked_sub(1)
+            .and_then(|i| endings.others.get(i))
+        {
             Some((p, eol)) if start + p == at => {
                 next_other -= 1;
                 eol
@@ -296,7 +352,7 @@ impl Iterator for Breaks<'_> {
     type Item = (usize, Eol);
 
     fn next(&mut self) -> Option<(usize, Eol)> {
-        let other = self.endings.others.get(self.next_other).map(|&e| unpack(e));
+        let other = self.endings.others.get(self.next_other);
         let at = match self.endings.usual {
             Eol::Lf => other?.0,
             _ => self.at + memchr::memchr(b'\n', &self.lf[self.at..self.end])?,
@@ -338,7 +394,7 @@ impl RawOffsets<'_> {
     pub fn raw_of(&mut self, at: usize) -> usize {
         let others = &self.endings.others;
         let mut listed_before = self.next_other;
-        while let Some((p, eol)) = others.get(listed_before).map(|&e| unpack(e)) {
+        while let Some((p, eol)) = others.get(listed_before) {
             if p >= at {
                 break;
             }
@@ -431,6 +487,30 @@ mod tests {
                 assert_eq!(buf, with_bom.as_bytes(), "{text:?}");
             }
         }
+    }
+
+    #[test]
+    fn breaks_past_a_gib_keep_their_offsets_in_four_bytes() {
+        let gib = 1usize << 30;
+        let breaks = [
+            (5, Eol::Crlf),
+            (gib - 1, Eol::Cr),
+            (gib + 7, Eol::Cr),
+            (3 * gib, Eol::Lf),
+            (3 * gib + 1, Eol::Crlf),
+        ];
+        let mut listed = Listed::with_capacity(breaks.len());
+        for &(at, eol) in &breaks {
+            listed.push(at, eol);
+        }
+        let got: Vec<(usize, Eol)> = (0..listed.len()).filter_map(|i| listed.get(i)).collect();
+        assert_eq!(got, breaks);
+        assert_eq!(listed.first_from(0), 0);
+        assert_eq!(listed.first_from(6), 1);
+        assert_eq!(listed.first_from(gib), 2);
+        assert_eq!(listed.first_from(2 * gib), 3);
+        assert_eq!(listed.first_from(3 * gib + 1), 4);
+        assert_eq!(listed.first_from(4 * gib), 5);
     }
 
     #[test]
