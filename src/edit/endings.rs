@@ -112,7 +112,11 @@ impl Listed {
     /// The `i`th break listed.
     fn get(&self, i: usize) -> Option<(usize, Eol)> {
         let entry = *self.entries.get(i)?;
-        let block = self.blocks.partition_point(|&b| b <= i).saturating_sub(1);
+        // A text under 1 GiB (nearly every one) has one block: no search.
+        let block = match self.blocks.len() {
+            0 | 1 => 0,
+            _ => self.blocks.partition_point(|&b| b <= i).saturating_sub(1),
+        };
         let at = (block << GIB_BITS) | (entry >> 2) as usize;
         Some((at, Eol::of_code(entry & 3)))
     }
