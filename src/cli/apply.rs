@@ -215,7 +215,7 @@ impl<'w> ApplySession<'w> {
             return failed(file.rel.clone(), e.to_string(), Some("write"));
         }
         let stamp = on_disk.stamp;
-        let current = match self.dry_files.get(&file.rel) {
+        let mut current = match self.dry_files.get(&file.rel) {
             Some(text) => text.clone(),
             None => std::mem::take(&mut on_disk.text),
         };
@@ -224,8 +224,10 @@ impl<'w> ApplySession<'w> {
             .get(&file.rel)
             .map_or(&[][..], Vec::as_slice);
         // The new content as parts of the text as read and the edits' new
-        // text, streamed to the temp file: a large file is never held twice.
-        let applied = match edit::plan(&current, &call.edits, previous) {
+        // text, streamed to the temp file: a large file is never held twice
+        // (a CRLF one is matched LF-only in its own buffer, given back as
+        // read).
+        let applied = match edit::plan(&mut current, &call.edits, previous) {
             Ok(a) => a,
             Err(e) => return failed(file.rel.clone(), e.to_string(), Some(e.kind.as_str())),
         };

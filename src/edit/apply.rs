@@ -27,7 +27,7 @@ use super::error::{EditError, ErrorKind};
 use super::pieces::Pieces;
 use super::request::{Edit, check_edit};
 use super::search::locate;
-use super::text::{Source, eol_of, lf};
+use super::text::{Source, eol_of, lf, to_file_in_place, to_lf_in_place};
 use super::tolerant::{LazyUnit, Level};
 use call::{Call, LONG};
 use repeat::twin_groups;
@@ -180,7 +180,10 @@ pub fn apply(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Applied, E
     for (i, e) in edits.iter().enumerate() {
         check_edit(e, i + 1, total)?;
     }
-    run(text, edits, &[], previous, |p, src| p.render(src)).map(Applied::from)
+    run(&Source::parse(text), edits, &[], previous, |p, src| {
+        p.render(src)
+    })
+    .map(Applied::from)
 }
 
 /// `apply` with every tolerant edit looked for in the whole current text,
@@ -196,7 +199,10 @@ pub fn apply_without_windows(
         check_edit(e, i + 1, total)?;
     }
     WINDOWS.with(|w| w.set(false));
-    let done = run(text, edits, &[], previous, |p, src| p.render(src)).map(Applied::from);
+    let done = run(&Source::parse(text), edits, &[], previous, |p, src| {
+        p.render(src)
+    })
+    .map(Applied::from);
     WINDOWS.with(|w| w.set(true));
     done
 }
@@ -209,15 +215,21 @@ thread_local! {
 
 /// `apply`, with the new content as parts of `text` and the new text
 /// instead of one string (see [`Content`]): what a caller that streams a
-/// large file to disk uses, so the file is not held twice.
-pub fn plan(text: &str, edits: &[Edit], previous: &[Edit]) -> Result<Planned, EditError> {
+/// large file to disk uses, so the file is not held twice. A text with CRs
+/// is turned LF-only where it stands while the edits are matched, and
+/// back before this returns, so it is not held twice either: `text` holds
+/// what it held, byte for byte, whatever the result.
+pub fn plan(text: &mut String, edits: &[Edit], previous: &[Edit]) -> Result<Planned, EditError> {
     let total = edits.len();
     for (i, e) in edits.iter().enumerate() {
         check_edit(e, i + 1, total)?;
     }
-    let done = run(text, edits, &[], previous, |p, src| {
-        Content::of(text, p, src)
-    })?;
+    let endings = to_lf_in_place(text);
+    let src = Source::lf(text, endings);
+    let done = run(&src, edits, &[], previous, Content::of);
+    let endings = src.into_endings();
+    to_file_in_place(text, &endings);
+    let done = done?;
     Ok(Planned {
         content: done.body,
         outcomes: done.outcomes,
@@ -249,7 +261,10 @@ pub fn apply_hinted(text: &str, edits: &[Hinted], previous: &[Edit]) -> Result<A
     }
     let plain: Vec<Edit> = edits.iter().map(|h| h.edit.clone()).collect();
     let nears: Vec<Near> = edits.iter().map(|h| h.near.clone()).collect();
-    run(text, &plain, &nears, previous, |p, src| p.render(src)).map(Applied::from)
+    run(&Source::parse(text), &plain, &nears, previous, |p, src| {
+        p.render(src)
+    })
+    .map(Applied::from)
 }
 
 /// For each edit, the earlier edit of the call it repeats, if any: same old,
@@ -308,14 +323,13 @@ fn without_bom<'a>(
 
 /// The call after validation. `nears` is empty (no hints) or one per edit.
 fn run<T>(
-    text: &str,
+    src: &Source,
     edits: &[Edit],
     nears: &[Near],
     previous: &[Edit],
     finish: impl FnOnce(&Pieces, &Source) -> T,
 ) -> Result<Done<T>, EditError> {
     let total = edits.len();
-    let src = Source::parse(text);
     fn as_compared(e: &Edit, bom: bool) -> (Cow<'_, str>, Cow<'_, str>, bool) {
         without_bom(lf(&e.old), lf(&e.new), bom)
     }
@@ -377,7 +391,7 @@ fn run<T>(
     let mut call = Call {
         pieces: Pieces::new(&src.norm),
         orig: &src.norm,
-        source: &src,
+        source: src,
         orig_hits,
         automaton,
         pat_len: patterns.iter().map(|p| p.len()).collect(),
@@ -462,7 +476,7 @@ fn run<T>(
     // it is never put together here.
     let diff = Diff::from_changes(&src.norm, |r| pieces.text(r), &changes);
     Ok(Done {
-        body: finish(&pieces, &src),
+        body: finish(&pieces, src),
         outcomes,
         notes: call.notes,
         diff,

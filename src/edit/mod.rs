@@ -12,6 +12,7 @@ mod anchored;
 mod apply;
 mod content;
 mod diff;
+mod endings;
 mod error;
 pub mod formats;
 mod hints;

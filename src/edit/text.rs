@@ -3,9 +3,12 @@
 //! Matching happens on LF-only text without a BOM. What was taken out to get
 //! there is remembered so that writing restores it: the BOM, and which line
 //! ended in CRLF or in a lone CR (old Mac files; a CR not followed by LF is a
-//! line ending wherever it appears, as in universal-newline reading). The
-//! model's old and new are read the same way, so neither the file nor an
-//! edit's text has a CR left that is not a line ending.
+//! line ending wherever it appears, as in universal-newline reading; the
+//! table is `endings.rs`'). The model's old and new are read the same
+//! way, so neither the file nor an edit's text has a CR left that is not a
+//! line ending. The LF text is a copy (`Source::parse`), or the caller's
+//! own buffer turned LF where it stands and back after (`to_lf_in_place`,
+//! `to_file_in_place`), so a large file is not held twice.
 //!
 //! Untouched lines keep their own ending (a mixed file stays mixed); lines
 //! the edits bring in take the file's usual ending. What is written must
@@ -16,25 +19,10 @@
 use std::borrow::Cow;
 use std::ops::Range;
 
+pub(crate) use super::endings::Eol;
+use super::endings::{Endings, RawOffsets, to_file, to_lf};
+
 const BOM: char = '\u{feff}';
-
-/// How a line ended in the file (or in an old text as sent).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Eol {
-    Lf,
-    Crlf,
-    Cr,
-}
-
-impl Eol {
-    fn as_str(self) -> &'static str {
-        match self {
-            Eol::Lf => "\n",
-            Eol::Crlf => "\r\n",
-            Eol::Cr => "\r",
-        }
-    }
-}
 
 /// A file's text, normalized for matching.
 #[derive(Debug)]
@@ -42,64 +30,64 @@ pub(crate) struct Source<'a> {
     pub bom: bool,
     /// LF-only text without the BOM.
     pub norm: Cow<'a, str>,
-    /// Offsets in `norm` of each '\n' that was not a plain LF in the file,
-    /// with what it was; ascending.
-    endings: Vec<(usize, Eol)>,
-    /// The ending new lines get: the file's most common one (the first seen
-    /// of those tied).
-    pub usual: Eol,
+    /// What each '\n' of `norm` was in the file, and the ending new lines
+    /// get.
+    endings: Endings,
 }
 
 impl<'a> Source<'a> {
+    /// `text` normalized: borrowed when it has no CR, else a LF copy.
     pub fn parse(text: &'a str) -> Source<'a> {
         let (bom, body) = match text.strip_prefix(BOM) {
             Some(rest) => (true, rest),
             None => (false, text),
         };
         if memchr::memchr(b'\r', body.as_bytes()).is_none() {
-            return Source {
-                bom,
-                norm: Cow::Borrowed(body),
-                endings: Vec::new(),
-                usual: Eol::Lf,
-            };
+            return Source::lf(text, Endings::plain());
         }
-        let bytes = body.as_bytes();
-        let mut norm = String::with_capacity(body.len());
-        let mut endings = Vec::new();
-        let mut last = 0;
-        for at in memchr::memchr_iter(b'\r', bytes) {
-            norm.push_str(&body[last..at]);
-            let eol = if bytes.get(at + 1) == Some(&b'\n') {
-                last = at + 2;
-                Eol::Crlf
-            } else {
-                last = at + 1;
-                Eol::Cr
-            };
-            endings.push((norm.len(), eol));
-            norm.push('\n');
-        }
-        norm.push_str(&body[last..]);
-        let usual = usual_ending(&norm, &endings);
+        let mut buf = body.as_bytes().to_vec();
+        let endings = to_lf(&mut buf, 0);
         Source {
             bom,
-            norm: Cow::Owned(norm),
+            norm: Cow::Owned(utf8(buf)),
             endings,
-            usual,
         }
+    }
+
+    /// A text `to_lf_in_place` turned LF-only (BOM included, if any), with
+    /// the endings it returned: the text is borrowed, not copied.
+    pub fn lf(text: &'a str, endings: Endings) -> Source<'a> {
+        let (bom, body) = match text.strip_prefix(BOM) {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        Source {
+            bom,
+            norm: Cow::Borrowed(body),
+            endings,
+        }
+    }
+
+    /// The endings, for turning the text back (`to_file_in_place`).
+    pub fn into_endings(self) -> Endings {
+        self.endings
+    }
+
+    /// The ending new lines get: the file's most common one (the first
+    /// seen of those tied).
+    pub fn usual(&self) -> Eol {
+        self.endings.usual()
     }
 
     /// Append `norm[range]` to `out` with the file's own line endings.
     pub fn write_orig(&self, range: Range<usize>, out: &mut String) {
-        let first = self.endings.partition_point(|&(p, _)| p < range.start);
         let mut last = range.start;
-        for &(at, eol) in self.endings[first..]
-            .iter()
-            .take_while(|&&(p, _)| p < range.end)
-        {
+        for (at, eol) in self.endings.breaks(&self.norm, range.clone()) {
             push_lf_text(&self.norm[last..at], out);
-            out.push_str(eol.as_str());
+            match eol {
+                Eol::Lf => push_lf_text("\n", out),
+                eol => out.push_str(eol.as_str()),
+            }
             last = at + 1;
         }
         push_lf_text(&self.norm[last..range.end], out);
@@ -107,7 +95,7 @@ impl<'a> Source<'a> {
 
     /// Append text the edits brought in, with the file's usual ending.
     pub fn write_new(&self, text: &str, out: &mut String) {
-        match self.usual {
+        match self.usual() {
             Eol::Lf => push_lf_text(text, out),
             eol => {
                 let mut last = 0;
@@ -129,35 +117,82 @@ impl<'a> Source<'a> {
         if breaks == 0 {
             return None;
         }
-        let first = self.endings.partition_point(|&(p, _)| p < range.start);
-        let inside: Vec<Eol> = self.endings[first..]
-            .iter()
-            .take_while(|&&(p, _)| p < range.end)
-            .map(|&(_, e)| e)
-            .collect();
-        match inside.first() {
-            None => Some(Eol::Lf),
-            Some(&e) if inside.len() == breaks && inside.iter().all(|&x| x == e) => Some(e),
+        let mut listed = 0;
+        let mut kind: Option<Eol> = None;
+        for (_, eol) in self.endings.others_in(range) {
+            listed += 1;
+            match kind {
+                Some(k) if k != eol => return None,
+                _ => kind = Some(eol),
+            }
+        }
+        match kind {
+            None => Some(self.usual()),
+            Some(k) if listed == breaks => Some(k),
             Some(_) => None,
         }
     }
 
-    /// Offsets in the normalized text of each '\n' that was not a plain LF
-    /// in the file, with what it was; ascending.
-    pub fn endings(&self) -> &[(usize, Eol)] {
-        &self.endings
+    /// What the '\n' at `at` of `norm` was in the file.
+    pub fn eol_at(&self, at: usize) -> Eol {
+        self.endings.eol_at(at)
+    }
+
+    /// Offsets in `norm` turned into offsets in the file as read (its BOM
+    /// included), asked in ascending order.
+    pub fn raw_offsets(&self) -> RawOffsets<'_> {
+        self.endings.raw_offsets(&self.norm)
     }
 
     /// True when every line ends in LF: the written text is then the
     /// normalized text with the prefix.
     pub fn lf_only(&self) -> bool {
-        self.endings.is_empty() && self.usual == Eol::Lf
+        self.endings.is_plain()
     }
 
     /// The prefix every written file starts with.
     pub fn prefix(&self) -> &'static str {
         if self.bom { "\u{feff}" } else { "" }
     }
+}
+
+/// Turns `text` LF-only where it stands (BOM kept), for `Source::lf`; the
+/// endings returned turn it back (`to_file_in_place`). A text without CR
+/// is left as it is.
+pub(crate) fn to_lf_in_place(text: &mut String) -> Endings {
+    let start = if text.starts_with(BOM) {
+        BOM.len_utf8()
+    } else {
+        0
+    };
+    if memchr::memchr(b'\r', &text.as_bytes()[start..]).is_none() {
+        return Endings::plain();
+    }
+    let mut buf = std::mem::take(text).into_bytes();
+    let endings = to_lf(&mut buf, start);
+    *text = utf8(buf);
+    endings
+}
+
+/// Turns a text `to_lf_in_place` made LF-only back into the bytes it was.
+pub(crate) fn to_file_in_place(text: &mut String, endings: &Endings) {
+    if endings.is_plain() {
+        return;
+    }
+    let start = if text.starts_with(BOM) {
+        BOM.len_utf8()
+    } else {
+        0
+    };
+    let mut buf = std::mem::take(text).into_bytes();
+    to_file(&mut buf, start, endings);
+    *text = utf8(buf);
+}
+
+/// Bytes that were UTF-8 before only CRs and LFs were moved or changed:
+/// still UTF-8 (the check is std's, a fast pass over ASCII).
+fn utf8(buf: Vec<u8>) -> String {
+    String::from_utf8(buf).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// Append text whose '\n's are written as LF. A LF right after a lone CR
@@ -175,35 +210,6 @@ fn push_lf_text(text: &str, out: &mut String) {
         rest = after;
     }
     out.push_str(rest);
-}
-
-/// The most common ending; among those tied, the one seen first.
-fn usual_ending(norm: &str, endings: &[(usize, Eol)]) -> Eol {
-    let total = memchr::memchr_iter(b'\n', norm.as_bytes()).count();
-    let crlf = endings.iter().filter(|(_, e)| *e == Eol::Crlf).count();
-    let cr = endings.len() - crlf;
-    let lf = total - endings.len();
-    // The first '\n' that was a plain LF: the first not in `endings`.
-    let mut others = endings.iter().map(|&(p, _)| p).peekable();
-    let first_lf = memchr::memchr_iter(b'\n', norm.as_bytes())
-        .find(|&at| {
-            while others.peek().is_some_and(|&p| p < at) {
-                others.next();
-            }
-            others.peek() != Some(&at)
-        })
-        .unwrap_or(usize::MAX);
-    let first_of = |eol: Eol| match eol {
-        Eol::Lf => first_lf,
-        _ => endings
-            .iter()
-            .find(|(_, e)| *e == eol)
-            .map_or(usize::MAX, |&(p, _)| p),
-    };
-    [(Eol::Lf, lf), (Eol::Crlf, crlf), (Eol::Cr, cr)]
-        .into_iter()
-        .max_by(|a, b| a.1.cmp(&b.1).then(first_of(b.0).cmp(&first_of(a.0))))
-        .map_or(Eol::Lf, |(e, _)| e)
 }
 
 /// An edit's text as it is compared: "\r\n" and a lone "\r" turned into
@@ -407,7 +413,7 @@ mod tests {
 
     #[test]
     fn usual_ending() {
-        let usual = |t: &str| Source::parse(t).usual;
+        let usual = |t: &str| Source::parse(t).usual();
         assert_eq!(usual("a\r\nb\r\nc\n"), Eol::Crlf);
         assert_eq!(usual("a\nb\nc\r\n"), Eol::Lf);
         assert_eq!(usual("a\r\nb\n"), Eol::Crlf);

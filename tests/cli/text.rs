@@ -100,3 +100,47 @@ fn diff_of_a_crlf_file_is_shown_without_carriage_returns() {
         "--- a/w.txt\n+++ b/w.txt\n@@ -1,2 +1,2 @@\n one\n-two\n+2\n"
     );
 }
+
+/// `nib apply` streams a file with CRs from its own buffer, turned LF-only
+/// for matching and back for writing: every shape of line endings is
+/// written as the engine's one-string result has it (`edit::apply`), the
+/// version kept for undo is the file as it was, and undo gives it back.
+#[test]
+fn crlf_mixed_and_lone_cr_files_are_written_as_the_engine_computes() {
+    use nib::edit::{Edit, apply};
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        // BOM and CRLF; lines inserted, one taken out, the last unended.
+        (
+            "\u{feff}one\r\ntwo\r\nthree\r\nfour",
+            &[("two\n", "2\n2.5\n"), ("three\nfour", "four")],
+        ),
+        // CRLF usual, a few LF lines: each keeps its own.
+        (
+            "a\r\nb\nc\r\nd\r\ne\nf\r\n",
+            &[("c\n", "C\nC2\n"), ("e", "E")],
+        ),
+        // Lone CR usual, LF and CRLF among them, empty lines next to them.
+        ("x\ry\r\rz\n\r\nw\r", &[("y\n", "Y\n\n"), ("w", "W\nV")]),
+        // An empty line ending in LF right after one ending in a lone CR.
+        ("a\rb\n\nc\r", &[("b", "B"), ("c\n", "c\nd\n")]),
+        // A tolerant edit (indentation) in a CRLF file.
+        (
+            "fn f() {\r\n    let a = 1;\r\n    let b = 2;\r\n}\r\n",
+            &[("  let b = 2;\n", "  let b = 3;\n  let c = 4;\n")],
+        ),
+    ];
+    for (text, edits) in cases {
+        let ws = Ws::new();
+        ws.write("f.txt", text);
+        let list: Vec<(&str, &str, bool)> = edits.iter().map(|&(o, n)| (o, n, false)).collect();
+        let run = ws.apply(&crate::support::call_edits("f.txt", &list), &[]);
+        assert_eq!(run.code, 0, "{text:?}: {run:?}");
+        let edits: Vec<Edit> = edits.iter().map(|&(o, n)| Edit::new(o, n)).collect();
+        let want = apply(text, &edits, &[]).unwrap().text;
+        assert_eq!(ws.read("f.txt"), want.as_bytes(), "{text:?}");
+        assert_eq!(ws.saved_versions(), [text.as_bytes().to_vec()], "{text:?}");
+        let undone = ws.undo(&[]);
+        assert_eq!(undone.code, 0, "{undone:?}");
+        assert_eq!(ws.read("f.txt"), text.as_bytes(), "{text:?}");
+    }
+}

@@ -420,7 +420,12 @@ proptest! {
                 Edit { old, new: new.clone(), replace_all: *replace_all }
             })
             .collect();
-        match (apply(&text, &edits, &[]), plan(&text, &edits, &[])) {
+        // `plan` turns a text with CRs LF-only in its own buffer while it
+        // matches: it must give the text back as it was, whatever happens.
+        let mut planned_on = text.clone();
+        let planned = plan(&mut planned_on, &edits, &[]);
+        prop_assert_eq!(&planned_on, &text);
+        match (apply(&text, &edits, &[]), planned) {
             (Ok(a), Ok(p)) => {
                 prop_assert_eq!(&p.content.render(&text), &a.text);
                 prop_assert_eq!(p.content.len(), a.text.len());
