@@ -611,29 +611,54 @@ fn fill_temp(mut file: File, bytes: Parts<'_>, existing: Option<&Metadata>) -> i
     file.sync_all()
 }
 
-/// Writes `parts` to the new file, one after another; a large file in
-/// blocks, each handed to the disk as soon as written (`sync_file_range`,
-/// not waiting), so the fsync after has little left to wait for (10 MB
-/// written and synced: 3 ms instead of 5.5). Durability is the fsync's.
+/// Writes `parts` to the new file, one after another, in blocks of about
+/// 256 KiB each one vectored write (a call of 100 edits is 200 parts: a
+/// write each cost more than the bytes); a large file's blocks are each
+/// handed to the disk as soon as written (`sync_file_range`, not waiting),
+/// so the fsync after has little left to wait for (10 MB written and
+/// synced: 3 ms instead of 5.5). Durability is the fsync's.
 fn write_streaming(file: &mut File, parts: Parts<'_>) -> io::Result<()> {
     const BLOCK: usize = 256 * 1024;
     let len: usize = parts.iter().map(|p| p.len()).sum();
-    if len <= 4 * BLOCK {
-        return parts.iter().try_for_each(|p| file.write_all(p));
-    }
+    let stream = len > 4 * BLOCK;
     let (mut written, mut synced) = (0, 0);
-    for part in parts {
-        for block in part.chunks(BLOCK) {
-            file.write_all(block)?;
-            written += block.len();
-            if written - synced >= BLOCK {
-                start_writeback(file, synced, written - synced);
-                synced = written;
-            }
+    // The parts cut into pieces of at most a block, gathered a block at a
+    // time.
+    let mut pieces = parts
+        .iter()
+        .flat_map(|p| p.chunks(BLOCK))
+        .filter(|c| !c.is_empty())
+        .peekable();
+    let mut block: Vec<io::IoSlice<'_>> = Vec::new();
+    while pieces.peek().is_some() {
+        block.clear();
+        let mut size = 0;
+        while let Some(piece) = pieces.next_if(|p| size == 0 || size + p.len() <= BLOCK) {
+            size += piece.len();
+            block.push(io::IoSlice::new(piece));
+        }
+        write_all_vectored(file, &mut block)?;
+        written += size;
+        if stream && written - synced >= BLOCK {
+            start_writeback(file, synced, written - synced);
+            synced = written;
         }
     }
-    if written > synced {
+    if stream && written > synced {
         start_writeback(file, synced, written - synced);
+    }
+    Ok(())
+}
+
+/// Writes every byte of `slices`, resuming after a short write.
+fn write_all_vectored(file: &mut File, mut slices: &mut [io::IoSlice<'_>]) -> io::Result<()> {
+    while !slices.is_empty() {
+        match file.write_vectored(slices) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(n) => io::IoSlice::advance_slices(&mut slices, n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(())
 }
