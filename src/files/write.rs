@@ -920,6 +920,11 @@ mod tests {
             parts.push(&bytes[from..c]);
             from = c;
         }
+        // 3,000 parts of a few bytes: more than one vectored write takes.
+        for _ in 0..3_000 {
+            parts.push(&bytes[from..from + 3]);
+            from += 3;
+        }
         parts.push(&bytes[from..]);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("parts.bin");
