@@ -9,6 +9,7 @@
 
 use std::cell::OnceCell;
 use std::ops::Range;
+use std::rc::Rc;
 
 use super::loose::{LooseIndex, Seams, moved};
 use crate::edit::pieces::{Pieces, Replacement};
@@ -48,7 +49,7 @@ pub(super) struct Call<'s> {
     /// Where the previous hinted edit ended.
     pub(super) cursor: usize,
     /// The original's lines, once an edit needs to look at lines.
-    pub(super) orig_lines: OnceCell<LineIndex>,
+    pub(super) orig_lines: OnceCell<Rc<LineIndex>>,
     /// The file's indent unit as read, once a tolerant level needs it.
     pub(super) file_unit: LazyUnit<'s>,
     /// Per edit (0-based): whether a later edit may repeat it, so where it
@@ -179,16 +180,21 @@ impl<'s> Call<'s> {
 
     /// The original's line index, made once.
     pub(super) fn orig_line_index(&self) -> &LineIndex {
-        self.orig_lines.get_or_init(|| LineIndex::new(self.orig))
+        self.orig_lines
+            .get_or_init(|| Rc::new(LineIndex::new(self.orig)))
     }
 
-    /// The current text's line index, from the original's.
-    pub(super) fn line_index(&self) -> LineIndex {
+    /// The current text's line index, from the original's: the original's
+    /// itself, shared, while no edit has changed the text (a copy was 8
+    /// bytes a line more at the peak of a large file's first edit).
+    pub(super) fn line_index(&self) -> Rc<LineIndex> {
         let orig = self.orig_line_index();
-        if self.pieces.untouched() {
-            return orig.clone();
+        if self.pieces.untouched()
+            && let Some(shared) = self.orig_lines.get()
+        {
+            return Rc::clone(shared);
         }
-        self.pieces.line_index(orig)
+        Rc::new(self.pieces.line_index(orig))
     }
 
     /// The file's indent unit as read, learnt only if a probe's level

@@ -7,6 +7,7 @@
 
 use std::borrow::Cow;
 use std::ops::Range;
+use std::rc::Rc;
 
 use super::call::Call;
 use super::typography::{Undecided, in_file_typography};
@@ -20,7 +21,7 @@ use crate::edit::tolerant::{self, Doubt, Level, Probe};
 /// The current text with its lines, made when an edit first needs them.
 pub(super) struct View<'s> {
     pub(super) cur: Cow<'s, str>,
-    pub(super) lines: LineIndex,
+    pub(super) lines: Rc<LineIndex>,
     /// Where new's first line stands loosely, found in the same pass over
     /// the lines as old's (the failure path asks whether new is there).
     pub(super) new_first: Option<Vec<usize>>,

@@ -124,7 +124,7 @@ impl<'s> Call<'s> {
         Some(Window {
             view: View {
                 cur: text.into(),
-                lines,
+                lines: lines.into(),
                 new_first: None,
             },
             at: span.start,
