@@ -182,6 +182,49 @@ fn judge_rows(edits: &[String], command: &str) {
     });
     row("Guard::judge, the 20-edit fs-edit call", edit, "< 5 ms");
 
+    // Other shapes: a lockfile's worth of integrity hashes (64 KiB of
+    // base64 runs, each decoded two codecs deep), and the prose call
+    // against a ledger of 250 secrets (a long session).
+    let lock_list: Vec<serde_json::Value> = (0..EDITS)
+        .map(|e| {
+            let mut s = String::new();
+            let mut n = e as u64 * 1_000;
+            while s.len() < PAYLOAD / EDITS {
+                n += 1;
+                let digest: Vec<u8> = (0..64u64)
+                    .map(|k| (n.wrapping_mul(2_654_435_761).wrapping_add(k * 40_503) >> 7) as u8)
+                    .collect();
+                s.push_str(&format!(
+                    "      \"integrity\": \"sha512-{}\",\n",
+                    base64(&digest)
+                ));
+            }
+            serde_json::json!({"old": "", "new": s})
+        })
+        .collect();
+    let lock_call = parse(
+        &table::FS_EDIT,
+        &serde_json::json!({"path": "package-lock.json", "edits": lock_list}),
+    )
+    .expect("the lockfile call parses");
+    let judged = measure(100, || {
+        black_box(guard.judge(&lock_call, &ws));
+    });
+    row("Guard::judge, 64 KiB of base64 hashes", judged, "< 5 ms");
+    let crowded = Guard::new(GuardPolicy::default());
+    for (i, kind) in secrets::FAKE_KINDS.iter().cycle().take(250).enumerate() {
+        let secret = fake(kind, 9_000 + i as u64).expect("a fake of each kind");
+        crowded.observe_protected(".env", &format!("K{i}={secret}\n"));
+    }
+    let judged = measure(100, || {
+        black_box(crowded.judge(&call, &ws));
+    });
+    row(
+        "Guard::judge, the fs-edit call, 250 secrets",
+        judged,
+        "< 5 ms",
+    );
+
     let plain: String = command.replace("git commit", "git log");
     let shell_call = parse(&table::SHELL, &serde_json::json!({"command": plain}))
         .expect("the shell call parses");
@@ -447,4 +490,24 @@ fn row(name: &str, (p50, p99): (Duration, Duration), target: &str) {
 
 fn ms(d: Duration) -> String {
     format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+/// Standard base64 with padding, as a lockfile's integrity field holds.
+fn base64(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for group in bytes.chunks(3) {
+        let n = group
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | (u32::from(b) << (16 - 8 * i)));
+        for i in 0..4 {
+            if i <= group.len() {
+                out.push(char::from(ALPHABET[((n >> (18 - 6 * i)) & 63) as usize]));
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
 }

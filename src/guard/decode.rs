@@ -251,26 +251,40 @@ fn hex_decode(digits: &[u8]) -> Vec<u8> {
 
 /// Base64 of either alphabet; padding and stray characters end a group.
 fn base64_decode(text: &[u8]) -> Vec<u8> {
-    let value = |b: u8| -> Option<u32> {
-        Some(match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' | b'-' => 62,
-            b'/' | b'_' => 63,
-            _ => return None,
-        } as u32)
+    // Each byte's value in either alphabet, or NONE: a table, as every
+    // base64-looking run of a value is decoded at four offsets, three
+    // ways (a lockfile's hashes are thousands of them).
+    const NONE: u8 = 0xFF;
+    const VALUE: [u8; 256] = {
+        let mut table = [NONE; 256];
+        let mut i = 0;
+        while i < 26 {
+            table[b'A' as usize + i] = i as u8;
+            table[b'a' as usize + i] = 26 + i as u8;
+            i += 1;
+        }
+        let mut d = 0;
+        while d < 10 {
+            table[b'0' as usize + d] = 52 + d as u8;
+            d += 1;
+        }
+        table[b'+' as usize] = 62;
+        table[b'-' as usize] = 62;
+        table[b'/' as usize] = 63;
+        table[b'_' as usize] = 63;
+        table
     };
     let mut out = Vec::with_capacity(text.len() * 3 / 4);
     let mut acc = 0u32;
     let mut bits = 0;
     for &b in text {
-        let Some(v) = value(b) else {
+        let v = VALUE[usize::from(b)];
+        if v == NONE {
             acc = 0;
             bits = 0;
             continue;
-        };
-        acc = (acc << 6) | v;
+        }
+        acc = (acc << 6) | u32::from(v);
         bits += 6;
         if bits >= 8 {
             bits -= 8;

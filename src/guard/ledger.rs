@@ -186,7 +186,7 @@ impl SecretLedger {
                     buf.extend_from_slice(&form.text);
                     buf.push(0);
                 }
-                fragments.each_match(&buf, |index, start| {
+                fragments.each_match_in_runs(&buf, |index, start| {
                     let at = starts.partition_point(|&s| s <= start) - 1;
                     let secret = matcher.fragment_owner[index];
                     if !found.iter().any(|&(s, _)| s == secret)
