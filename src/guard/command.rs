@@ -88,7 +88,8 @@ impl Guard {
                     }
                     let mut found = Vec::new();
                     let mut known = self.known();
-                    sinks::scan_value(&mut known, "the outgoing diff".into(), Role::Payload, &text, &|_| false, &mut found);
+                    let looked = sinks::look(&known.ledger, &text);
+                    sinks::scan_value(&mut known, "the outgoing diff".into(), Role::Payload, &text, looked, &|_| false, &mut found);
                     for mut r in found {
                         r.rule = "outgoing-diff";
                         out.push(r);

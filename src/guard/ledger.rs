@@ -231,7 +231,14 @@ impl SecretLedger {
     /// hits, reports "split" for a secret when this value added to its
     /// coverage and the chunks seen this session cover at least half of it.
     pub fn observe_sink(&mut self, value: &str) -> Vec<LedgerHit> {
-        let mut hits = self.check(value);
+        let hits = self.check(value);
+        self.observe_checked(value, hits)
+    }
+
+    /// `observe_sink` given `check(value)`'s hits, made beforehand (on
+    /// another thread: a check reads the ledger only, and recording a
+    /// value's pieces does not change what a check finds).
+    pub fn observe_checked(&mut self, value: &str, mut hits: Vec<LedgerHit>) -> Vec<LedgerHit> {
         if self.entries.is_empty() {
             return hits;
         }

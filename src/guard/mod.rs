@@ -376,12 +376,16 @@ impl Guard {
                     .is_some_and(|t| t.contains(secret))
             };
             let mut known = self.known();
-            for field in &view {
-                if !matches!(field.role, Role::Payload | Role::Command | Role::Url)
-                    || field.value.is_empty()
-                {
-                    continue;
-                }
+            let sinks: Vec<_> = view
+                .iter()
+                .filter(|f| {
+                    matches!(f.role, Role::Payload | Role::Command | Role::Url)
+                        && !f.value.is_empty()
+                })
+                .collect();
+            let values: Vec<&str> = sinks.iter().map(|f| f.value).collect();
+            let looked = sinks::look_all(&known.ledger, &values);
+            for (field, looked) in sinks.into_iter().zip(looked) {
                 // A secret an edit keeps in place (in its own old text, or
                 // already in the file it writes) is not going anywhere.
                 let own_old = sinks::same_edit_old(call, field.item.as_ref().map(|(i, _)| *i));
@@ -393,6 +397,7 @@ impl Guard {
                     field.label(),
                     field.role,
                     field.value,
+                    looked,
                     &kept,
                     &mut security,
                 );

@@ -85,10 +85,7 @@ impl<const HEAD: usize> Literals<HEAD> {
             bits,
             heads,
             groups,
-            used: bytes.iter().fold([0u64; 4], |mut used, &b| {
-                used[usize::from(b >> 6)] |= 1 << (b & 63);
-                used
-            }),
+            used: used_bytes(&bytes),
             bytes,
             ends,
             short,
@@ -188,6 +185,19 @@ impl<const HEAD: usize> Literals<HEAD> {
         }
         true
     }
+}
+
+/// One bit for each byte value `bytes` holds.
+fn used_bytes(bytes: &[u8]) -> [u64; 4] {
+    let mut seen = [false; 256];
+    for &b in bytes {
+        seen[usize::from(b)] = true;
+    }
+    let mut used = [0u64; 4];
+    for (b, _) in seen.iter().enumerate().filter(|(_, s)| **s) {
+        used[b >> 6] |= 1 << (b & 63);
+    }
+    used
 }
 
 /// The first `HEAD` bytes of `bytes` as an integer (`bytes` holds at
