@@ -288,22 +288,12 @@ fn shapes(big: &str, small: &str) -> Vec<Case> {
     let last = 249_999;
     // Three edits each replacing 5,000 lines (old over the automaton's
     // limit: a linear search each).
-    let huge_call = {
-        let lines: Vec<&str> = small.lines().collect();
-        let edits: Vec<String> = [10_001usize, 40_001, 80_001]
-            .iter()
-            .map(|&at| {
-                let old = lines[at..at + 5_000].join("\n") + "\n";
-                let new = old.replace("compute(", "compute2(");
-                format!(
-                    r#"{{"old": {}, "new": {}}}"#,
-                    serde_json::to_string(&old).unwrap_or_default(),
-                    serde_json::to_string(&new).unwrap_or_default()
-                )
-            })
-            .collect();
-        format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
-    };
+    let lines: Vec<&str> = small.lines().collect();
+    let huge_call = call_of([10_001usize, 40_001, 80_001].iter().map(|&at| {
+        let old = lines[at..at + 5_000].join("\n") + "\n";
+        let new = old.replace("compute(", "compute2(");
+        (old, new)
+    }));
     // 100 edits of three lines each that add a line (the issue's own
     // shape), as fs-edit and as a V4A patch with the same lines.
     let sites = spread(100, 11, 1_237);
@@ -313,25 +303,15 @@ fn shapes(big: &str, small: &str) -> Vec<Case> {
             j = i + 2
         )
     };
-    let added_call = {
-        let edits: Vec<String> = shuffled(&sites)
-            .iter()
-            .map(|&i| {
-                let old = three_lines(i);
-                let new = old.replacen(
-                    ";\n    value_",
-                    &format!(";\n    log(value_{i});\n    value_"),
-                    1,
-                );
-                format!(
-                    r#"{{"old": {}, "new": {}}}"#,
-                    serde_json::to_string(&old).unwrap_or_default(),
-                    serde_json::to_string(&new).unwrap_or_default()
-                )
-            })
-            .collect();
-        format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
-    };
+    let added_call = call_of(shuffled(&sites).into_iter().map(|i| {
+        let old = three_lines(i);
+        let new = old.replacen(
+            ";\n    value_",
+            &format!(";\n    log(value_{i});\n    value_"),
+            1,
+        );
+        (old, new)
+    }));
     let added_v4a = {
         let mut out = String::from("*** Begin Patch\n*** Update File: f.txt\n");
         for &i in &sites {
@@ -414,6 +394,20 @@ fn shuffled(sites: &[usize]) -> Vec<usize> {
         out.swap(i, (state % (i as u64 + 1)) as usize);
     }
     out
+}
+
+/// One fs-edit call of f.txt with these (old, new) edits.
+fn call_of(edits: impl Iterator<Item = (String, String)>) -> String {
+    let edits: Vec<String> = edits
+        .map(|(old, new)| {
+            format!(
+                r#"{{"old": {}, "new": {}}}"#,
+                serde_json::to_string(&old).unwrap_or_default(),
+                serde_json::to_string(&new).unwrap_or_default()
+            )
+        })
+        .collect();
+    format!(r#"{{"path": "f.txt", "edits": [{}]}}"#, edits.join(", "))
 }
 
 /// One fs-edit call changing the value line at each site.
