@@ -26,6 +26,41 @@ const EXCLUDED: [&str; 4] = [
 /// the clone's worktree list); they are quick, so one lock serves all.
 static WORKTREE_OPS: Mutex<()> = Mutex::new(());
 
+/// The same rule across processes: the shards of a Slurm run on one
+/// machine share a clone, and two `git worktree add` at once fail on git's
+/// own lock files (an instance then ends as an env_error, without a
+/// prediction). An exclusive `flock` on a file in the clone's git
+/// directory, released when dropped; where it cannot be taken (a
+/// read-only clone), the retry in `add` is what is left.
+struct CloneLock {
+    /// Held open for the lock; closing it releases the lock.
+    _file: Option<std::fs::File>,
+}
+
+fn lock_clone(clone: &Path) -> CloneLock {
+    use std::os::fd::AsRawFd;
+    let git_dir = clone.join(".git");
+    let dir = if git_dir.is_dir() {
+        git_dir
+    } else {
+        clone.to_path_buf()
+    };
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("nib-worktrees.lock"))
+        .ok();
+    if let Some(f) = &file {
+        // SAFETY: flock on a descriptor this function owns; it only
+        // blocks until the lock is free, and an error leaves it unlocked.
+        unsafe {
+            libc::flock(f.as_raw_fd(), libc::LOCK_EX);
+        }
+    }
+    CloneLock { _file: file }
+}
+
 /// The clone of `repo` (`owner/name`) under `repos`: `owner__name` or
 /// `owner/name`, with a working tree or bare.
 pub fn find_clone(repos: &Path, repo: &str) -> Result<PathBuf, String> {
@@ -61,6 +96,7 @@ impl Worktree {
     /// directory in use: a stale one from an earlier run is removed first).
     pub fn add(clone: &Path, path: &Path, base: &str) -> Result<Worktree, String> {
         let _ops = WORKTREE_OPS.lock().unwrap_or_else(PoisonError::into_inner);
+        let _clone_lock = lock_clone(clone);
         let commit = format!("{base}^{{commit}}");
         if git(clone, &["rev-parse", "--verify", "--quiet", &commit], &[]).is_err() {
             return Err(format!(
@@ -88,19 +124,31 @@ impl Worktree {
             std::fs::create_dir_all(parent)
                 .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
         }
-        git(
-            clone,
-            &[
-                "worktree",
-                "add",
-                "--detach",
-                "--force",
-                &path_arg(path),
-                base,
-            ],
-            &[],
-        )
-        .map_err(|e| format!("git worktree add for {base} failed: {e}"))?;
+        // Another machine sharing the clone may hold git's lock a moment:
+        // a failed add is tried again twice (`--force` makes it repeatable).
+        let add = || {
+            git(
+                clone,
+                &[
+                    "worktree",
+                    "add",
+                    "--detach",
+                    "--force",
+                    &path_arg(path),
+                    base,
+                ],
+                &[],
+            )
+        };
+        let mut added = add();
+        for pause in [200, 800] {
+            if added.is_ok() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(pause));
+            added = add();
+        }
+        added.map_err(|e| format!("git worktree add for {base} failed: {e}"))?;
         Ok(Worktree {
             clone: Some(clone.to_path_buf()),
             path: path.to_path_buf(),
@@ -189,6 +237,7 @@ impl Worktree {
     /// Removes the worktree (and its entry in the clone).
     pub fn remove(self) -> Result<(), String> {
         let _ops = WORKTREE_OPS.lock().unwrap_or_else(PoisonError::into_inner);
+        let _clone_lock = self.clone.as_deref().map(lock_clone);
         let removed = match &self.clone {
             Some(clone) => git(
                 clone,
