@@ -258,17 +258,7 @@ fn agree_on_alignment(
     let mut options = readings.aligned_options(indent, sent_before, file_before);
     options.extend(readings.steps_in_unknown_unit(indent, sent_before, file_before));
     options.push(moved.to_string());
-    options.sort_by_key(|o| (o.len(), o.clone()));
-    options.dedup();
-    match options.len() {
-        1 => Ok(()),
-        _ => Err(Doubt::Depths {
-            line: k + 1,
-            text: line.trim().to_string(),
-            indent: indent.to_string(),
-            options,
-        }),
-    }
+    one_depth(options, k, line, indent)
 }
 
 /// A line the readings placed (new's `k`) deeper than the line before
@@ -309,17 +299,7 @@ fn depth_past_an_aligned_line(
     options.extend(moved_like(indent, sent_before, file_before));
     options.extend(readings.levels_past(indent, sent_before, file_before));
     options.extend(readings.steps_in_unknown_unit(indent, sent_before, file_before));
-    options.sort_by_key(|o| (o.len(), o.clone()));
-    options.dedup();
-    match options.len() {
-        1 => Ok(()),
-        _ => Err(Doubt::Depths {
-            line: k + 1,
-            text: line.trim().to_string(),
-            indent: indent.to_string(),
-            options,
-        }),
-    }
+    one_depth(options, k, line, indent)
 }
 
 /// `line` with its indentation replaced by `indent`.
@@ -367,6 +347,22 @@ fn nearest(at: &[usize], index: usize) -> usize {
         (Some(before), _) => before,
         (None, Some(&after)) => after,
         (None, None) => index,
+    }
+}
+
+/// Fine when the readings leave one depth for line `k`; else the doubt
+/// that lists them, shortest first.
+fn one_depth(mut options: Vec<String>, k: usize, line: &str, indent: &str) -> Result<(), Doubt> {
+    options.sort_by_key(|o| (o.len(), o.clone()));
+    options.dedup();
+    match options.len() {
+        1 => Ok(()),
+        _ => Err(Doubt::Depths {
+            line: k + 1,
+            text: line.trim().to_string(),
+            indent: indent.to_string(),
+            options,
+        }),
     }
 }
 
