@@ -48,13 +48,7 @@ impl App {
         };
         if let Some(a) = self.ask.take() {
             let t = self.opts.theme;
-            let first = a
-                .question
-                .text()
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_string();
+            let first = first_line(a.question.text());
             let said = match &answer {
                 Answer::Yes(true) => "yes".to_string(),
                 Answer::Yes(false) => "no".to_string(),
@@ -100,13 +94,7 @@ impl App {
             && let Some(a) = self.ask.take()
         {
             self.input.clear();
-            let first = a
-                .question
-                .text()
-                .lines()
-                .next()
-                .unwrap_or_default()
-                .to_string();
+            let first = first_line(a.question.text());
             self.history.push(Line::from(vec![
                 Span::styled("? ", self.opts.theme.accent()),
                 Span::styled(
@@ -120,4 +108,9 @@ impl App {
             ]));
         }
     }
+}
+
+/// A question's first line, as the history shows it once answered.
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
 }
