@@ -1,120 +1,317 @@
 //! Decoding a sink value the way someone hiding a secret would have
 //! encoded it, so the ledger can look for the secret in what comes out:
 //! the common codecs (base64, base64url, hex in any case with or without
-//! `\x`, `0x`, `%` or `:` between bytes, base32 at any offset, percent,
-//! reversal, rot13; the ledger matches reversed and rot13 fragments of
-//! the raw value itself) composed up to depth two (`rev∘base64`,
-//! `base64∘base64`, `rot13∘hex`…). The ledger matches the decoded text
-//! against fragments of every secret it knows, so half a secret, or an
-//! 8-character piece of one, is found whatever the two codecs were.
+//! `\x`, `0x`, `%` or `:` between bytes, base32 at any offset, the three
+//! base85 alphabets, reversal, rot13, and zlib or gzip streams inside
+//! decoded bytes) composed up to three deep (`rev∘base64`,
+//! `base64∘base64∘hex`, `base64∘gzip`…). The ledger matches the decoded
+//! text against fragments of every secret it knows, so half a secret, or
+//! an 8-character piece of one, is found whatever the codecs were.
 //!
-//! Bounded: candidate runs must be long enough to carry a fragment, and the
-//! decoded bytes of one value are capped at a few times its size, so the
-//! cost stays linear in the value.
+//! Every reading goes into one buffer, so a value's thousands of runs (a
+//! lockfile's hashes) cost no allocation each. Bounded: the first codec's
+//! readings are linear in the value (a few per run), and what is read
+//! deeper (only text that decoded to something printable, or a stream
+//! that inflated) is capped at a multiple of the value's size.
+
+mod codecs;
+mod escapes;
 
 use std::sync::OnceLock;
 
 use regex::bytes::Regex;
 
-/// One decoded reading of part of a value.
-#[derive(Debug, Clone)]
-pub(crate) struct Form {
-    /// The bytes of the original value it was decoded from.
-    pub span: (usize, usize),
+use codecs::Base85;
+pub(crate) use escapes::{Codes, from_char_codes, unescaped};
+
+/// Every decoded reading of a value, one after another in `text`, each
+/// followed by a 0 byte.
+#[derive(Debug, Default)]
+pub(crate) struct Readings {
     pub text: Vec<u8>,
-    /// What it took: "decoded" (one codec) or "decoded-twice" (two).
+    parts: Vec<Part>,
+    /// The deeper readings stopped at the budget: what was left unread
+    /// holds more nested encodings than any real file does.
+    pub cut_short: bool,
+}
+
+/// One reading: where it starts in `Readings::text`, the bytes of the
+/// original value it came from, and how many codecs it took.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Part {
+    pub at: usize,
+    pub span: (usize, usize),
     pub label: &'static str,
 }
 
-/// Runs shorter than this cannot carry an 8-byte fragment in any codec
-/// (base64 of 8 bytes is 11 characters, hex 16, base32 13).
-const MIN_RUN: usize = 11;
+impl Readings {
+    pub(crate) fn is_empty(&self) -> bool {
+        self.parts.is_empty()
+    }
 
-/// All the readings of `value`, up to two codecs deep.
-pub(crate) fn forms(value: &str) -> Vec<Form> {
+    /// The reading that holds byte `pos` of `text`.
+    pub(crate) fn part_at(&self, pos: usize) -> Option<&Part> {
+        let index = self.parts.partition_point(|p| p.at <= pos);
+        index.checked_sub(1).and_then(|i| self.parts.get(i))
+    }
+
+    /// Each reading with its bytes.
+    pub(crate) fn each(&self) -> impl Iterator<Item = (&Part, &[u8])> {
+        self.parts.iter().enumerate().map(|(i, part)| {
+            let end = self
+                .parts
+                .get(i + 1)
+                .map_or(self.text.len(), |next| next.at)
+                .saturating_sub(1);
+            (part, &self.text[part.at..end.max(part.at)])
+        })
+    }
+}
+
+/// Runs shorter than this cannot carry an 8-byte fragment in any codec
+/// (base64 of 8 bytes is 11 characters, hex 16, base32 13, base85 10).
+const MIN_RUN: usize = 11;
+const MIN_BASE85_RUN: usize = 10;
+/// Readings shorter than a fragment cannot hold one.
+const MIN_READING: usize = 8;
+/// Codecs composed at most.
+const DEPTH: usize = 3;
+
+/// All the readings of `value`, up to three codecs deep.
+pub(crate) fn readings(value: &str) -> Readings {
     let bytes = value.as_bytes();
-    let budget = bytes.len() * 6 + 4096;
-    let mut out = Vec::new();
-    let mut spent = 0usize;
-    let mut first = Vec::new();
+    let mut reader = Reader {
+        out: Readings::default(),
+        budget: bytes.len() * 16 + 64 * 1024,
+        spent: 0,
+    };
     for (start, end, run) in candidate_runs(bytes) {
-        first.clear();
-        // One codec: the run decoded. Two: the run reversed or rot13'd,
-        // then decoded (`base64∘rev`).
-        decoders(&run, &mut first);
-        let direct = first.len();
-        let reversed: Vec<u8> = run.iter().rev().copied().collect();
-        decoders(&reversed, &mut first);
-        decoders(&rot13(&run), &mut first);
-        for (n, text) in first.drain(..).enumerate() {
-            spent += text.len();
-            // Two codecs the other way round: decoded, then reversed,
-            // rot13'd or decoded again (`rev∘base64`, `base64∘base64`).
-            if n < direct && printable(&text) {
-                let mut second = vec![text.iter().rev().copied().collect(), rot13(&text)];
-                for (_, _, inner) in candidate_runs(&text) {
-                    decoders(&inner, &mut second);
+        reader.run(&run, (start, end), 0);
+    }
+    for (start, end) in base85_runs(bytes) {
+        reader.base85(&bytes[start..end], (start, end), 0);
+    }
+    reader.escapes(value, (0, bytes.len()), 0);
+    reader.out
+}
+
+struct Reader {
+    out: Readings,
+    /// Bytes the readings past the first codec may take.
+    budget: usize,
+    spent: usize,
+}
+
+impl Reader {
+    /// `run` (found after `depth` codecs) read by every codec its alphabet
+    /// fits, as is, reversed and rot13'd (each of those a codec too).
+    fn run(&mut self, run: &[u8], span: (usize, usize), depth: usize) {
+        self.codecs(run, span, depth + 1);
+        if depth + 2 <= DEPTH {
+            let reversed: Vec<u8> = run.iter().rev().copied().collect();
+            self.codecs(&reversed, span, depth + 2);
+            self.codecs(&rot13(run), span, depth + 2);
+        }
+    }
+
+    /// `run` decoded by every codec whose alphabet it fits: hex (two
+    /// alignments), base64 of either alphabet (four), base32 (eight; one
+    /// case only, as base32 is written). Each reading counts `depth` codecs.
+    fn codecs(&mut self, run: &[u8], span: (usize, usize), depth: usize) {
+        if run.iter().all(u8::is_ascii_hexdigit) {
+            for skip in 0..2 {
+                self.read(span, depth, true, &|out| {
+                    codecs::hex(&run[skip.min(run.len())..], out)
+                });
+            }
+        }
+        if run
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_' | b'='))
+        {
+            for skip in 0..4 {
+                self.read(span, depth, true, &|out| {
+                    codecs::base64(&run[skip.min(run.len())..], out)
+                });
+            }
+        }
+        let base32 = |upper: bool| {
+            run.iter().all(|&b| {
+                (b'2'..=b'7').contains(&b)
+                    || b == b'='
+                    || if upper {
+                        b.is_ascii_uppercase()
+                    } else {
+                        b.is_ascii_lowercase()
+                    }
+            })
+        };
+        if base32(true) || base32(false) {
+            for skip in 0..8 {
+                self.read(span, depth, true, &|out| {
+                    codecs::base32(&run[skip.min(run.len())..], out)
+                });
+            }
+        }
+    }
+
+    /// A base85-looking run read in each alphabet, where it fits (quotes
+    /// and brackets around it are in some alphabets and not others), at
+    /// each of the five alignments.
+    fn base85(&mut self, run: &[u8], span: (usize, usize), depth: usize) {
+        for alphabet in Base85::ALL {
+            for part in run.split(|&b| !alphabet.holds(b)) {
+                if part.len() < MIN_BASE85_RUN {
+                    continue;
                 }
-                for t in second {
-                    spent += t.len();
-                    out.push(Form {
-                        span: (start, end),
-                        text: t,
-                        label: "decoded-twice",
+                for skip in 0..5 {
+                    self.read(span, depth + 1, true, &|out| {
+                        alphabet.decode(&part[skip.min(part.len())..], out)
                     });
                 }
             }
-            out.push(Form {
-                span: (start, end),
-                text,
-                label: if n < direct {
-                    "decoded"
-                } else {
-                    "decoded-twice"
-                },
+        }
+    }
+
+    /// `text` with its escapes decoded (when it holds enough of them to
+    /// spell a fragment) and its runs of character codes read, each as one
+    /// more codec.
+    fn escapes(&mut self, text: &str, span: (usize, usize), depth: usize) {
+        if let Some(unescaped) = unescaped(text).filter(|u| u.escapes >= MIN_READING) {
+            let inner = if depth == 0 { unescaped.span } else { span };
+            self.read(inner, depth + 1, true, &|out| {
+                out.extend_from_slice(&unescaped.text)
             });
         }
-        if spent > budget {
-            break;
+        // The value's own codes are read by the ledger (whole secrets);
+        // deeper, a fragment in them counts.
+        for codes in [Codes::Decimal, Codes::Octal, Codes::Binary] {
+            if depth == 0 {
+                break;
+            }
+            if let Some(spelled) = from_char_codes(text, MIN_READING, codes) {
+                self.read(span, depth + 1, true, &|out| {
+                    out.extend_from_slice(spelled.as_bytes())
+                });
+            }
         }
     }
-    out.retain(|f| f.text.len() >= 8);
-    out
+
+    /// One reading, made by `decode` into the buffer: kept when it is long
+    /// enough to hold a fragment, inflated when it carries a compressed
+    /// stream, and read deeper (when `further`) if it is printable text.
+    fn read(
+        &mut self,
+        span: (usize, usize),
+        depth: usize,
+        further: bool,
+        decode: &dyn Fn(&mut Vec<u8>),
+    ) {
+        if depth > 1 && self.spent > self.budget {
+            self.out.cut_short = true;
+            return;
+        }
+        let at = self.out.text.len();
+        decode(&mut self.out.text);
+        let len = self.out.text.len() - at;
+        if len < MIN_READING {
+            self.out.text.truncate(at);
+            return;
+        }
+        if depth > 1 {
+            self.spent += len;
+        }
+        self.out.text.push(0);
+        self.out.parts.push(Part {
+            at,
+            span,
+            label: label(depth),
+        });
+        let reading = &self.out.text[at..at + len];
+        let compressed = codecs::compressed_at(reading);
+        let deeper = further && depth < DEPTH && printable(reading);
+        if let Some((start, gzip)) = compressed {
+            let stream = reading[start..].to_vec();
+            let limit = self.budget.saturating_sub(self.spent).min(1 << 20);
+            self.read(span, depth + 1, true, &|out| {
+                codecs::inflate(&stream, gzip, limit, out)
+            });
+        }
+        if deeper {
+            let text = self.out.text[at..at + len].to_vec();
+            self.deeper(&text, span, depth);
+        }
+    }
+
+    /// Printable `text` that took `depth` codecs, read once more:
+    /// reversed, rot13'd (each read no further: `run` reads a run's
+    /// reversal and rot13 itself), and its runs decoded.
+    fn deeper(&mut self, text: &[u8], span: (usize, usize), depth: usize) {
+        self.read(span, depth + 1, false, &|out| out.extend(text.iter().rev()));
+        self.read(span, depth + 1, false, &|out| {
+            out.extend(text.iter().map(|&b| rot13_byte(b)))
+        });
+        for (_, _, run) in candidate_runs(text) {
+            self.run(&run, span, depth);
+        }
+        if let Ok(text) = std::str::from_utf8(text) {
+            self.escapes(text, span, depth);
+        }
+        for (start, end) in base85_runs(text) {
+            self.base85(&text[start..end], span, depth);
+        }
+    }
 }
 
-/// The run decoded by every codec whose alphabet it fits: hex (two
-/// alignments), base64 of either alphabet (four), base32 (eight; one
-/// case only, as base32 is written).
-fn decoders(run: &[u8], out: &mut Vec<Vec<u8>>) {
-    if run.iter().all(u8::is_ascii_hexdigit) {
-        for skip in 0..2 {
-            out.push(hex_decode(&run[skip.min(run.len())..]));
+fn label(depth: usize) -> &'static str {
+    match depth {
+        0 | 1 => "decoded",
+        2 => "decoded-twice",
+        _ => "decoded-thrice",
+    }
+}
+
+/// Runs that can only be base85: at least one byte outside base64's
+/// alphabet, all three character classes, and a class change at most
+/// steps, as random digits have (code's words and punctuation do not).
+fn base85_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_graphic() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_graphic() {
+            i += 1;
+        }
+        let run = &bytes[start..i];
+        if run.len() < MIN_BASE85_RUN {
+            continue;
+        }
+        let class = |b: u8| match b {
+            b'a'..=b'z' => 0u8,
+            b'A'..=b'Z' => 1,
+            b'0'..=b'9' => 2,
+            _ => 3,
+        };
+        let mut seen = [false; 4];
+        let mut changes = 0usize;
+        let mut outside_base64 = false;
+        for (k, &b) in run.iter().enumerate() {
+            let c = class(b);
+            seen[usize::from(c)] = true;
+            outside_base64 |= c == 3 && !matches!(b, b'+' | b'/' | b'-' | b'_' | b'=');
+            if k > 0 && class(run[k - 1]) != c {
+                changes += 1;
+            }
+        }
+        if outside_base64 && seen[0] && seen[1] && seen[2] && changes * 2 >= run.len() {
+            out.push((start, i));
         }
     }
-    if run
-        .iter()
-        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_' | b'='))
-    {
-        for skip in 0..4 {
-            out.push(base64_decode(&run[skip.min(run.len())..]));
-        }
-    }
-    let base32 = |upper: bool| {
-        run.iter().all(|&b| {
-            (b'2'..=b'7').contains(&b)
-                || b == b'='
-                || if upper {
-                    b.is_ascii_uppercase()
-                } else {
-                    b.is_ascii_lowercase()
-                }
-        })
-    };
-    if base32(true) || base32(false) {
-        for skip in 0..8 {
-            out.push(base32_decode(&run[skip.min(run.len())..]));
-        }
-    }
+    out
 }
 
 /// Runs of the value that can be an encoding: base64/base32/hex alphabet
@@ -145,7 +342,9 @@ fn candidate_runs(bytes: &[u8]) -> Vec<(usize, usize, Vec<u8>)> {
         .iter()
         .filter(|&&c| c)
         .count();
-        if run.len() >= MIN_RUN && classes >= 2 && worth_decoding(run) {
+        // Hex of hex is digits only, so a long run of digits is read too.
+        let digits = run.len() >= 32 && run.iter().all(u8::is_ascii_digit);
+        if run.len() >= MIN_RUN && (classes >= 2 || digits) && worth_decoding(run) {
             out.push((start, i, run.to_vec()));
         }
         // `d=<hex>` in a query: `=` inside a run (not padding) separates.
@@ -225,96 +424,16 @@ fn printable(text: &[u8]) -> bool {
             >= text.len() * 9
 }
 
-pub(crate) fn rot13(bytes: &[u8]) -> Vec<u8> {
-    bytes
-        .iter()
-        .map(|&c| match c {
-            b'a'..=b'z' => (c - b'a' + 13) % 26 + b'a',
-            b'A'..=b'Z' => (c - b'A' + 13) % 26 + b'A',
-            _ => c,
-        })
-        .collect()
+fn rot13(bytes: &[u8]) -> Vec<u8> {
+    bytes.iter().map(|&c| rot13_byte(c)).collect()
 }
 
-fn hex_decode(digits: &[u8]) -> Vec<u8> {
-    let value = |b: u8| match b {
-        b'0'..=b'9' => b - b'0',
-        b'a'..=b'f' => b - b'a' + 10,
-        b'A'..=b'F' => b - b'A' + 10,
-        _ => 0,
-    };
-    digits
-        .chunks_exact(2)
-        .map(|p| (value(p[0]) << 4) | value(p[1]))
-        .collect()
-}
-
-/// Base64 of either alphabet; padding and stray characters end a group.
-fn base64_decode(text: &[u8]) -> Vec<u8> {
-    // Each byte's value in either alphabet, or NONE: a table, as every
-    // base64-looking run of a value is decoded at four offsets, three
-    // ways (a lockfile's hashes are thousands of them).
-    const NONE: u8 = 0xFF;
-    const VALUE: [u8; 256] = {
-        let mut table = [NONE; 256];
-        let mut i = 0;
-        while i < 26 {
-            table[b'A' as usize + i] = i as u8;
-            table[b'a' as usize + i] = 26 + i as u8;
-            i += 1;
-        }
-        let mut d = 0;
-        while d < 10 {
-            table[b'0' as usize + d] = 52 + d as u8;
-            d += 1;
-        }
-        table[b'+' as usize] = 62;
-        table[b'-' as usize] = 62;
-        table[b'/' as usize] = 63;
-        table[b'_' as usize] = 63;
-        table
-    };
-    let mut out = Vec::with_capacity(text.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for &b in text {
-        let v = VALUE[usize::from(b)];
-        if v == NONE {
-            acc = 0;
-            bits = 0;
-            continue;
-        }
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
+fn rot13_byte(c: u8) -> u8 {
+    match c {
+        b'a'..=b'z' => (c - b'a' + 13) % 26 + b'a',
+        b'A'..=b'Z' => (c - b'A' + 13) % 26 + b'A',
+        _ => c,
     }
-    out
-}
-
-/// RFC 4648 base32, either case; `=` ends the data.
-fn base32_decode(text: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(text.len() * 5 / 8);
-    let mut acc = 0u64;
-    let mut bits = 0;
-    for &b in text {
-        let v = match b.to_ascii_uppercase() {
-            c @ b'A'..=b'Z' => c - b'A',
-            c @ b'2'..=b'7' => c - b'2' + 26,
-            _ => break,
-        };
-        acc = (acc << 5) | u64::from(v);
-        bits += 5;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    out
 }
 
 #[cfg(test)]
@@ -325,9 +444,9 @@ mod tests {
     const S: &str = "q8Zt2LwP0vXn5RkY7mJd";
 
     fn found(value: &str, want: &str) -> bool {
-        forms(value)
-            .iter()
-            .any(|f| f.text.windows(want.len()).any(|w| w == want.as_bytes()))
+        readings(value)
+            .each()
+            .any(|(_, text)| text.windows(want.len()).any(|w| w == want.as_bytes()))
     }
 
     #[test]

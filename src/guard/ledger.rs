@@ -24,9 +24,10 @@ use std::sync::OnceLock;
 
 use literals::Literals;
 
+use super::decode::{Codes, from_char_codes, unescaped};
 pub(crate) use forms::base64_encode;
 pub use forms::strip_zero_width;
-use forms::{from_char_codes, has_zero_width, spelled_out};
+use forms::{has_zero_width, literals_joined, spelled_out};
 
 /// Values shorter than this are too weak to match without false alarms.
 pub const MIN_SECRET_LEN: usize = 8;
@@ -89,7 +90,7 @@ struct Matcher {
     whole: Option<Literals<8>>,
     whole_owner: Vec<(usize, &'static str)>,
     /// Whole secrets and 8-character fragments of their private parts,
-    /// looked for in decoded readings of a value (`decode::forms`).
+    /// looked for in decoded readings of a value (`decode::readings`).
     fragments: Option<Literals<8>>,
     fragment_owner: Vec<usize>,
     /// 4-character chunks for session coverage.
@@ -159,7 +160,19 @@ impl SecretLedger {
         for (form, label) in [
             (spaced, "spaced"),
             (joined, "joined"),
-            (from_char_codes(value, MIN_SECRET_LEN), "char-codes"),
+            (literals_joined(value), "joined"),
+            (
+                from_char_codes(value, MIN_SECRET_LEN, Codes::Decimal),
+                "char-codes",
+            ),
+            (
+                from_char_codes(value, MIN_SECRET_LEN, Codes::Octal),
+                "octal",
+            ),
+            (
+                from_char_codes(value, MIN_SECRET_LEN, Codes::Binary),
+                "binary",
+            ),
         ] {
             let Some(form) = form else { continue };
             let mut hidden = Vec::new();
@@ -172,27 +185,38 @@ impl SecretLedger {
                 }
             }
         }
-        // Decoded readings: up to two codecs deep, fragments count; a
+        // Escapes decoded where they stand (`gh\160_…`, `&#103;h…`): every
+        // form, pieces too, as the literal text between them is the value's.
+        if let Some(unescaped) = unescaped(value) {
+            let mut hidden = Vec::new();
+            matcher.variants_in(&unescaped.text, &mut hidden);
+            for (secret, encoding) in hidden {
+                if !found.iter().any(|&(s, _)| s == secret) {
+                    found.push((
+                        secret,
+                        if encoding == "raw" {
+                            "escaped"
+                        } else {
+                            encoding
+                        },
+                    ));
+                }
+            }
+        }
+        // Decoded readings: up to three codecs deep, fragments count; a
         // secret found in a plainer form is reported as that. All readings
         // go through the automaton in one pass.
         let mut decoded = Vec::new();
         if let Some(fragments) = &matcher.fragments {
-            let forms = super::decode::forms(value);
-            if !forms.is_empty() {
-                let mut buf = Vec::new();
-                let mut starts = Vec::with_capacity(forms.len());
-                for form in &forms {
-                    starts.push(buf.len());
-                    buf.extend_from_slice(&form.text);
-                    buf.push(0);
-                }
-                fragments.each_match_in_runs(&buf, |index, start| {
-                    let at = starts.partition_point(|&s| s <= start) - 1;
+            let readings = super::decode::readings(value);
+            if !readings.is_empty() {
+                fragments.each_match_in_runs(&readings.text, |index, start| {
+                    let label = readings.part_at(start).map_or("decoded", |p| p.label);
                     let secret = matcher.fragment_owner[index];
                     if !found.iter().any(|&(s, _)| s == secret)
                         && !decoded.iter().any(|&(s, _)| s == secret)
                     {
-                        decoded.push((secret, forms[at].label));
+                        decoded.push((secret, label));
                     }
                 });
             }
@@ -305,9 +329,9 @@ impl SecretLedger {
             }
         });
         if let Some(fragments) = &matcher.fragments {
-            for form in super::decode::forms(text) {
-                if fragments.is_match(&form.text) {
-                    spans.push(form.span);
+            for (part, reading) in super::decode::readings(text).each() {
+                if fragments.is_match(reading) {
+                    spans.push(part.span);
                 }
             }
         }
@@ -617,6 +641,92 @@ mod tests {
             "a b c d e f g h i j k l m n o p\n",
         ] {
             assert!(ledger.check(value).is_empty(), "{value}");
+        }
+    }
+
+    #[test]
+    fn secrets_in_other_codecs_and_three_deep_are_found() {
+        use crate::guard::testkit::transform;
+        let mut ledger = SecretLedger::new();
+        ledger.add(PW, "test");
+        ledger.add(GH, "test");
+        let chains: &[&[&str]] = &[
+            &["oct"],
+            &["octcodes"],
+            &["bin"],
+            &["binrun"],
+            &["b85"],
+            &["a85"],
+            &["z85"],
+            &["zlib64"],
+            &["gzip64"],
+            &["html"],
+            &["uesc"],
+            &["qp"],
+            &["pieces3"],
+            &["b64", "b64", "b64"],
+            &["rot13", "hex", "b64"],
+            &["rev", "b64", "hex"],
+            &["b64", "rev", "b64"],
+            &["hex", "hex", "hex"],
+            &["hex", "b85"],
+            &["b85", "b64"],
+            &["zlib64", "hex"],
+            &["gzip64", "rev"],
+            &["b64", "zlib64"],
+            &["b32", "b64", "rot13"],
+            &["oct", "b64"],
+        ];
+        for secret in [PW, GH] {
+            for chain in chains {
+                let encoded = chain
+                    .iter()
+                    .fold(secret.to_string(), |v, c| transform(c, &v).unwrap());
+                let values = if chain[0] == "pieces3" {
+                    vec![encoded.clone()]
+                } else {
+                    vec![
+                        format!("data = \"{encoded}\"\n"),
+                        format!("printf '{encoded}' > notes.txt"),
+                    ]
+                };
+                for value in values {
+                    let hits = ledger.check(&value);
+                    assert!(
+                        hits.iter()
+                            .any(|h| h.secret_index == usize::from(secret == GH)),
+                        "{chain:?}: {value}: {hits:?}"
+                    );
+                }
+            }
+        }
+        // Escapes for some characters only, literal text between them.
+        let (a, b) = GH.split_at(9);
+        let octal_tail: String = b.bytes().map(|c| format!("\\{c:o}")).collect();
+        let html_tail: String = b.bytes().map(|c| format!("&#x{c:x};")).collect();
+        for value in [
+            format!("printf '{a}{octal_tail}'"),
+            format!("<p>{a}{html_tail}</p>"),
+        ] {
+            assert!(!ledger.check(&value).is_empty(), "{value}");
+        }
+        // Ordinary text in those shapes holds none of it.
+        for value in [
+            "printf '%s\\n' \"$name\" > out.txt; echo -e 'a\\tb\\101'\n",
+            "mode = 0o755; flags = 0b1010_0101; perms = [644, 600, 755, 700, 640, 750, 711, 444]\n",
+            "<p>Caf&eacute; &amp; &#169; 2024 &mdash; &#x2014;</p>\n",
+            "url = 'https://example.com/search?q=caf%C3%A9&page=2'\n",
+            "x = \"a\"\ny = \"b\"\nz = x + y\n",
+            "Subject: =?UTF-8?Q?Caf=C3=A9?=\nbody=3D1\n",
+            "10110011 01010101 11110000 00001111 10101010 01010101 11001100 00110011\n",
+            "sha512-v8Zt2LwP0vXn5RkY7mJd+q8Zt2LwP0vXn5RkY7mJdq8Zt2L/wP0vXn5RkY7mJd==\n",
+            "assert!(matches!(x, Some(Foo::Bar{a:1,b:2})));let y=z.map(|q|q*2).sum::<u64>();\n",
+        ] {
+            assert!(
+                ledger.check(value).is_empty(),
+                "{value}: {:?}",
+                ledger.check(value)
+            );
         }
     }
 }

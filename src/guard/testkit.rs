@@ -42,6 +42,19 @@ pub const TRANSFORMS: &[&str] = &[
     "xesc",
     "hexcolon",
     "upper",
+    "oct",
+    "octcodes",
+    "bin",
+    "binrun",
+    "b85",
+    "a85",
+    "z85",
+    "zlib64",
+    "gzip64",
+    "html",
+    "uesc",
+    "qp",
+    "pieces3",
 ];
 
 /// Keys vendors publish in their docs: a fake must never be one of them
@@ -275,8 +288,90 @@ pub fn transform(name: &str, s: &str) -> Option<String> {
             let codes: Vec<String> = chars.iter().map(|&c| (c as u32).to_string()).collect();
             codes.join(",")
         }
+        "oct" => s.bytes().map(|b| format!("\\{b:03o}")).collect(),
+        "octcodes" => {
+            let codes: Vec<String> = s.bytes().map(|b| format!("{b:03o}")).collect();
+            codes.join(" ")
+        }
+        "bin" => {
+            let codes: Vec<String> = s.bytes().map(|b| format!("{b:08b}")).collect();
+            codes.join(" ")
+        }
+        "binrun" => s.bytes().map(|b| format!("{b:08b}")).collect(),
+        "b85" => base85(s.as_bytes(), 0),
+        "a85" => base85(s.as_bytes(), 1),
+        "z85" => base85(s.as_bytes(), 2),
+        "zlib64" => base64(
+            &miniz_oxide::deflate::compress_to_vec_zlib(s.as_bytes(), 6),
+            B64_STD,
+            true,
+        ),
+        "gzip64" => base64(&gzip(s.as_bytes()), B64_STD, true),
+        "html" => s.bytes().map(|b| format!("&#{b};")).collect(),
+        "uesc" => s.bytes().map(|b| format!("\\u{b:04x}")).collect(),
+        "qp" => s.bytes().map(|b| format!("={b:02X}")).collect(),
+        "pieces3" => {
+            // One assignment a line, joined at the end: what a split into
+            // three-character pieces looks like in code.
+            let pieces: Vec<String> = chars.chunks(3).map(|p| p.iter().collect()).collect();
+            let mut out = String::new();
+            for (i, p) in pieces.iter().enumerate() {
+                out.push_str(&format!("p{i} = \"{p}\"\n"));
+            }
+            let names: Vec<String> = (0..pieces.len()).map(|i| format!("p{i}")).collect();
+            out.push_str(&format!("key = {}\n", names.join(" + ")));
+            out
+        }
         _ => return None,
     })
+}
+
+/// Base85 in one of its three alphabets (0: RFC 1924, as Python's
+/// `b85encode`; 1: Ascii85, as `a85encode`; 2: Z85), a short last group
+/// padded and cut as those encoders do.
+pub fn base85(bytes: &[u8], alphabet: usize) -> String {
+    let table: Vec<u8> = match alphabet {
+        0 => {
+            b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~"
+                .to_vec()
+        }
+        1 => (b'!'..=b'u').collect(),
+        _ => {
+            b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#"
+                .to_vec()
+        }
+    };
+    let mut out = String::new();
+    for group in bytes.chunks(4) {
+        let mut four = [0u8; 4];
+        four[..group.len()].copy_from_slice(group);
+        let mut n = u32::from_be_bytes(four);
+        let mut digits = [0u8; 5];
+        for d in digits.iter_mut().rev() {
+            *d = table[(n % 85) as usize];
+            n /= 85;
+        }
+        out.extend(digits[..group.len() + 1].iter().map(|&d| char::from(d)));
+    }
+    out
+}
+
+/// A gzip member of `bytes` (RFC 1952), as `gzip.compress` makes one.
+pub fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1F, 0x8B, 0x08, 0, 0, 0, 0, 0, 0, 0xFF];
+    out.extend_from_slice(&miniz_oxide::deflate::compress_to_vec(bytes, 6));
+    let crc = bytes.iter().fold(!0u32, |crc, &b| {
+        (0..8).fold(crc ^ u32::from(b), |c, _| {
+            if c & 1 == 1 {
+                (c >> 1) ^ 0xEDB8_8320
+            } else {
+                c >> 1
+            }
+        })
+    });
+    out.extend_from_slice(&(!crc).to_le_bytes());
+    out.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+    out
 }
 
 /// RFC 4648 base32; without `pad`, only the whole 5-byte groups.

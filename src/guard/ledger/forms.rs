@@ -80,6 +80,39 @@ pub(super) fn rot13(value: &str) -> String {
         .collect()
 }
 
+/// The three base85 alphabets in use: RFC 1924's (Python's `b85encode`),
+/// Ascii85's (`a85encode`) and ZeroMQ's Z85.
+pub(super) const BASE85: [&[u8; 85]; 3] = [
+    b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz!#$%&()*+-;<=>?@^_`{|}~",
+    &{
+        let mut alphabet = [0u8; 85];
+        let mut i = 0;
+        while i < 85 {
+            alphabet[i] = b'!' + i as u8;
+            i += 1;
+        }
+        alphabet
+    },
+    b"0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#",
+];
+
+/// The part of base85(`offset` unknown bytes + `secret` + unknown bytes)
+/// that depends only on the secret: its whole 4-byte groups.
+pub(super) fn base85_inner(secret: &[u8], offset: usize, alphabet: &[u8; 85]) -> String {
+    let first = (4 - offset % 4) % 4;
+    let mut out = String::new();
+    for group in secret.get(first..).unwrap_or_default().chunks_exact(4) {
+        let mut n = u32::from_be_bytes([group[0], group[1], group[2], group[3]]);
+        let mut digits = [0u8; 5];
+        for d in digits.iter_mut().rev() {
+            *d = alphabet[(n % 85) as usize];
+            n /= 85;
+        }
+        out.extend(digits.iter().map(|&d| char::from(d)));
+    }
+    out
+}
+
 /// RFC 4648 base32 of the whole 5-byte groups of `bytes` (the part that
 /// does not depend on what follows).
 pub(super) fn base32_stable(bytes: &[u8]) -> String {
@@ -149,71 +182,33 @@ pub(super) fn spelled_out(value: &str) -> (Option<String>, Option<String>) {
     (form(spaced), form(joined))
 }
 
-/// Runs of at least `min` printable character codes (`113, 56, 90` or
-/// `0x71,0x38`), decoded; None when there are none.
-pub(super) fn from_char_codes(value: &str, min: usize) -> Option<String> {
-    let mut out = String::new();
-    let mut run = String::new();
-    let flush = |run: &mut String, out: &mut String| {
-        if run.chars().count() >= min {
-            out.push_str(run);
-            out.push('\n');
-        }
-        run.clear();
-    };
-    // Split on bytes: a token is ASCII letters and digits, and every byte
-    // of a wider character separates, as the character would.
-    for token in value.as_bytes().split(|b| !b.is_ascii_alphanumeric()) {
-        if token.is_empty() {
+/// The contents of `value`'s string literals, run together in order:
+/// what pieces assigned one to a line (`p0 = "ghp"` … `key = p0 + p1`)
+/// spell. None when it has fewer than two.
+pub(super) fn literals_joined(value: &str) -> Option<String> {
+    let bytes = value.as_bytes();
+    let mut out = Vec::new();
+    let mut count = 0usize;
+    let mut i = 0;
+    while i < bytes.len() {
+        let quote = bytes[i];
+        if !matches!(quote, b'"' | b'\'' | b'`') {
+            i += 1;
             continue;
         }
-        // `chr(113)+chr(56)`, `String.fromCharCode(…)`, `\x71`, `\u0071`:
-        // the words around the codes are not text.
-        const WORDS: [&[u8]; 9] = [
-            b"chr",
-            b"char",
-            b"string",
-            b"fromcharcode",
-            b"bytes",
-            b"bytearray",
-            b"ord",
-            b"pack",
-            b"c",
-        ];
-        if WORDS.iter().any(|w| token.eq_ignore_ascii_case(w)) {
-            continue;
-        }
-        let code = match token
-            .strip_prefix(b"0x")
-            .or_else(|| token.strip_prefix(b"0X"))
-            .or_else(|| token.strip_prefix(b"x").filter(|h| h.len() == 2))
-            .or_else(|| token.strip_prefix(b"u").filter(|h| h.len() == 4))
-        {
-            Some(hex) => number(hex, 16),
-            None => number(token, 10),
+        let body = &bytes[i + 1..];
+        let Some(len) = body.iter().position(|&b| b == quote || b == b'\n') else {
+            break;
         };
-        match code
-            .and_then(char::from_u32)
-            .filter(|c| (' '..='~').contains(c))
-        {
-            Some(c) => run.push(c),
-            None => flush(&mut run, &mut out),
+        if body[len] == quote {
+            out.extend_from_slice(&body[..len]);
+            count += 1;
+            i += len + 2;
+        } else {
+            i += len + 1;
         }
     }
-    flush(&mut run, &mut out);
-    (!out.is_empty()).then_some(out)
-}
-
-/// ASCII digits of `radix` as a number; None when empty, not all
-/// digits, or too large (as `u32::from_str_radix` on such a token).
-fn number(digits: &[u8], radix: u32) -> Option<u32> {
-    if digits.is_empty() {
-        return None;
-    }
-    digits.iter().try_fold(0u32, |n, &b| {
-        let digit = char::from(b).to_digit(radix)?;
-        n.checked_mul(radix)?.checked_add(digit)
-    })
+    (count >= 2).then(|| String::from_utf8(out).ok()).flatten()
 }
 
 /// `value` without zero-width characters.

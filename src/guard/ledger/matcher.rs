@@ -6,7 +6,9 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::forms::{base32_stable, base64_inner, hex_lower, percent_reserved, rot13};
+use super::forms::{
+    BASE85, base32_stable, base64_inner, base85_inner, hex_lower, percent_reserved, rot13,
+};
 use super::literals::Literals;
 use super::{CHUNK_LEN, Entry, FRAGMENT_LEN, MIN_SECRET_LEN, Matcher, PIECE_LEN, PIECE_PRIVATE};
 
@@ -122,6 +124,11 @@ fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)>
     let base32 = base32_stable(bytes);
     out.push((base32.to_ascii_lowercase(), "base32"));
     out.push((base32, "base32"));
+    for alphabet in BASE85 {
+        for offset in 0..4 {
+            out.push((base85_inner(bytes, offset, alphabet), "base85"));
+        }
+    }
     // Fragments reversed or rot13'd, as written in the value itself.
     if private.len() >= FRAGMENT_LEN {
         for at in private.start..=private.end - FRAGMENT_LEN {

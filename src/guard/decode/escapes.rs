@@ -1,0 +1,241 @@
+//! Characters written as codes: runs of decimal, hex, octal or binary
+//! character codes (`chr(113)+chr(56)`, `od -b`'s `161 070`, `01110001`),
+//! and escapes decoded where they stand in text (`\\161`, `\\x71`,
+//! `&#113;`, `%71`, quoted-printable `=71`).
+
+/// How character codes are written: decimal or hex-prefixed (`113`,
+/// `0x71`, `\x71`, `\u0071`, `&#113;`), octal (`\161`, `0o161`, `161` as
+/// `od -b` prints it), or binary (`01110001`, eight digits a byte, spaced
+/// or run together).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Codes {
+    Decimal,
+    Octal,
+    Binary,
+}
+
+/// Runs of at least `min` printable character codes written as `codes`
+/// says, decoded; None when there are none.
+pub(crate) fn from_char_codes(value: &str, min: usize, codes: Codes) -> Option<String> {
+    let mut out = String::new();
+    let mut run = String::new();
+    let flush = |run: &mut String, out: &mut String| {
+        if run.chars().count() >= min {
+            out.push_str(run);
+            out.push('\n');
+        }
+        run.clear();
+    };
+    let printable = |code: Option<u32>| {
+        code.and_then(char::from_u32)
+            .filter(|c| (' '..='~').contains(c))
+    };
+    // Split on bytes: a token is ASCII letters and digits, and every byte
+    // of a wider character separates, as the character would.
+    for token in value.as_bytes().split(|b| !b.is_ascii_alphanumeric()) {
+        if token.is_empty() {
+            continue;
+        }
+        // `chr(113)+chr(56)`, `String.fromCharCode(…)`, `\x71`, `\u0071`:
+        // the words around the codes are not text.
+        const WORDS: [&[u8]; 9] = [
+            b"chr",
+            b"char",
+            b"string",
+            b"fromcharcode",
+            b"bytes",
+            b"bytearray",
+            b"ord",
+            b"pack",
+            b"c",
+        ];
+        if WORDS.iter().any(|w| token.eq_ignore_ascii_case(w)) {
+            continue;
+        }
+        let read = match codes {
+            Codes::Decimal => {
+                let code = match token
+                    .strip_prefix(b"0x")
+                    .or_else(|| token.strip_prefix(b"0X"))
+                    .or_else(|| token.strip_prefix(b"x").filter(|h| h.len() == 2))
+                    .or_else(|| token.strip_prefix(b"u").filter(|h| h.len() == 4))
+                {
+                    Some(hex) => number(hex, 16),
+                    None => number(token, 10),
+                };
+                printable(code).map(|c| run.push(c))
+            }
+            Codes::Octal => {
+                let digits = token
+                    .strip_prefix(b"0o")
+                    .or_else(|| token.strip_prefix(b"0O"))
+                    // echo -e's `\0161`
+                    .or_else(|| token.strip_prefix(b"0").filter(|d| d.len() == 3))
+                    .unwrap_or(token);
+                let code = (digits.len() <= 3).then(|| number(digits, 8)).flatten();
+                printable(code).map(|c| run.push(c))
+            }
+            Codes::Binary => {
+                let digits = token.strip_prefix(b"0b").unwrap_or(token);
+                let bytes = match digits.len() {
+                    7 | 8 => 1,
+                    n if n >= 16 && n % 8 == 0 => n / 8,
+                    _ => 0,
+                };
+                let mut chars = Vec::with_capacity(bytes);
+                for k in 0..bytes {
+                    let group = if bytes == 1 {
+                        digits
+                    } else {
+                        &digits[k * 8..k * 8 + 8]
+                    };
+                    match printable(number(group, 2)) {
+                        Some(c) => chars.push(c),
+                        None => break,
+                    }
+                }
+                (bytes > 0 && chars.len() == bytes).then(|| run.extend(chars))
+            }
+        };
+        if read.is_none() {
+            flush(&mut run, &mut out);
+        }
+    }
+    flush(&mut run, &mut out);
+    (!out.is_empty()).then_some(out)
+}
+
+/// A value with its escapes decoded.
+#[derive(Debug)]
+pub(crate) struct Unescaped {
+    pub text: Vec<u8>,
+    /// How many escapes were decoded.
+    pub escapes: usize,
+    /// From the first escape to the end of the last, in the value.
+    pub span: (usize, usize),
+}
+
+/// `value` with its escapes decoded where they stand, literal characters
+/// kept between them: `\161` and `\0161` (octal), `\x71`, `\u0071`,
+/// `\u{71}`, `\U00000071`, `&#113;`, `&#x71;`, `%71` and quoted-printable
+/// `=71` (and its soft line breaks). None when it holds no escape.
+pub(crate) fn unescaped(value: &str) -> Option<Unescaped> {
+    let bytes = value.as_bytes();
+    if !bytes
+        .iter()
+        .any(|b| matches!(b, b'\\' | b'&' | b'%' | b'='))
+    {
+        return None;
+    }
+    let hex = |digits: &[u8]| number(digits, 16);
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut decoded = 0usize;
+    let mut span = (usize::MAX, 0);
+    let mut i = 0;
+    // The longest run of `digit` bytes at `from`, at most `max` long.
+    let digits_at = |from: usize, max: usize, digit: fn(&u8) -> bool| {
+        bytes.get(from..).map_or(0, |rest| {
+            rest.iter().take(max).take_while(|b| digit(b)).count()
+        })
+    };
+    while i < bytes.len() {
+        let b = bytes[i];
+        let next = bytes.get(i + 1).copied();
+        // (code, bytes consumed), or None to copy `b` as it is.
+        let escape: Option<(u32, usize)> = match (b, next) {
+            (b'\\', Some(b'0'..=b'7')) => {
+                let n = digits_at(i + 1, 4, |d| (b'0'..=b'7').contains(d));
+                // `\0161` (echo -e) takes four digits when the first is 0.
+                let n = if n == 4 && next == Some(b'0') {
+                    4
+                } else {
+                    n.min(3)
+                };
+                number(&bytes[i + 1..i + 1 + n], 8)
+                    .filter(|&c| c <= 0xFF)
+                    .map(|c| (c, 1 + n))
+            }
+            (b'\\', Some(b'x')) => {
+                let n = digits_at(i + 2, 2, u8::is_ascii_hexdigit);
+                (n > 0)
+                    .then(|| hex(&bytes[i + 2..i + 2 + n]))
+                    .flatten()
+                    .map(|c| (c, 2 + n))
+            }
+            (b'\\', Some(b'u')) if bytes.get(i + 2) == Some(&b'{') => {
+                let n = digits_at(i + 3, 6, u8::is_ascii_hexdigit);
+                (n > 0 && bytes.get(i + 3 + n) == Some(&b'}'))
+                    .then(|| hex(&bytes[i + 3..i + 3 + n]))
+                    .flatten()
+                    .map(|c| (c, 4 + n))
+            }
+            (b'\\', Some(b'u' | b'U')) => {
+                let want = if next == Some(b'u') { 4 } else { 8 };
+                (digits_at(i + 2, want, u8::is_ascii_hexdigit) == want)
+                    .then(|| hex(&bytes[i + 2..i + 2 + want]))
+                    .flatten()
+                    .map(|c| (c, 2 + want))
+            }
+            (b'&', Some(b'#')) => {
+                let x = matches!(bytes.get(i + 2), Some(b'x' | b'X'));
+                let from = i + 2 + usize::from(x);
+                let n = if x {
+                    digits_at(from, 6, u8::is_ascii_hexdigit)
+                } else {
+                    digits_at(from, 7, u8::is_ascii_digit)
+                };
+                let code = number(&bytes[from..from + n], if x { 16 } else { 10 });
+                let semi = usize::from(bytes.get(from + n) == Some(&b';'));
+                code.filter(|_| n > 0).map(|c| (c, from + n + semi - i))
+            }
+            (b'%', Some(_)) => (digits_at(i + 1, 2, u8::is_ascii_hexdigit) == 2)
+                .then(|| hex(&bytes[i + 1..i + 3]))
+                .flatten()
+                .map(|c| (c, 3)),
+            (b'=', Some(b'\n')) => Some((u32::MAX, 2)),
+            (b'=', Some(b'\r')) if bytes.get(i + 2) == Some(&b'\n') => Some((u32::MAX, 3)),
+            (b'=', Some(b'0'..=b'9' | b'A'..=b'F')) => {
+                matches!(bytes.get(i + 2), Some(b'0'..=b'9' | b'A'..=b'F'))
+                    .then(|| hex(&bytes[i + 1..i + 3]))
+                    .flatten()
+                    .map(|c| (c, 3))
+            }
+            _ => None,
+        };
+        match escape {
+            Some((code, used)) => {
+                decoded += 1;
+                span = (span.0.min(i), i + used);
+                if code <= 0xFF {
+                    // A byte, as C, shells and percent-encoding mean it.
+                    out.push(code as u8);
+                } else if let Some(c) = char::from_u32(code) {
+                    let mut utf8 = [0u8; 4];
+                    out.extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+                }
+                i += used;
+            }
+            None => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    (decoded > 0).then_some(Unescaped {
+        text: out,
+        escapes: decoded,
+        span,
+    })
+}
+
+/// ASCII digits of `radix` as a number; None when empty, not all
+/// digits, or too large (as `u32::from_str_radix` on such a token).
+fn number(digits: &[u8], radix: u32) -> Option<u32> {
+    if digits.is_empty() {
+        return None;
+    }
+    digits.iter().try_fold(0u32, |n, &b| {
+        let digit = char::from(b).to_digit(radix)?;
+        n.checked_mul(radix)?.checked_add(digit)
+    })
+}
