@@ -6,7 +6,8 @@
 //! simple commands; and the file sandbox's plan and ruleset for one
 //! command.
 //!
-//! Run with `cargo bench --bench guard`. Prints p50 and p99 per call and the
+//! Run with `cargo bench --bench guard` (`NIB_BENCH_ONLY=judge` for the
+//! whole-guard rows alone). Prints p50 and p99 per call and the
 //! target. Targets: p99 under 5 ms per call, compile under 200 ms. The
 //! first row is a floor (a trivial pass over the same text): on a busy
 //! machine its p99 is the scheduler's, and so is part of every other p99.
@@ -28,6 +29,11 @@ const PAYLOAD: usize = 64 * 1024;
 
 fn main() {
     let edits = edits();
+    // `NIB_BENCH_ONLY=judge`: the whole-guard rows only (for a profiler).
+    if std::env::var("NIB_BENCH_ONLY").as_deref() == Ok("judge") {
+        judge_rows(&edits, &long_command(), false);
+        return;
+    }
     let total: usize = edits.iter().map(String::len).sum();
     let whole = edits.concat();
     let command = long_command();
@@ -137,7 +143,7 @@ fn main() {
     });
     row("shell analyze, 4 KiB, 50 commands", analyze, "< 5 ms");
 
-    judge_rows(&edits, &command);
+    judge_rows(&edits, &command, true);
 }
 
 /// The whole guard, as the Host calls it: path rules, scan, ledger,
@@ -145,7 +151,7 @@ fn main() {
 /// command analysis, and (the command commits) git asked for the diff the
 /// commit would record and the untracked files `git add -A` stages — two
 /// git processes, the dominant cost.
-fn judge_rows(edits: &[String], command: &str) {
+fn judge_rows(edits: &[String], command: &str, sandbox: bool) {
     let dir = tempfile::tempdir().expect("a temp dir");
     let file: String = edits
         .iter()
@@ -245,6 +251,9 @@ fn judge_rows(edits: &[String], command: &str) {
         );
     }
 
+    if !sandbox {
+        return;
+    }
     // The file sandbox's cost per command: the plan (the workspace walked
     // for secret stores, the directories above one listed) and the
     // kernel's ruleset made from it, in a workspace of 200 files with a

@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 use regex::bytes::Regex;
 
 use codecs::Base85;
-pub(crate) use escapes::{Codes, from_char_codes, unescaped};
+pub(crate) use escapes::{Unescaped, char_codes, unescaped};
 
 /// Every decoded reading of a value, one after another in `text`, each
 /// followed by a 0 byte.
@@ -33,6 +33,8 @@ pub(crate) struct Readings {
     /// The deeper readings stopped at the budget: what was left unread
     /// holds more nested encodings than any real file does.
     pub cut_short: bool,
+    /// The value itself with its escapes decoded, if it has any.
+    pub unescaped: Option<Unescaped>,
 }
 
 /// One reading: where it starts in `Readings::text`, the bytes of the
@@ -91,7 +93,13 @@ pub(crate) fn readings(value: &str) -> Readings {
     for (start, end) in base85_runs(bytes) {
         reader.base85(&bytes[start..end], (start, end), 0);
     }
-    reader.escapes(value, (0, bytes.len()), 0);
+    // The value's escapes decoded: read on when they are enough to spell
+    // a fragment; the ledger matches the text itself whatever their number.
+    let top = unescaped(value);
+    if let Some(u) = top.as_ref().filter(|u| u.escapes >= MIN_READING) {
+        reader.read(u.span, 1, true, &|out| out.extend_from_slice(&u.text));
+    }
+    reader.out.unescaped = top;
     reader.out
 }
 
@@ -161,7 +169,7 @@ impl Reader {
     fn base85(&mut self, run: &[u8], span: (usize, usize), depth: usize) {
         for alphabet in Base85::ALL {
             for part in run.split(|&b| !alphabet.holds(b)) {
-                if part.len() < MIN_BASE85_RUN {
+                if !looks_base85(part) {
                     continue;
                 }
                 for skip in 0..5 {
@@ -173,27 +181,19 @@ impl Reader {
         }
     }
 
-    /// `text` with its escapes decoded (when it holds enough of them to
-    /// spell a fragment) and its runs of character codes read, each as one
-    /// more codec.
+    /// Decoded `text` with its escapes decoded (when it holds enough of
+    /// them to spell a fragment) and its runs of character codes read,
+    /// each as one more codec.
     fn escapes(&mut self, text: &str, span: (usize, usize), depth: usize) {
         if let Some(unescaped) = unescaped(text).filter(|u| u.escapes >= MIN_READING) {
-            let inner = if depth == 0 { unescaped.span } else { span };
-            self.read(inner, depth + 1, true, &|out| {
+            self.read(span, depth + 1, true, &|out| {
                 out.extend_from_slice(&unescaped.text)
             });
         }
-        // The value's own codes are read by the ledger (whole secrets);
-        // deeper, a fragment in them counts.
-        for codes in [Codes::Decimal, Codes::Octal, Codes::Binary] {
-            if depth == 0 {
-                break;
-            }
-            if let Some(spelled) = from_char_codes(text, MIN_READING, codes) {
-                self.read(span, depth + 1, true, &|out| {
-                    out.extend_from_slice(spelled.as_bytes())
-                });
-            }
+        for spelled in char_codes(text, MIN_READING).into_iter().flatten() {
+            self.read(span, depth + 1, true, &|out| {
+                out.extend_from_slice(spelled.as_bytes())
+            });
         }
     }
 
@@ -214,24 +214,34 @@ impl Reader {
         let at = self.out.text.len();
         decode(&mut self.out.text);
         let len = self.out.text.len() - at;
-        if len < MIN_READING {
+        let reading = &self.out.text[at..];
+        // A reading with no eight printable bytes in a row holds no
+        // fragment: most readings of a run are noise (the wrong alignment,
+        // a hash's random bytes), and dropping them here spares the
+        // ledger's pass over them. A compressed stream is noise that is
+        // read on.
+        let compressed = codecs::compressed_at(reading);
+        let text = len >= MIN_READING && has_text(reading);
+        if !text && compressed.is_none() {
             self.out.text.truncate(at);
             return;
         }
         if depth > 1 {
             self.spent += len;
         }
-        self.out.text.push(0);
-        self.out.parts.push(Part {
-            at,
-            span,
-            label: label(depth),
-        });
-        let reading = &self.out.text[at..at + len];
-        let compressed = codecs::compressed_at(reading);
         let deeper = further && depth < DEPTH && printable(reading);
-        if let Some((start, gzip)) = compressed {
-            let stream = reading[start..].to_vec();
+        let stream = compressed.map(|(start, gzip)| (reading[start..].to_vec(), gzip));
+        if text {
+            self.out.text.push(0);
+            self.out.parts.push(Part {
+                at,
+                span,
+                label: label(depth),
+            });
+        } else {
+            self.out.text.truncate(at);
+        }
+        if let Some((stream, gzip)) = stream {
             let limit = self.budget.saturating_sub(self.spent).min(1 << 20);
             self.read(span, depth + 1, true, &|out| {
                 codecs::inflate(&stream, gzip, limit, out)
@@ -271,9 +281,8 @@ fn label(depth: usize) -> &'static str {
     }
 }
 
-/// Runs that can only be base85: at least one byte outside base64's
-/// alphabet, all three character classes, and a class change at most
-/// steps, as random digits have (code's words and punctuation do not).
+/// Runs of printable bytes that may hold base85: the parts of
+/// `Reader::base85` then reads only those that pass `looks_base85`.
 fn base85_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut i = 0;
@@ -283,35 +292,57 @@ fn base85_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
             continue;
         }
         let start = i;
+        let mut proof = false;
         while i < bytes.len() && bytes[i].is_ascii_graphic() {
+            proof |= BASE85_ONLY[usize::from(bytes[i])];
             i += 1;
         }
-        let run = &bytes[start..i];
-        if run.len() < MIN_BASE85_RUN {
-            continue;
-        }
-        let class = |b: u8| match b {
-            b'a'..=b'z' => 0u8,
-            b'A'..=b'Z' => 1,
-            b'0'..=b'9' => 2,
-            _ => 3,
-        };
-        let mut seen = [false; 4];
-        let mut changes = 0usize;
-        let mut outside_base64 = false;
-        for (k, &b) in run.iter().enumerate() {
-            let c = class(b);
-            seen[usize::from(c)] = true;
-            outside_base64 |= c == 3 && !matches!(b, b'+' | b'/' | b'-' | b'_' | b'=');
-            if k > 0 && class(run[k - 1]) != c {
-                changes += 1;
-            }
-        }
-        if outside_base64 && seen[0] && seen[1] && seen[2] && changes * 2 >= run.len() {
+        if proof && i - start >= MIN_BASE85_RUN {
             out.push((start, i));
         }
     }
     out
+}
+
+/// Punctuation base85 uses and base64, hex, quoting and code's commonest
+/// separators do not: a run without one is read by the other codecs.
+const BASE85_ONLY: [bool; 256] = {
+    let mut table = [false; 256];
+    let proof = b"!#$%&()*;<>?@^`{|}~";
+    let mut i = 0;
+    while i < proof.len() {
+        table[proof[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
+/// Whether `part` (in one base85 alphabet) looks like random digits: a
+/// byte base85 alone uses, all three character classes, and the class
+/// changing at least every other step, as random digits do (code's words
+/// and operators do not).
+fn looks_base85(part: &[u8]) -> bool {
+    if part.len() < MIN_BASE85_RUN {
+        return false;
+    }
+    let class = |b: u8| match b {
+        b'a'..=b'z' => 0u8,
+        b'A'..=b'Z' => 1,
+        b'0'..=b'9' => 2,
+        _ => 3,
+    };
+    let mut seen = [false; 4];
+    let mut changes = 0usize;
+    let mut proof = false;
+    let mut last = class(part[0]);
+    for &b in part {
+        let c = class(b);
+        seen[usize::from(c)] = true;
+        proof |= BASE85_ONLY[usize::from(b)];
+        changes += usize::from(c != last);
+        last = c;
+    }
+    proof && seen[0] && seen[1] && seen[2] && changes * 2 >= part.len()
 }
 
 /// Runs of the value that can be an encoding: base64/base32/hex alphabet
@@ -361,7 +392,7 @@ fn candidate_runs(bytes: &[u8]) -> Vec<(usize, usize, Vec<u8>)> {
     }
     static SEPARATED: OnceLock<Option<Regex>> = OnceLock::new();
     let separated = SEPARATED.get_or_init(|| {
-        Regex::new(r"(?:(?:\\x|\\X|0x|0X|%)?[0-9A-Fa-f]{2}[ :,.\-]{0,2}){8,}").ok()
+        Regex::new(r"(?:(?:\\x|\\X|0x|0X|%|=)?[0-9A-Fa-f]{2}[ :,.\-]{0,2}){8,}").ok()
     });
     if let Some(re) = separated {
         for m in re.find_iter(bytes) {
@@ -411,6 +442,23 @@ fn strip_hex_markers(text: &[u8]) -> Vec<u8> {
         i += 1;
     }
     out
+}
+
+/// Whether `bytes` hold eight printable ASCII bytes in a row (as every
+/// fragment of a secret is).
+fn has_text(bytes: &[u8]) -> bool {
+    let mut run = 0;
+    for &b in bytes {
+        if b.is_ascii_graphic() {
+            run += 1;
+            if run >= MIN_READING {
+                return true;
+            }
+        } else {
+            run = 0;
+        }
+    }
+    false
 }
 
 /// Whether decoded bytes read as text (worth a second codec).

@@ -24,7 +24,7 @@ use std::sync::OnceLock;
 
 use literals::Literals;
 
-use super::decode::{Codes, from_char_codes, unescaped};
+use super::decode::char_codes;
 pub(crate) use forms::base64_encode;
 pub use forms::strip_zero_width;
 use forms::{has_zero_width, literals_joined, spelled_out};
@@ -157,22 +157,14 @@ impl SecretLedger {
         // Spelled out in pieces: characters spaced or split into joined
         // string literals, or written as character codes.
         let (spaced, joined) = spelled_out(value);
+        let [decimal, octal, binary] = char_codes(value, MIN_SECRET_LEN);
         for (form, label) in [
             (spaced, "spaced"),
             (joined, "joined"),
             (literals_joined(value), "joined"),
-            (
-                from_char_codes(value, MIN_SECRET_LEN, Codes::Decimal),
-                "char-codes",
-            ),
-            (
-                from_char_codes(value, MIN_SECRET_LEN, Codes::Octal),
-                "octal",
-            ),
-            (
-                from_char_codes(value, MIN_SECRET_LEN, Codes::Binary),
-                "binary",
-            ),
+            (decimal, "char-codes"),
+            (octal, "octal"),
+            (binary, "binary"),
         ] {
             let Some(form) = form else { continue };
             let mut hidden = Vec::new();
@@ -185,9 +177,13 @@ impl SecretLedger {
                 }
             }
         }
+        // Decoded readings: up to three codecs deep, fragments count; a
+        // secret found in a plainer form is reported as that. All readings
+        // go through the automaton in one pass.
+        let readings = super::decode::readings(value);
         // Escapes decoded where they stand (`gh\160_…`, `&#103;h…`): every
         // form, pieces too, as the literal text between them is the value's.
-        if let Some(unescaped) = unescaped(value) {
+        if let Some(unescaped) = &readings.unescaped {
             let mut hidden = Vec::new();
             matcher.variants_in(&unescaped.text, &mut hidden);
             for (secret, encoding) in hidden {
@@ -203,23 +199,19 @@ impl SecretLedger {
                 }
             }
         }
-        // Decoded readings: up to three codecs deep, fragments count; a
-        // secret found in a plainer form is reported as that. All readings
-        // go through the automaton in one pass.
         let mut decoded = Vec::new();
-        if let Some(fragments) = &matcher.fragments {
-            let readings = super::decode::readings(value);
-            if !readings.is_empty() {
-                fragments.each_match_in_runs(&readings.text, |index, start| {
-                    let label = readings.part_at(start).map_or("decoded", |p| p.label);
-                    let secret = matcher.fragment_owner[index];
-                    if !found.iter().any(|&(s, _)| s == secret)
-                        && !decoded.iter().any(|&(s, _)| s == secret)
-                    {
-                        decoded.push((secret, label));
-                    }
-                });
-            }
+        if let Some(fragments) = &matcher.fragments
+            && !readings.is_empty()
+        {
+            fragments.each_match_in_runs(&readings.text, |index, start| {
+                let label = readings.part_at(start).map_or("decoded", |p| p.label);
+                let secret = matcher.fragment_owner[index];
+                if !found.iter().any(|&(s, _)| s == secret)
+                    && !decoded.iter().any(|&(s, _)| s == secret)
+                {
+                    decoded.push((secret, label));
+                }
+            });
         }
         if has_zero_width(value) {
             let stripped = strip_zero_width(value);

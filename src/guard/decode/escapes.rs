@@ -1,26 +1,18 @@
 //! Characters written as codes: runs of decimal, hex, octal or binary
 //! character codes (`chr(113)+chr(56)`, `od -b`'s `161 070`, `01110001`),
 //! and escapes decoded where they stand in text (`\\161`, `\\x71`,
-//! `&#113;`, `%71`, quoted-printable `=71`).
+//! `&#113;`, `%71`, quoted-printable's soft line breaks).
 
-/// How character codes are written: decimal or hex-prefixed (`113`,
-/// `0x71`, `\x71`, `\u0071`, `&#113;`), octal (`\161`, `0o161`, `161` as
-/// `od -b` prints it), or binary (`01110001`, eight digits a byte, spaced
-/// or run together).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Codes {
-    Decimal,
-    Octal,
-    Binary,
-}
-
-/// Runs of at least `min` printable character codes written as `codes`
-/// says, decoded; None when there are none.
-pub(crate) fn from_char_codes(value: &str, min: usize, codes: Codes) -> Option<String> {
-    let mut out = String::new();
-    let mut run = String::new();
+/// Runs of at least `min` printable character codes, decoded, read three
+/// ways in one pass: [decimal or hex-prefixed (`113`, `0x71`, `\x71`,
+/// `\u0071`, `&#113;`), octal (`\161`, `0o161`, `161` as `od -b` prints
+/// it), binary (`01110001`, eight digits a byte, spaced or run
+/// together)], each None where there are none.
+pub(crate) fn char_codes(value: &str, min: usize) -> [Option<String>; 3] {
+    let mut out: [String; 3] = Default::default();
+    let mut runs: [String; 3] = Default::default();
     let flush = |run: &mut String, out: &mut String| {
-        if run.chars().count() >= min {
+        if run.len() >= min {
             out.push_str(run);
             out.push('\n');
         }
@@ -36,73 +28,82 @@ pub(crate) fn from_char_codes(value: &str, min: usize, codes: Codes) -> Option<S
         if token.is_empty() {
             continue;
         }
-        // `chr(113)+chr(56)`, `String.fromCharCode(…)`, `\x71`, `\u0071`:
-        // the words around the codes are not text.
-        const WORDS: [&[u8]; 9] = [
-            b"chr",
-            b"char",
-            b"string",
-            b"fromcharcode",
-            b"bytes",
-            b"bytearray",
-            b"ord",
-            b"pack",
-            b"c",
-        ];
-        if WORDS.iter().any(|w| token.eq_ignore_ascii_case(w)) {
+        // Words are no code (but `x71` and `u0071` are): the common case.
+        if token[0].is_ascii_alphabetic() && !matches!(token[0], b'x' | b'u') {
+            // `chr(113)+chr(56)`, `String.fromCharCode(…)`: the words
+            // around the codes are not text.
+            const WORDS: [&[u8]; 9] = [
+                b"chr",
+                b"char",
+                b"string",
+                b"fromcharcode",
+                b"bytes",
+                b"bytearray",
+                b"ord",
+                b"pack",
+                b"c",
+            ];
+            if !WORDS.iter().any(|w| token.eq_ignore_ascii_case(w)) {
+                for (run, out) in runs.iter_mut().zip(out.iter_mut()) {
+                    flush(run, out);
+                }
+            }
             continue;
         }
-        let read = match codes {
-            Codes::Decimal => {
-                let code = match token
-                    .strip_prefix(b"0x")
-                    .or_else(|| token.strip_prefix(b"0X"))
-                    .or_else(|| token.strip_prefix(b"x").filter(|h| h.len() == 2))
-                    .or_else(|| token.strip_prefix(b"u").filter(|h| h.len() == 4))
-                {
-                    Some(hex) => number(hex, 16),
-                    None => number(token, 10),
-                };
-                printable(code).map(|c| run.push(c))
-            }
-            Codes::Octal => {
-                let digits = token
-                    .strip_prefix(b"0o")
-                    .or_else(|| token.strip_prefix(b"0O"))
-                    // echo -e's `\0161`
-                    .or_else(|| token.strip_prefix(b"0").filter(|d| d.len() == 3))
-                    .unwrap_or(token);
-                let code = (digits.len() <= 3).then(|| number(digits, 8)).flatten();
-                printable(code).map(|c| run.push(c))
-            }
-            Codes::Binary => {
-                let digits = token.strip_prefix(b"0b").unwrap_or(token);
-                let bytes = match digits.len() {
-                    7 | 8 => 1,
-                    n if n >= 16 && n % 8 == 0 => n / 8,
-                    _ => 0,
-                };
-                let mut chars = Vec::with_capacity(bytes);
-                for k in 0..bytes {
-                    let group = if bytes == 1 {
-                        digits
-                    } else {
-                        &digits[k * 8..k * 8 + 8]
-                    };
-                    match printable(number(group, 2)) {
-                        Some(c) => chars.push(c),
-                        None => break,
-                    }
-                }
-                (bytes > 0 && chars.len() == bytes).then(|| run.extend(chars))
-            }
+        let decimal = match token
+            .strip_prefix(b"0x")
+            .or_else(|| token.strip_prefix(b"0X"))
+            .or_else(|| token.strip_prefix(b"x").filter(|h| h.len() == 2))
+            .or_else(|| token.strip_prefix(b"u").filter(|h| h.len() == 4))
+        {
+            Some(hex) => number(hex, 16),
+            None => number(token, 10),
         };
-        if read.is_none() {
-            flush(&mut run, &mut out);
+        let read = [
+            printable(decimal).map(|c| runs[0].push(c)),
+            octal(token).map(|c| runs[1].push(c)),
+            binary(token).map(|chars| runs[2].push_str(&chars)),
+        ];
+        for ((read, run), out) in read.iter().zip(runs.iter_mut()).zip(out.iter_mut()) {
+            if read.is_none() {
+                flush(run, out);
+            }
         }
     }
-    flush(&mut run, &mut out);
-    (!out.is_empty()).then_some(out)
+    for (run, out) in runs.iter_mut().zip(out.iter_mut()) {
+        flush(run, out);
+    }
+    out.map(|o| (!o.is_empty()).then_some(o))
+}
+
+/// An octal code (`161`, `0o161`, echo -e's `0161`) as a printable char.
+fn octal(token: &[u8]) -> Option<char> {
+    let digits = token
+        .strip_prefix(b"0o")
+        .or_else(|| token.strip_prefix(b"0O"))
+        .or_else(|| token.strip_prefix(b"0").filter(|d| d.len() == 3))
+        .unwrap_or(token);
+    let code = (digits.len() <= 3).then(|| number(digits, 8)).flatten()?;
+    char::from_u32(code).filter(|c| (' '..='~').contains(c))
+}
+
+/// Binary codes, eight digits a byte (seven allowed alone), as printable
+/// text; None unless every byte is printable.
+fn binary(token: &[u8]) -> Option<String> {
+    let digits = token.strip_prefix(b"0b").unwrap_or(token);
+    let groups: Vec<&[u8]> = match digits.len() {
+        7 | 8 => vec![digits],
+        n if n >= 16 && n % 8 == 0 => digits.chunks_exact(8).collect(),
+        _ => return None,
+    };
+    groups
+        .into_iter()
+        .map(|group| {
+            number(group, 2)
+                .and_then(char::from_u32)
+                .filter(|c| (' '..='~').contains(c))
+        })
+        .collect()
 }
 
 /// A value with its escapes decoded.
@@ -117,8 +118,9 @@ pub(crate) struct Unescaped {
 
 /// `value` with its escapes decoded where they stand, literal characters
 /// kept between them: `\161` and `\0161` (octal), `\x71`, `\u0071`,
-/// `\u{71}`, `\U00000071`, `&#113;`, `&#x71;`, `%71` and quoted-printable
-/// `=71` (and its soft line breaks). None when it holds no escape.
+/// `\u{71}`, `\U00000071`, `&#113;`, `&#x71;`, `%71`, and quoted-printable's
+/// soft line breaks (`=` at a line's end; `=71` for every byte is hex with
+/// separators, read with the other hex). None when it holds no escape.
 pub(crate) fn unescaped(value: &str) -> Option<Unescaped> {
     let bytes = value.as_bytes();
     if !bytes
@@ -194,12 +196,6 @@ pub(crate) fn unescaped(value: &str) -> Option<Unescaped> {
                 .map(|c| (c, 3)),
             (b'=', Some(b'\n')) => Some((u32::MAX, 2)),
             (b'=', Some(b'\r')) if bytes.get(i + 2) == Some(&b'\n') => Some((u32::MAX, 3)),
-            (b'=', Some(b'0'..=b'9' | b'A'..=b'F')) => {
-                matches!(bytes.get(i + 2), Some(b'0'..=b'9' | b'A'..=b'F'))
-                    .then(|| hex(&bytes[i + 1..i + 3]))
-                    .flatten()
-                    .map(|c| (c, 3))
-            }
             _ => None,
         };
         match escape {
