@@ -171,9 +171,20 @@ impl Guard {
 /// holds them (another process's environment is out of reach too: commands
 /// see only their own processes); writes outside the workspace where
 /// Landlock and the private temp directories refuse them; an archive of a
-/// workspace whose secrets read as empty.
+/// workspace whose secrets read as empty; and what only hides which
+/// command runs (a substitution, `eval`, a decoded pipe into a shell, a
+/// sourced file): whatever it turns out to run has no network, reads the
+/// secret stores as empty and cannot leave a hook behind.
 fn kernel_contains(rule: &str, contained: super::Containment) -> bool {
     match rule {
+        "command-substitution"
+        | "process-substitution"
+        | "ansi-c-quoting"
+        | "eval"
+        | "decode-pipe"
+        | "pipe-to-interpreter"
+        | "source"
+        | "nesting" => contained.network && contained.mounts && contained.env,
         "network" | "network-redirect" => contained.network,
         "env-secret" | "env-dump" => contained.env,
         "outside-workspace" => contained.writes && contained.mounts,

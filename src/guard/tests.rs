@@ -319,6 +319,33 @@ fn protected_values_are_learned_in_every_common_shape() {
 }
 
 #[test]
+fn ordinary_settings_in_a_protected_file_teach_nothing() {
+    let values = super::protected_values(
+        "NODE_ENV=production\nREDIS_URL=redis://localhost:6379\nAWS_REGION=eu-central-1\n\
+         TZ=Europe/Berlin\nNEXTAUTH_URL=http://localhost:3000\n\
+         DATABASE_URL=postgres://postgres:postgres@db:5432/app\nLOG_LEVEL=debug-verbose\n\
+         API_KEY=hunter2hunter\nSTORE_URL=postgres://app:Xk9_pQ2vLmR@db/app\n\
+         UPLOAD_ID=q8Zt2LwP0vXn5RkY7mJd\n",
+    );
+    assert_eq!(
+        values,
+        vec!["hunter2hunter", "Xk9_pQ2vLmR", "q8Zt2LwP0vXn5RkY7mJd"],
+        "{values:?}"
+    );
+    // A compose file's local default in a URL is no secret to the scan.
+    let g = Guard::default();
+    g.observe_protected(
+        ".env",
+        "DATABASE_URL=postgres://postgres:postgres@db:5432/app\nNODE_ENV=production\n",
+    );
+    assert!(g.known().ledger.is_empty());
+    assert!(
+        crate::guard::secrets::scan("url = \"postgres://postgres:postgres@db:5432/app\"")
+            .is_empty()
+    );
+}
+
+#[test]
 fn templates_are_not_protected_and_teach_nothing() {
     let rules = PathRules::default();
     for template in [

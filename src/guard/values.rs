@@ -34,26 +34,47 @@ pub(super) fn without_line_numbers(text: &str) -> Option<String> {
 /// decodes to.
 pub(crate) fn protected_values(content: &str) -> Vec<String> {
     let mut out = Vec::new();
-    let mut push = |v: &str, quoted: bool| {
-        if secret_like(v, quoted) && !out.iter().any(|o| o == v) {
+    let mut push = |key: &str, v: &str, quoted: bool| {
+        // `scheme://user:password@host`: the password is the secret, and
+        // a local default (`postgres:postgres`) is none.
+        if let Some(password) = url_password(v) {
+            if secret_like(key, password, true) && !out.iter().any(|o| o == password) {
+                out.push(password.to_string());
+            }
+            return;
+        }
+        // Any other URL is an address (`http://localhost:3000`) unless a
+        // part of it is a token (a webhook's path, a key in its query).
+        if v.contains("://") {
+            let token = v
+                .split(['/', '?', '&', '=', '#'])
+                .any(|part| secret_like("url", part, false));
+            if token && !out.iter().any(|o| o == v) {
+                out.push(v.to_string());
+            }
+            return;
+        }
+        if secret_like(key, v, quoted) && !out.iter().any(|o| o == v) {
             out.push(v.to_string());
         }
         // docker `auth`, basic-auth headers: base64 of `user:secret`
         if let Some(decoded) = base64_text(v)
             && let Some((_, password)) = decoded.split_once(':')
-            && secret_like(password, true)
+            && secret_like("password", password, true)
             && !out.iter().any(|o| o == password)
         {
             out.push(password.to_string());
         }
     };
     if let Ok(json) = serde_json::from_str::<serde_json::Value>(content) {
-        let mut stack = vec![&json];
-        while let Some(v) = stack.pop() {
+        let mut stack = vec![("", &json)];
+        while let Some((key, v)) = stack.pop() {
             match v {
-                serde_json::Value::String(s) => push(s, true),
-                serde_json::Value::Array(items) => stack.extend(items),
-                serde_json::Value::Object(map) => stack.extend(map.values()),
+                serde_json::Value::String(s) => push(key, s, true),
+                serde_json::Value::Array(items) => stack.extend(items.iter().map(|i| (key, i))),
+                serde_json::Value::Object(map) => {
+                    stack.extend(map.iter().map(|(k, v)| (k.as_str(), v)));
+                }
                 _ => {}
             }
         }
@@ -64,16 +85,17 @@ pub(crate) fn protected_values(content: &str) -> Vec<String> {
             continue;
         }
         let line = line.strip_prefix("export ").unwrap_or(line);
-        let Some((_, value)) = line.split_once('=').or_else(|| line.split_once(": ")) else {
+        let Some((key, value)) = line.split_once('=').or_else(|| line.split_once(": ")) else {
             continue;
         };
+        let key = key.trim().trim_matches(['"', '\'']);
         let value = value.trim().trim_end_matches([',', ';']).trim();
         let quote = value.chars().next().filter(|c| matches!(c, '"' | '\''));
         match quote {
             Some(q) => {
                 // `"a value with spaces"  # comment`
                 if let Some(end) = value[1..].find(q) {
-                    push(&value[1..1 + end], true);
+                    push(key, &value[1..1 + end], true);
                 }
             }
             None => {
@@ -81,11 +103,53 @@ pub(crate) fn protected_values(content: &str) -> Vec<String> {
                     Some(at) => value[..at].trim_end(),
                     None => value,
                 };
-                push(value, false);
+                push(key, value, false);
             }
         }
     }
     out
+}
+
+/// The password of a `scheme://user:password@host` value, unless it is a
+/// local default: the user's own name, or a word every tutorial uses.
+fn url_password(value: &str) -> Option<&str> {
+    let (_, rest) = value.split_once("://")?;
+    let userinfo = rest.split(['/', '?', '#']).next()?.rsplit_once('@')?.0;
+    let (user, password) = userinfo.split_once(':')?;
+    const DEFAULTS: [&str; 14] = [
+        "postgres", "password", "secret", "root", "admin", "mysql", "guest", "test", "dev", "pass",
+        "user", "redis", "mongo", "docker",
+    ];
+    let local = password == user || DEFAULTS.iter().any(|d| password.eq_ignore_ascii_case(d));
+    Some(if local { "" } else { password })
+}
+
+/// Whether a key names a credential: what its value is then kept as
+/// whatever it looks like.
+fn credential_key(key: &str) -> bool {
+    let k = key.to_ascii_uppercase();
+    [
+        "KEY",
+        "TOKEN",
+        "SECRET",
+        "PASS",
+        "PWD",
+        "CREDENTIAL",
+        "AUTH",
+        "PRIVATE",
+        "DSN",
+        "SALT",
+        "SIGNATURE",
+        "COOKIE",
+        "SESSION",
+        "BEARER",
+        "CERT",
+    ]
+    .iter()
+    .any(|w| k.contains(w))
+        && !k.contains("KEYBOARD")
+        && !k.ends_with("_PATH")
+        && !k.ends_with("_FILE")
 }
 
 /// `value` base64-decoded, when it is base64 of printable text.
@@ -124,8 +188,13 @@ fn base64_text(value: &str) -> Option<String> {
 
 /// Whether a value from a protected file is worth remembering as a
 /// secret: long enough, one token unless it was quoted, and not a
-/// placeholder.
-fn secret_like(value: &str, quoted: bool) -> bool {
+/// placeholder; then, under a key that names a credential (`API_KEY`,
+/// `DB_PASSWORD`), anything not repetitive, and under any other key
+/// (`NODE_ENV`, `AWS_REGION`, `REDIS_URL`) only what looks like a token:
+/// three kinds of characters, or a long random-looking run of two.
+/// Ordinary settings stay out of the ledger, or every later mention of
+/// "production" or "eu-central-1" would be a leak.
+fn secret_like(key: &str, value: &str, quoted: bool) -> bool {
     let n = value.chars().count();
     if n < 8 || (!quoted && value.contains(char::is_whitespace)) || value.contains('\n') {
         return false;
@@ -148,7 +217,25 @@ fn secret_like(value: &str, quoted: bool) -> bool {
     {
         return false;
     }
-    entropy(value) >= 3.0
+    if credential_key(key) || key.is_empty() && quoted {
+        return entropy(value) >= 2.5;
+    }
+    if value.contains(char::is_whitespace) || value.contains("://") {
+        return false;
+    }
+    let classes = [
+        value.bytes().any(|b| b.is_ascii_uppercase()),
+        value.bytes().any(|b| b.is_ascii_lowercase()),
+        value.bytes().any(|b| b.is_ascii_digit()),
+        value
+            .bytes()
+            .any(|b| b.is_ascii_punctuation() && !b"-_./:@".contains(&b)),
+    ]
+    .iter()
+    .filter(|&&c| c)
+    .count();
+    let e = entropy(value);
+    (n >= 10 && classes >= 3 && e >= 3.0) || (n >= 20 && classes >= 2 && e >= 3.5)
 }
 
 /// Shannon entropy in bits per character.

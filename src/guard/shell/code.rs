@@ -141,8 +141,8 @@ impl Context<'_> {
                 "makefile" | "gnumakefile" | "justfile" => {
                     for line in text.lines() {
                         if let Some(recipe) = line.strip_prefix('\t') {
-                            let recipe = recipe.trim_start_matches(['@', '-', '+']);
-                            self.analyze(recipe, depth + 1, false);
+                            let recipe = make_expanded(recipe.trim_start_matches(['@', '-', '+']));
+                            self.analyze(&recipe, depth + 1, false);
                         }
                     }
                     if name == "justfile" {
@@ -159,11 +159,8 @@ impl Context<'_> {
                 _ if name.ends_with(".mk") => {
                     for line in text.lines() {
                         if let Some(recipe) = line.strip_prefix('\t') {
-                            self.analyze(
-                                recipe.trim_start_matches(['@', '-', '+']),
-                                depth + 1,
-                                false,
-                            );
+                            let recipe = make_expanded(recipe.trim_start_matches(['@', '-', '+']));
+                            self.analyze(&recipe, depth + 1, false);
                         }
                     }
                 }
@@ -173,10 +170,13 @@ impl Context<'_> {
                 {
                     self.inline_code(program, &text);
                 }
-                _ => {
-                    let lang = language_of(&name).unwrap_or(program);
-                    self.script_text(lang, &rel, &text, depth);
-                }
+                _ => match language_of(&name) {
+                    Some(lang) => self.script_text(lang, &rel, &text, depth),
+                    // Rust, Go, Java, C…: compiled, never read by a shell;
+                    // only the files their strings name are judged.
+                    None if compiled(&name) => self.inline_code(program, &text),
+                    None => self.script_text(program, &rel, &text, depth),
+                },
             }
             if self.out.findings.len() > before {
                 self.find(
@@ -284,6 +284,99 @@ fn runs_code(program: &str, args: &[&str]) -> bool {
                 | "julia"
                 | "Rscript"
         )
+}
+
+/// A make recipe as the shell gets it, as far as words go: make's own
+/// variables (`$(CC)`, `${OUT}`, `$@`) become a plain word, `$$` the
+/// shell's `$`; `$(shell …)` keeps its command, which make runs.
+fn make_expanded(recipe: &str) -> String {
+    let bytes = recipe.as_bytes();
+    let mut out = String::with_capacity(recipe.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'$' {
+            let next = recipe[i..].find('$').map_or(recipe.len(), |n| i + n);
+            out.push_str(&recipe[i..next]);
+            i = next;
+            continue;
+        }
+        match bytes.get(i + 1) {
+            Some(b'$') => {
+                out.push('$');
+                i += 2;
+            }
+            Some(&open @ (b'(' | b'{')) => {
+                let close = if open == b'(' { ')' } else { '}' };
+                let body = &recipe[i + 2..];
+                match body.find(close) {
+                    Some(end)
+                        if body[..end]
+                            .bytes()
+                            .all(|b| b.is_ascii_alphanumeric() || b"_.-".contains(&b)) =>
+                    {
+                        out.push_str("MAKEVAR");
+                        i += 2 + end + 1;
+                    }
+                    _ => {
+                        // `$(shell cmd)` runs cmd: the shell's `$(cmd)`.
+                        out.push('$');
+                        i += 1;
+                        if let Some(rest) = body.strip_prefix("shell ") {
+                            out.push('(');
+                            i += 1 + (body.len() - rest.len());
+                        }
+                    }
+                }
+            }
+            Some(b'@' | b'<' | b'^' | b'*' | b'?') => {
+                out.push_str("MAKEVAR");
+                i += 2;
+            }
+            _ => {
+                out.push('$');
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Whether a session file's name says it is source for a compiler (what
+/// no shell reads).
+fn compiled(name: &str) -> bool {
+    let Some((_, ext)) = name.rsplit_once('.') else {
+        return false;
+    };
+    matches!(
+        ext,
+        "rs" | "go"
+            | "java"
+            | "kt"
+            | "kts"
+            | "scala"
+            | "c"
+            | "h"
+            | "cc"
+            | "cpp"
+            | "cxx"
+            | "hpp"
+            | "cs"
+            | "fs"
+            | "swift"
+            | "m"
+            | "mm"
+            | "zig"
+            | "hs"
+            | "ml"
+            | "dart"
+            | "ex"
+            | "exs"
+            | "erl"
+            | "clj"
+            | "groovy"
+            | "sql"
+            | "proto"
+    )
 }
 
 /// The interpreter a session file's name says it is for.
