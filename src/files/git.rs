@@ -5,7 +5,11 @@
 //! through [`run`]:
 //!
 //! - no program of the repository's runs: `core.fsmonitor` and
-//!   `core.hooksPath` are switched off, and commands that print diffs get
+//!   `core.hooksPath` are switched off, signing and signature checks too
+//!   (`gpg.program` is a program the config names), every filter driver
+//!   the config defines becomes `cat` (a `.gitattributes` anywhere, even a
+//!   nested repository's or `info/attributes`, could send a file through
+//!   one on `diff` or `status`), and commands that print diffs get
 //!   `--no-textconv --no-ext-diff` (a textconv or external-diff driver is a
 //!   program the repository names);
 //! - the caller's environment cannot redirect git elsewhere: `GIT_DIR`,
@@ -90,7 +94,26 @@ pub fn run(
         "core.fsmonitor=false",
         "-c",
         "core.hooksPath=/dev/null",
+        "-c",
+        "core.attributesFile=/dev/null",
+        "-c",
+        "commit.gpgSign=false",
+        "-c",
+        "tag.gpgSign=false",
+        "-c",
+        "log.showSignature=false",
+        "-c",
+        "gpg.program=false",
+        "-c",
+        "gpg.ssh.program=false",
+        "-c",
+        "gpg.x509.program=false",
     ]);
+    for name in filter_drivers(dir) {
+        for (var, value) in [("clean", "cat"), ("smudge", "cat"), ("process", "")] {
+            cmd.arg("-c").arg(format!("filter.{name}.{var}={value}"));
+        }
+    }
     match args.split_first() {
         Some((sub, rest)) if DIFF_PRINTING.contains(sub) => {
             cmd.arg(sub)
@@ -146,9 +169,92 @@ pub fn run(
     })
 }
 
+/// The filter drivers the repository's config (with its includes)
+/// defines: `filter.<name>.clean`, `.smudge` or `.process`. Reading config
+/// runs nothing.
+fn filter_drivers(dir: &Path) -> Vec<String> {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args([
+            "config",
+            "--null",
+            "--get-regexp",
+            r"^filter\..*\.(clean|smudge|process)$",
+        ])
+        .env_remove("GIT_CONFIG_PARAMETERS")
+        .env_remove("GIT_CONFIG_COUNT")
+        .env_remove("GIT_DIR")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output();
+    let Ok(out) = out else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = Vec::new();
+    for entry in out.stdout.split(|&b| b == 0) {
+        // `filter.<name>.<var>\n<value>`; a name may hold dots.
+        let key = entry.split(|&b| b == b'\n').next().unwrap_or_default();
+        let key = String::from_utf8_lossy(key);
+        if let Some(rest) = key.strip_prefix("filter.")
+            && let Some((name, _)) = rest.rsplit_once('.')
+            && !names.iter().any(|n| n == name)
+        {
+            names.push(name.to_string());
+        }
+    }
+    names
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repository_filter_driver_never_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let sh = |args: &[&str]| {
+            let ok = Command::new("git")
+                .arg("-C")
+                .arg(root)
+                .args(args)
+                .status()
+                .unwrap()
+                .success();
+            assert!(ok, "{args:?}");
+        };
+        sh(&["init", "-q"]);
+        std::fs::write(root.join("a.txt"), "one\n").unwrap();
+        sh(&["add", "."]);
+        sh(&[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "one",
+        ]);
+        let marker = root.join("ran");
+        let evil = format!("touch {}; cat", marker.display());
+        sh(&["config", "filter.evil.clean", &evil]);
+        sh(&["config", "filter.evil.smudge", &evil]);
+        // Both places attributes come from: the tree and info/attributes.
+        std::fs::write(root.join(".gitattributes"), "*.txt filter=evil\n").unwrap();
+        std::fs::create_dir_all(root.join(".git/info")).unwrap();
+        std::fs::write(root.join(".git/info/attributes"), "*.txt filter=evil\n").unwrap();
+        std::fs::write(root.join("a.txt"), "two\n").unwrap();
+        for args in [
+            &["diff", "HEAD"][..],
+            &["status", "--porcelain"],
+            &["add", "a.txt"],
+        ] {
+            let out = run(root, args, &[], None).unwrap();
+            assert!(out.ok, "{args:?}: {}", out.stderr);
+            assert!(!marker.exists(), "the filter ran for {args:?}");
+        }
+    }
 
     #[test]
     fn a_repository_textconv_driver_never_runs() {

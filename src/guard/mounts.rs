@@ -122,7 +122,23 @@ pub const AUTO_RUN: &[&str] = &[
     "azure-pipelines.yml",
     "bitbucket-pipelines.yml",
     "Jenkinsfile",
+    // direnv runs it on `cd`; cargo and rustup run a toolchain it names;
+    // mise and bun run hooks and preloads they name.
+    ".envrc",
+    "rust-toolchain.toml",
+    "rust-toolchain",
+    ".mise.toml",
+    "mise.toml",
+    ".mise",
+    "bunfig.toml",
+    // git reads config and hooks from the directory it names.
+    ".git/commondir",
 ];
+
+/// nib's own stores in the workspace (versions, patch journals, session
+/// logs): read-only to commands, or a command could forge what nib restores
+/// at its next start.
+pub const NIB_OWN: &str = ".nib";
 
 /// Directories replaced by the session's own (`(target, name of the
 /// session's directory)`).
@@ -267,7 +283,28 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             }
         }
     }
-    for rel in GIT_READ_ONLY.iter().chain(AUTO_RUN) {
+    // The directories that hold read-only places are mount points too, so
+    // no command can rename one away and put a new one in its place (a
+    // `.git` of its own with hooks, a `.github` with a workflow).
+    let mut parents: Vec<&str> = GIT_READ_ONLY
+        .iter()
+        .chain(AUTO_RUN)
+        .filter_map(|rel| rel.split_once('/').map(|(dir, _)| dir))
+        .collect();
+    parents.dedup();
+    for dir in parents {
+        let path = root.join(dir);
+        if path
+            .symlink_metadata()
+            .is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink())
+        {
+            steps.push(MountStep::Keep {
+                path,
+                writable: true,
+            });
+        }
+    }
+    for rel in GIT_READ_ONLY.iter().chain(AUTO_RUN).chain([&NIB_OWN]) {
         let path = root.join(rel);
         if let Ok(meta) = path.symlink_metadata()
             && !meta.file_type().is_symlink()

@@ -349,6 +349,56 @@ fn npm_installs_from_a_local_package() {
 }
 
 #[test]
+fn a_command_cannot_swap_git_or_nib_stores_or_plant_a_new_package_hook() {
+    let (_d, ws) = workspace();
+    let ok = Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(ws.root())
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok);
+    write(&ws, ".github/workflows/ci.yml", "on: push\n");
+    write(&ws, ".nib/versions/keep.txt", "nib's own\n");
+    // The red team's ways round read-only places: rename the directory
+    // that holds them and make a new one, point git elsewhere with
+    // commondir, forge nib's own store, create package.json with a hook.
+    write(
+        &ws,
+        "tools/swap.py",
+        "import os\n\
+         for old, new in [('.git', 'old-git'), ('.github', 'old-github'), ('.nib', 'old-nib')]:\n\
+         \ttry:\n\t\tos.rename(old, new); print('renamed', old)\n\
+         \texcept OSError as e: print(old, e)\n\
+         try:\n\topen('.nib/versions/forged.txt', 'w').write('x')\n\
+         except OSError as e: print('nib', e)\n\
+         open('.git/commondir', 'w').write('../elsewhere\\n')\n\
+         open('package.json', 'w').write('{\"name\": \"x\", \"scripts\": {\"preprepare\": \"sh evil.sh\"}}')\n",
+    );
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    let r = shell(&host, "python3 tools/swap.py");
+    assert!(r.ok, "{r:?}");
+    assert!(!r.text.contains("renamed"), "{}", r.text);
+    assert!(ws.root().join(".git/HEAD").exists(), "{}", r.text);
+    assert!(
+        ws.root().join(".github/workflows/ci.yml").exists(),
+        "{}",
+        r.text
+    );
+    assert!(
+        !ws.root().join(".nib/versions/forged.txt").exists(),
+        "{}",
+        r.text
+    );
+    assert!(!ws.root().join(".git/commondir").exists(), "{}", r.text);
+    assert!(!ws.root().join("package.json").exists(), "{}", r.text);
+    assert!(r.text.contains("created package.json"), "{}", r.text);
+    assert!(r.text.contains("created .git/commondir"), "{}", r.text);
+}
+
+#[test]
 fn files_that_run_code_later_need_a_person_or_are_put_back() {
     let (_d, ws) = workspace();
     write(

@@ -17,6 +17,8 @@ use crate::guard::mounts::AUTO_RUN;
 pub struct Snapshot {
     missing: Vec<&'static str>,
     package_json: Option<Vec<u8>>,
+    /// package.json was there before (whether or not it was read).
+    package_existed: bool,
 }
 
 /// Looks at the auto-run places under `root` (a few `stat`s, and
@@ -34,6 +36,7 @@ pub fn snapshot(root: &Path) -> Snapshot {
     Snapshot {
         missing,
         package_json,
+        package_existed: root.join("package.json").symlink_metadata().is_ok(),
     }
 }
 
@@ -61,14 +64,26 @@ impl Snapshot {
                 ),
             });
         }
-        if let Some(before) = &self.package_json
+        let created = !self.package_existed;
+        if (created || self.package_json.is_some())
             && let Ok(after) = std::fs::read(root.join("package.json"))
-            && after != *before
+            && self.package_json.as_deref() != Some(after.as_slice())
         {
+            let before = self.package_json.as_deref().unwrap_or_default();
             let old = String::from_utf8_lossy(before);
             let new = String::from_utf8_lossy(&after);
             let hooks = crate::guard::lifecycle_scripts_changed(&old, &new);
-            if !hooks.is_empty() {
+            if !hooks.is_empty() && created {
+                let names = hooks.join(", ");
+                notes.push_str(&match std::fs::remove_file(root.join("package.json")) {
+                    Ok(()) => format!(
+                        "note: the command created package.json with a {names} script, which npm runs on its own at the next install outside nib's sandbox; nib removed it. Write it with fs-write so the user can confirm it.\n"
+                    ),
+                    Err(e) => format!(
+                        "warning: the command created package.json with a {names} script, which npm runs on its own, and nib could not remove it ({e}): check it before the next install\n"
+                    ),
+                });
+            } else if !hooks.is_empty() {
                 let names = hooks.join(", ");
                 notes.push_str(&match crate::files::write_atomic(&root.join("package.json"), before) {
                     Ok(()) => format!(
