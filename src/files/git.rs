@@ -109,19 +109,27 @@ pub fn run(
         "-c",
         "gpg.x509.program=false",
     ]);
-    for name in filter_drivers(dir) {
+    // `-C sub` among the arguments: the repository git works in there.
+    let mut repo = dir.to_path_buf();
+    let mut rest = args;
+    while let ["-C", path, tail @ ..] = rest {
+        repo = repo.join(path);
+        rest = tail;
+    }
+    for name in filter_drivers(&repo) {
         for (var, value) in [("clean", "cat"), ("smudge", "cat"), ("process", "")] {
             cmd.arg("-c").arg(format!("filter.{name}.{var}={value}"));
         }
     }
-    match args.split_first() {
-        Some((sub, rest)) if DIFF_PRINTING.contains(sub) => {
+    cmd.args(&args[..args.len() - rest.len()]);
+    match rest.split_first() {
+        Some((sub, tail)) if DIFF_PRINTING.contains(sub) => {
             cmd.arg(sub)
                 .args(["--no-textconv", "--no-ext-diff"])
-                .args(rest);
+                .args(tail);
         }
         _ => {
-            cmd.args(args);
+            cmd.args(rest);
         }
     }
     cmd.env("GIT_PAGER", "cat")

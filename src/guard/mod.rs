@@ -495,7 +495,11 @@ impl Guard {
         let Knowledge {
             ledger, redactor, ..
         } = &mut *known;
-        redactor.redact_with(text, ledger).0
+        let redacted = redactor.redact_with(text, ledger).0;
+        // A known secret encoded (base64, reversed, rot13…) or a
+        // 12-character piece of one (a line cut in two) is no more the
+        // model's to see than the secret itself.
+        mark_encoded(redacted, ledger)
     }
     /// Remember the values of a protected file the session read: every
     /// assignment's value in an env-style file, or the whole content of a
@@ -563,20 +567,31 @@ impl Guard {
         let redacted = redactor.redact_with(text, ledger).0;
         // A refused call's arguments may hold a secret encoded (that is
         // why it was refused): the log gets a marker, not the encoding.
-        let spans = ledger.encoded_spans(&redacted);
-        if spans.is_empty() {
-            return redacted;
-        }
-        let mut out = String::with_capacity(redacted.len());
-        let mut at = 0;
-        for (start, end) in spans {
-            out.push_str(&redacted[at..start]);
-            out.push_str("«secret:ENCODED»");
-            at = end;
-        }
-        out.push_str(&redacted[at..]);
-        out
+        mark_encoded(redacted, ledger)
     }
+}
+
+/// `redacted` with each stretch that holds a known secret encoded, or a
+/// piece of one, replaced by a marker.
+fn mark_encoded(redacted: String, ledger: &ledger::SecretLedger) -> String {
+    let spans = ledger.encoded_spans(&redacted);
+    if spans.is_empty() {
+        return redacted;
+    }
+    let mut out = String::with_capacity(redacted.len());
+    let mut at = 0;
+    for (start, end) in spans {
+        // Spans come from byte offsets of decoded runs: keep to char
+        // boundaries.
+        let (Some(before), Some(_)) = (redacted.get(at..start), redacted.get(start..end)) else {
+            continue;
+        };
+        out.push_str(before);
+        out.push_str("«secret:ENCODED»");
+        at = end;
+    }
+    out.push_str(redacted.get(at..).unwrap_or_default());
+    out
 }
 
 fn resolve_arg(arg: &mut Arg, redactor: &redact::Redactor) {

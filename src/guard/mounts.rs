@@ -79,8 +79,37 @@ pub const HOME_CREDENTIALS: &[&str] = &[
     ".config/git/credentials",
     ".yarn/berry/.yarnrc.yml",
     ".sbt/credentials",
+    ".sbt/.credentials",
     ".ivy2/.credentials",
     ".conda/.condarc",
+    ".npm/.npmrc",
+    ".cache/huggingface/token",
+    ".cache/huggingface/stored_tokens",
+    ".local/share/fish/fish_history",
+    ".local/share/python_keyring",
+    ".local/share/keyring",
+    ".local/share/atuin",
+    ".local/share/zsh",
+    ".local/state/zsh",
+    ".cache/pip/credentials",
+];
+
+/// Places inside the allowed parts of home that run code later, outside
+/// nib (a program on PATH, cargo's wrappers, gradle's init scripts): shown
+/// read-only even where their directory is writable.
+pub const HOME_READ_ONLY: &[&str] = &[
+    ".cargo/bin",
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".cargo/env",
+    ".gradle/init.d",
+    ".gradle/init.gradle",
+    ".gradle/init.gradle.kts",
+    ".m2/extensions.xml",
+    ".npm/_npx",
+    ".yarn/bin",
+    ".cache/pre-commit",
+    "go/bin",
 ];
 
 /// Paths under `.git/` a command may read but not change: what git runs
@@ -272,14 +301,25 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
     }
     if let Some(home) = inputs.home.filter(|_| home_masked) {
         for name in HOME_CREDENTIALS {
-            let path = home.join(name);
-            if let Ok(meta) = path.symlink_metadata()
-                && !meta.file_type().is_symlink()
-            {
+            // A credential file that is a link (a dotfile manager's) is
+            // covered where it leads.
+            let Ok(path) = home.join(name).canonicalize() else {
+                continue;
+            };
+            if let Ok(meta) = path.metadata() {
                 steps.push(MountStep::Mask {
                     dir: meta.is_dir(),
                     path,
                 });
+            }
+        }
+        for name in HOME_READ_ONLY {
+            let path = home.join(name);
+            if path
+                .symlink_metadata()
+                .is_ok_and(|m| !m.file_type().is_symlink())
+            {
+                steps.push(MountStep::ReadOnly { path });
             }
         }
     }

@@ -60,6 +60,22 @@ pub const SECRET_STORES: &[&str] = &[
     "secrets.yaml",
     "config/master.key",
     "config/credentials/*.key",
+    // Found by a red team: stores by other names.
+    "deploy_key*",
+    "*.secret",
+    ".secrets",
+    ".dev.vars",
+    "local.settings.json",
+    "wp-config.php",
+    "credentials.csv",
+    "*_credentials.csv",
+    "service-account*.json",
+    "docker/config.json",
+    "vault-token",
+    ".flaskenv",
+    "dotenv",
+    "env.bak",
+    "\\#.env#",
 ];
 
 /// Protected paths that run code or configure what does, later and
@@ -360,6 +376,28 @@ fn under(rel: &str, dir: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn stores_by_other_names_are_protected() {
+        let r = PathRules::default();
+        for name in [
+            "keys/deploy_key",
+            "wp-config.php",
+            "secrets/service-account.json",
+            "docker/config.json",
+            ".dev.vars",
+            "credentials.csv",
+            "local.settings.json",
+            ".secrets",
+            ".flaskenv",
+            "vault-token",
+            "#.env#",
+            "config/env.bak",
+            "dotenv",
+        ] {
+            assert!(r.is_protected(name), "{name}");
+        }
+    }
+
     use super::*;
 
     #[test]

@@ -84,6 +84,19 @@ pub(crate) fn protected_values(content: &str) -> Vec<String> {
         if line.starts_with('#') || line.starts_with("//") {
             continue;
         }
+        // .netrc: `machine h login u password p`, on one line or several.
+        let words: Vec<&str> = line.split_whitespace().collect();
+        for pair in words.windows(2) {
+            if matches!(pair[0], "password" | "passwd" | "account") {
+                push("password", pair[1], false);
+            }
+        }
+        // .pgpass: `host:port:database:user:password`.
+        if !line.contains('=') && !line.contains(' ') && line.matches(':').count() == 4 {
+            let password = line.rsplit(':').next().unwrap_or_default();
+            push("password", password, false);
+            continue;
+        }
         let line = line.strip_prefix("export ").unwrap_or(line);
         let Some((key, value)) = line.split_once('=').or_else(|| line.split_once(": ")) else {
             continue;

@@ -130,7 +130,14 @@ fn fs_find(host: &Host, call: &Call) -> ToolResult {
 
 fn index_grep(host: &Host, call: &Call) -> ToolResult {
     let a = IndexGrep::of(call);
-    text(tools::index_grep(&host.ws, a.pattern, a.path, a.glob))
+    let rules = &host.guard.policy().paths;
+    text(tools::index_grep_except(
+        &host.ws,
+        a.pattern,
+        a.path,
+        a.glob,
+        &|rel| rules.is_protected(rel),
+    ))
 }
 
 fn outline(host: &Host, call: &Call) -> ToolResult {

@@ -32,6 +32,20 @@ pub fn index_grep(
     path: &str,
     glob: &str,
 ) -> Result<String, ToolError> {
+    index_grep_except(ws, pattern, path, glob, &|_| false)
+}
+
+/// `index_grep` leaving out the files `protected` names (workspace paths):
+/// a search's match or no match is an answer about a secret store's
+/// content, so many searches would spell it out; fs-read shows such a
+/// file with its values as handles.
+pub fn index_grep_except(
+    ws: &Workspace,
+    pattern: &str,
+    path: &str,
+    glob: &str,
+    protected: &dyn Fn(&str) -> bool,
+) -> Result<String, ToolError> {
     if pattern.is_empty() {
         return Err(ToolError::BadArgument(
             "empty pattern; give a regular expression to search for".to_string(),
@@ -64,16 +78,27 @@ pub fn index_grep(
                     _ => continue,
                 }
             }
+            let rel = rel_to_root(ws, entry.path());
+            if protected(&rel) {
+                found.protected += 1;
+                continue;
+            }
             let (text, encoding) = match load(entry.path()) {
                 Ok(loaded) => loaded,
                 Err(_) => continue,
             };
-            found.search(&re, &rel_to_root(ws, entry.path()), &text, encoding);
+            found.search(&re, &rel, &text, encoding);
         }
     } else {
         // A file named explicitly is searched even if ignored, and says why
         // when it cannot be.
         let rel = &target.resolved.rel;
+        if protected(rel) {
+            return Err(ToolError::NotSearchable {
+                path: rel.clone(),
+                why: "is a secret store, which index-grep does not search (each match would tell its content); read it with fs-read, which shows its values as handles",
+            });
+        }
         let (text, encoding) =
             load(&target.resolved.real).map_err(|why| ToolError::NotSearchable {
                 path: rel.clone(),
@@ -81,10 +106,15 @@ pub fn index_grep(
             })?;
         found.search(&re, rel, &text, encoding);
     }
+    let skipped = match found.protected {
+        0 => String::new(),
+        n => format!("note: {n} secret store(s) (.env and the like) were not searched\n"),
+    };
     if found.total == 0 {
-        return Ok(format!("no matches for {pattern}\n"));
+        return Ok(format!("no matches for {pattern}\n{skipped}"));
     }
     let mut out = found.shown;
+    out.push_str(&skipped);
     for (rel, encoding) in &found.encodings {
         out.push_str(&format!(
             "note: {rel} is not UTF-8: read as {}; its lines are shown as fs-read shows them and fs-edit matches them\n",
@@ -124,6 +154,8 @@ struct Found {
     total: usize,
     /// Files with a shown match that are not UTF-8, and how they were read.
     encodings: Vec<(String, Encoding)>,
+    /// Secret stores left out.
+    protected: usize,
 }
 
 impl Found {

@@ -27,7 +27,7 @@ mod walk;
 
 pub use fs::{fs_find, fs_list};
 pub use git::{git_diff, git_log, git_status};
-pub use grep::index_grep;
+pub use grep::{index_grep, index_grep_except};
 pub use outline::outline;
 pub use place::{ContainerShell, ShellPlace};
 pub(crate) use shell::kill_group;
