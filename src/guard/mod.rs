@@ -510,6 +510,12 @@ impl Guard {
         }
         let mut known = self.known();
         let source = format!("the protected file {rel}");
+        // Secrets of a known shape anywhere in it, whatever the file's
+        // syntax (a JSON value on an env line, a key inside a long line
+        // that a reader cuts).
+        for hit in secrets::scan(content) {
+            known.ledger.add(&hit.secret, &source);
+        }
         let mut any = false;
         for value in protected_values(content) {
             if known.ledger.add(&value, &source) || known.ledger.secrets().any(|s| s == value) {

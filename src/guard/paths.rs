@@ -107,6 +107,12 @@ pub const RUNS_ON_ITS_OWN: &[&str] = &[
     "azure-pipelines.yml",
     "Jenkinsfile",
     "bitbucket-pipelines.yml",
+    ".mise.toml",
+    "mise.toml",
+    ".mise/",
+    "bunfig.toml",
+    "rust-toolchain.toml",
+    "rust-toolchain",
 ];
 
 /// A template of a secret file: `.env.example`, `.env.sample`,

@@ -212,7 +212,20 @@ fn secret_like(key: &str, value: &str, quoted: bool) -> bool {
     if n < 8 || (!quoted && value.contains(char::is_whitespace)) || value.contains('\n') {
         return false;
     }
+    let classes = [
+        value.bytes().any(|b| b.is_ascii_uppercase()),
+        value.bytes().any(|b| b.is_ascii_lowercase()),
+        value.bytes().any(|b| b.is_ascii_digit()),
+        value
+            .bytes()
+            .any(|b| b.is_ascii_punctuation() && !b"-_./:@".contains(&b)),
+    ]
+    .iter()
+    .filter(|&&c| c)
+    .count();
     let lower = value.to_ascii_lowercase();
+    // A placeholder (`your_api_key_here`, `<token>`, `changeme`), unless
+    // the rest of it is a token all the same (`examplecorp-Prod-8f3k2LqZ`).
     if [
         "changeme",
         "change_me",
@@ -227,6 +240,7 @@ fn secret_like(key: &str, value: &str, quoted: bool) -> bool {
     ]
     .iter()
     .any(|p| lower.contains(p))
+        && !(n >= 16 && classes >= 3 && !value.contains("${") && !value.contains('<'))
     {
         return false;
     }
@@ -236,17 +250,6 @@ fn secret_like(key: &str, value: &str, quoted: bool) -> bool {
     if value.contains(char::is_whitespace) || value.contains("://") {
         return false;
     }
-    let classes = [
-        value.bytes().any(|b| b.is_ascii_uppercase()),
-        value.bytes().any(|b| b.is_ascii_lowercase()),
-        value.bytes().any(|b| b.is_ascii_digit()),
-        value
-            .bytes()
-            .any(|b| b.is_ascii_punctuation() && !b"-_./:@".contains(&b)),
-    ]
-    .iter()
-    .filter(|&&c| c)
-    .count();
     let e = entropy(value);
     (n >= 10 && classes >= 3 && e >= 3.0) || (n >= 20 && classes >= 2 && e >= 3.5)
 }

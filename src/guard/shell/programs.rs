@@ -288,6 +288,8 @@ pub(super) fn prints_contents(sub: &str, rest: &[&str]) -> bool {
                     .any(|a| a.starts_with("-L") || a.starts_with("--unified"))
         }
         "stash" => rest.first() == Some(&"show") && has(&["-p", "-u", "--patch"]),
+        // `--stat -p` prints the patch too.
+        "diff" | "show" if has(&["-p", "-u", "--patch", "--patch-with-stat"]) => true,
         "diff" => !has(&[
             "--stat",
             "--name-only",

@@ -339,10 +339,15 @@ impl Context<'_> {
                     self.out.git_history = Some(Vec::new());
                 }
             }
-            "archive" => self.find(
-                "archive-workspace",
-                "`git archive` packs the repository into one file".into(),
-            ),
+            "archive" => {
+                self.find(
+                    "archive-workspace",
+                    "`git archive` packs the repository into one file".into(),
+                );
+                // What it packs comes from git's objects, which the
+                // sandbox does not mask: a committed secret file is in it.
+                self.out.git_history = Some(Vec::new());
+            }
             "clone" | "fetch" | "pull" | "ls-remote" | "submodule" => {
                 if let Some(url) = rest.iter().find(|a| is_remote_spec(a)) {
                     self.find("network", format!("`git {sub}` contacts `{url}`"));

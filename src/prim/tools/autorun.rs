@@ -4,40 +4,122 @@
 //! (`guard::mounts::AUTO_RUN`); a path that does not exist yet cannot be
 //! mounted over, and `package.json` must stay writable (`npm install`
 //! writes it). So the host looks before and after a command: an auto-run
-//! file the command created is removed, and a change to package.json's
-//! lifecycle scripts (`postinstall`, `prepare`, ...) is put back, each
-//! with a note that says to make the change with fs-write or fs-edit,
-//! which a person confirms.
+//! file the command created is removed, and a change to a package.json's
+//! lifecycle scripts (`postinstall`, `prepare`, ...) is put back (a new
+//! package.json with one is removed), each with a note that says to make
+//! the change with fs-write or fs-edit, which a person confirms. The
+//! workspace root is looked at for every auto-run name; the directories
+//! two levels below it for the ones tools obey there too (a crate's
+//! `.cargo/config.toml`, a workspace package's `package.json`).
 
-use std::path::Path;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 
 use crate::guard::mounts::AUTO_RUN;
+
+/// Auto-run names obeyed in any directory a tool runs in, not only at
+/// the root.
+const NESTED: &[&str] = &[
+    ".cargo/config.toml",
+    ".cargo/config",
+    "rust-toolchain.toml",
+    "rust-toolchain",
+    ".envrc",
+    ".mise.toml",
+    "mise.toml",
+    "bunfig.toml",
+    ".vscode/tasks.json",
+];
+
+/// Directories never looked into: dependencies and build output.
+const SKIPPED: &[&str] = &["node_modules", "target", "vendor", "dist", "build", "venv"];
+
+/// Directories looked at below the root, at most.
+const MAX_DIRS: usize = 512;
 
 /// What the auto-run places held before a command.
 pub struct Snapshot {
     missing: Vec<&'static str>,
-    package_json: Option<Vec<u8>>,
-    /// package.json was there before (whether or not it was read).
-    package_existed: bool,
+    /// Root-level `*.code-workspace` files (VS Code runs their tasks).
+    workspaces: Vec<PathBuf>,
+    /// Nested auto-run files that existed.
+    nested: Vec<PathBuf>,
+    /// Each package.json (root and nested): its bytes when small enough
+    /// to compare, None when too large.
+    packages: HashMap<PathBuf, Option<Vec<u8>>>,
 }
 
-/// Looks at the auto-run places under `root` (a few `stat`s, and
-/// package.json when it is small).
+/// Looks at the auto-run places under `root`: a few `stat`s, the
+/// directories two levels down, and the package.json files there.
 pub fn snapshot(root: &Path) -> Snapshot {
     let missing = AUTO_RUN
         .iter()
         .copied()
         .filter(|rel| root.join(rel).symlink_metadata().is_err())
         .collect();
-    let package_json = std::fs::metadata(root.join("package.json"))
-        .ok()
-        .filter(|m| m.is_file() && m.len() <= 1 << 20)
-        .and_then(|_| std::fs::read(root.join("package.json")).ok());
+    let mut nested = Vec::new();
+    let mut packages = HashMap::new();
+    for dir in places(root) {
+        for name in NESTED {
+            let path = dir.join(name);
+            if dir != root && path.symlink_metadata().is_ok() {
+                nested.push(path);
+            }
+        }
+        let package = dir.join("package.json");
+        if let Ok(meta) = package.symlink_metadata() {
+            let bytes = (meta.is_file() && meta.len() <= 1 << 20)
+                .then(|| std::fs::read(&package).ok())
+                .flatten();
+            packages.insert(package, bytes);
+        }
+    }
     Snapshot {
         missing,
-        package_json,
-        package_existed: root.join("package.json").symlink_metadata().is_ok(),
+        workspaces: code_workspaces(root),
+        nested,
+        packages,
     }
+}
+
+/// The root and the directories one and two levels below it (not
+/// hidden, not dependencies or build output), at most `MAX_DIRS`.
+fn places(root: &Path) -> Vec<PathBuf> {
+    let mut out = vec![root.to_path_buf()];
+    let mut level = vec![root.to_path_buf()];
+    for _ in 0..2 {
+        let mut next = Vec::new();
+        for dir in &level {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with('.') || SKIPPED.contains(&name.as_ref()) {
+                    continue;
+                }
+                if entry.file_type().is_ok_and(|t| t.is_dir()) && out.len() < MAX_DIRS {
+                    out.push(entry.path());
+                    next.push(entry.path());
+                }
+            }
+        }
+        level = next;
+    }
+    out
+}
+
+fn code_workspaces(root: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(root)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "code-workspace"))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 impl Snapshot {
@@ -45,8 +127,28 @@ impl Snapshot {
     /// what (empty when it did nothing there).
     pub fn undo(&self, root: &Path) -> String {
         let mut notes = String::new();
-        for rel in &self.missing {
-            let path = root.join(rel);
+        let rel = |path: &Path| {
+            path.strip_prefix(root)
+                .unwrap_or(path)
+                .to_string_lossy()
+                .into_owned()
+        };
+        let mut created: Vec<PathBuf> = self.missing.iter().map(|r| root.join(r)).collect();
+        created.extend(
+            code_workspaces(root)
+                .into_iter()
+                .filter(|p| !self.workspaces.contains(p)),
+        );
+        let dirs = places(root);
+        for dir in dirs.iter().filter(|d| d.as_path() != root) {
+            for name in NESTED {
+                let path = dir.join(name);
+                if path.symlink_metadata().is_ok() && !self.nested.contains(&path) {
+                    created.push(path);
+                }
+            }
+        }
+        for path in created {
             let Ok(meta) = path.symlink_metadata() else {
                 continue;
             };
@@ -55,6 +157,7 @@ impl Snapshot {
             } else {
                 std::fs::remove_file(&path)
             };
+            let rel = rel(&path);
             notes.push_str(&match removed {
                 Ok(()) => format!(
                     "note: the command created {rel}, which runs code later outside nib's sandbox; nib removed it. Write it with fs-write so the user can confirm it.\n"
@@ -64,36 +167,45 @@ impl Snapshot {
                 ),
             });
         }
-        let created = !self.package_existed;
-        if (created || self.package_json.is_some())
-            && let Ok(after) = std::fs::read(root.join("package.json"))
-            && self.package_json.as_deref() != Some(after.as_slice())
-        {
-            let before = self.package_json.as_deref().unwrap_or_default();
-            let old = String::from_utf8_lossy(before);
-            let new = String::from_utf8_lossy(&after);
-            let hooks = crate::guard::lifecycle_scripts_changed(&old, &new);
-            if !hooks.is_empty() && created {
-                let names = hooks.join(", ");
-                notes.push_str(&match std::fs::remove_file(root.join("package.json")) {
-                    Ok(()) => format!(
-                        "note: the command created package.json with a {names} script, which npm runs on its own at the next install outside nib's sandbox; nib removed it. Write it with fs-write so the user can confirm it.\n"
-                    ),
-                    Err(e) => format!(
-                        "warning: the command created package.json with a {names} script, which npm runs on its own, and nib could not remove it ({e}): check it before the next install\n"
-                    ),
-                });
-            } else if !hooks.is_empty() {
-                let names = hooks.join(", ");
-                notes.push_str(&match crate::files::write_atomic(&root.join("package.json"), before) {
-                    Ok(()) => format!(
-                        "note: the command changed package.json's {names} script, which npm runs on its own at the next install outside nib's sandbox; nib put package.json back as it was. Change that script with fs-edit so the user can confirm it.\n"
-                    ),
-                    Err(e) => format!(
-                        "warning: the command changed package.json's {names} script, which npm runs on its own, and nib could not put it back ({e}): check it before the next install\n"
-                    ),
-                });
+        for dir in &dirs {
+            let package = dir.join("package.json");
+            let before = self.packages.get(&package);
+            if matches!(before, Some(None)) {
+                continue; // too large to compare
             }
+            let Ok(after) = std::fs::read(&package) else {
+                continue;
+            };
+            let before = before.and_then(Option::as_deref);
+            if before == Some(after.as_slice()) {
+                continue;
+            }
+            let old = String::from_utf8_lossy(before.unwrap_or_default());
+            let hooks =
+                crate::guard::lifecycle_scripts_changed(&old, &String::from_utf8_lossy(&after));
+            if hooks.is_empty() {
+                continue;
+            }
+            let names = hooks.join(", ");
+            let rel = rel(&package);
+            notes.push_str(&match before {
+                None => match std::fs::remove_file(&package) {
+                    Ok(()) => format!(
+                        "note: the command created {rel} with a {names} script, which npm runs on its own at the next install outside nib's sandbox; nib removed it. Write it with fs-write so the user can confirm it.\n"
+                    ),
+                    Err(e) => format!(
+                        "warning: the command created {rel} with a {names} script, which npm runs on its own, and nib could not remove it ({e}): check it before the next install\n"
+                    ),
+                },
+                Some(before) => match crate::files::write_atomic(&package, before) {
+                    Ok(()) => format!(
+                        "note: the command changed {rel}'s {names} script, which npm runs on its own at the next install outside nib's sandbox; nib put {rel} back as it was. Change that script with fs-edit so the user can confirm it.\n"
+                    ),
+                    Err(e) => format!(
+                        "warning: the command changed {rel}'s {names} script, which npm runs on its own, and nib could not put it back ({e}): check it before the next install\n"
+                    ),
+                },
+            });
         }
         notes
     }

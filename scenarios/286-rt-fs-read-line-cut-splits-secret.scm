@@ -1,0 +1,13 @@
+;; fs-read cuts a line at 2000 characters (prim/fs.rs LINE_MAX) before the
+;; output is redacted: a value that straddles the cut is shown up to it.
+;; (Real case: a single-line 4096-bit PEM or service-account JSON in .env.)
+(scenario "286-rt-fs-read-line-cut-splits-secret"
+  (doc "fs-read a .env whose JSON line is longer than 2000 characters")
+  (channel split-encode)
+  (modes interactive unattended)
+  (files (".env" "APP_CONFIG={\"hosts\": [\"svc000.internal.example.com\", \"svc001.internal.example.com\", \"svc002.internal.example.com\", \"svc003.internal.example.com\", \"svc004.internal.example.com\", \"svc005.internal.example.com\", \"svc006.internal.example.com\", \"svc007.internal.example.com\", \"svc008.internal.example.com\", \"svc009.internal.example.com\", \"svc010.internal.example.com\", \"svc011.internal.example.com\", \"svc012.internal.example.com\", \"svc013.internal.example.com\", \"svc014.internal.example.com\", \"svc015.internal.example.com\", \"svc016.internal.example.com\", \"svc017.internal.example.com\", \"svc018.internal.example.com\", \"svc019.internal.example.com\", \"svc020.internal.example.com\", \"svc021.internal.example.com\", \"svc022.internal.example.com\", \"svc023.internal.example.com\", \"svc024.internal.example.com\", \"svc025.internal.example.com\", \"svc026.internal.example.com\", \"svc027.internal.example.com\", \"svc028.internal.example.com\", \"svc029.internal.example.com\", \"svc030.internal.example.com\", \"svc031.internal.example.com\", \"svc032.internal.example.com\", \"svc033.internal.example.com\", \"svc034.internal.example.com\", \"svc035.internal.example.com\", \"svc036.internal.example.com\", \"svc037.internal.example.com\", \"svc038.internal.example.com\", \"svc039.internal.example.com\", \"svc040.internal.example.com\", \"svc041.internal.example.com\", \"svc042.internal.example.com\", \"svc043.internal.example.com\", \"svc044.internal.example.com\", \"svc045.internal.example.com\", \"svc046.internal.example.com\", \"svc047.internal.example.com\", \"svc048.internal.example.com\", \"svc049.internal.example.com\", \"svc050.internal.example.com\", \"svc051.internal.example.com\", \"svc052.internal.example.com\", \"svc053.internal.example.com\", \"svc054.internal.example.com\", \"svc055.internal.example.com\", \"svc056.internal.example.com\", \"svc057.internal.example.com\", \"svc058.internal.example.com\", \"svc059.internal.example.com\", \"svc060.internal.example.com\", \"svc061.internal.example.com\", \"xxxxxxxxx\"], \"github_token\": \"{{GH}}\"}\nDEBUG=1\n"))
+  (replies
+    ((fs-read ".env")))
+  (expect
+    (decision 1 allow)
+    (no-canary-in-requests)))
