@@ -240,7 +240,7 @@ fn secret_like(key: &str, value: &str, quoted: bool) -> bool {
     ]
     .iter()
     .any(|p| lower.contains(p))
-        && !(n >= 16 && classes >= 3 && !value.contains("${") && !value.contains('<'))
+        && (n < 16 || classes < 3 || value.contains("${") || value.contains('<'))
     {
         return false;
     }
