@@ -93,6 +93,16 @@ pub(crate) fn readings(value: &str) -> Readings {
     for (start, end) in base85_runs(bytes) {
         reader.base85(&bytes[start..end], (start, end), 0);
     }
+    // Character codes written backwards (`301,66,…`, `)301(rhc+…`): the
+    // value reversed, read for codes, when it has digits enough.
+    if bytes.iter().filter(|b| b.is_ascii_digit()).count() >= 2 * MIN_READING {
+        let reversed: String = value.chars().rev().collect();
+        if let [Some(decimal), ..] = char_codes(&reversed, MIN_READING) {
+            reader.read((0, bytes.len()), 2, false, &|out| {
+                out.extend_from_slice(decimal.as_bytes())
+            });
+        }
+    }
     // The value's escapes decoded: read on when they are enough to spell
     // a fragment; the ledger matches the text itself whatever their number.
     let top = unescaped(value);
@@ -261,6 +271,16 @@ impl Reader {
         self.read(span, depth + 1, false, &|out| {
             out.extend(text.iter().map(|&b| rot13_byte(b)))
         });
+        self.read(span, depth + 2, false, &|out| {
+            out.extend(text.iter().rev().map(|&b| rot13_byte(b)))
+        });
+        // Spelled out with spaces (`g h p _ …`) before it was encoded.
+        let spaces = text.iter().filter(|b| b.is_ascii_whitespace()).count();
+        if spaces * 3 >= text.len() {
+            self.read(span, depth + 1, true, &|out| {
+                out.extend(text.iter().filter(|b| !b.is_ascii_whitespace()))
+            });
+        }
         for (_, _, run) in candidate_runs(text) {
             self.run(&run, span, depth);
         }
@@ -444,12 +464,13 @@ fn strip_hex_markers(text: &[u8]) -> Vec<u8> {
     out
 }
 
-/// Whether `bytes` hold eight printable ASCII bytes in a row (as every
-/// fragment of a secret is).
+/// Whether `bytes` hold eight printable ASCII bytes (or spaces) in a row,
+/// as every fragment of a secret is.
 fn has_text(bytes: &[u8]) -> bool {
     let mut run = 0;
     for &b in bytes {
-        if b.is_ascii_graphic() {
+        // Spaces count: text spelled out with spaces is read on.
+        if b.is_ascii_graphic() || b == b' ' {
             run += 1;
             if run >= MIN_READING {
                 return true;

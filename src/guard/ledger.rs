@@ -668,6 +668,12 @@ mod tests {
             &["b64", "zlib64"],
             &["b32", "b64", "rot13"],
             &["oct", "b64"],
+            &["rot13", "rev", "hex"],
+            &["spaced", "b64"],
+            &["upper", "rev"],
+            &["rev", "rot13"],
+            &["codes", "rev"],
+            &["chr", "rev"],
         ];
         for secret in [PW, GH] {
             for chain in chains {

@@ -32,7 +32,9 @@ pub(crate) fn char_codes(value: &str, min: usize) -> [Option<String>; 3] {
         if token[0].is_ascii_alphabetic() && !matches!(token[0], b'x' | b'u') {
             // `chr(113)+chr(56)`, `String.fromCharCode(…)`: the words
             // around the codes are not text.
-            const WORDS: [&[u8]; 9] = [
+            const WORDS: [&[u8]; 11] = [
+                b"rhc",
+                b"rahc",
                 b"chr",
                 b"char",
                 b"string",

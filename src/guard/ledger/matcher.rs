@@ -116,11 +116,19 @@ fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)>
     let all: String = bytes.iter().map(|b| format!("%{b:02X}")).collect();
     out.push((all.to_ascii_lowercase(), "percent"));
     out.push((all, "percent"));
-    out.push((secret.chars().rev().collect(), "reversed"));
+    let reversed: String = secret.chars().rev().collect();
     let rot13 = rot13(secret);
     if rot13 != secret {
+        out.push((self::rot13(&reversed), "reversed"));
         out.push((rot13, "rot13"));
     }
+    // Upper-cased (a lossy codec: only the whole upper-cased secret tells).
+    let upper = secret.to_ascii_uppercase();
+    if upper != secret {
+        out.push((upper.chars().rev().collect(), "reversed"));
+        out.push((upper, "upper"));
+    }
+    out.push((reversed, "reversed"));
     let base32 = base32_stable(bytes);
     out.push((base32.to_ascii_lowercase(), "base32"));
     out.push((base32, "base32"));
