@@ -217,6 +217,40 @@ fn judge_rows(edits: &[String], command: &str, sandbox: bool) {
         black_box(guard.judge(&lock_call, &ws));
     });
     row("Guard::judge, 64 KiB of base64 hashes", judged, "< 5 ms");
+    // Other people's shapes: a real minified bundle (when the machine has
+    // one), and a CSV of numbers (every token a possible character code).
+    let minified = ["/usr/share/javascript/jquery/jquery.min.js"]
+        .iter()
+        .find_map(|p| std::fs::read_to_string(p).ok());
+    let numbers: String = (0..PAYLOAD / 24)
+        .map(|i| format!("{},{},{},{}\n", i, (i * 37) % 251, (i * 101) % 97, i % 13))
+        .collect();
+    let shapes = [
+        ("64 KiB of a minified bundle (jquery.min.js)", minified),
+        ("64 KiB of a CSV of numbers", Some(numbers)),
+    ];
+    for (name, text) in shapes {
+        let Some(text) = text else {
+            println!("{name:<46} (not on this machine)");
+            continue;
+        };
+        let cut: String = text.chars().take(PAYLOAD).collect();
+        let per = cut.len() / EDITS + 1;
+        let list: Vec<serde_json::Value> = cut
+            .as_bytes()
+            .chunks(per)
+            .map(|c| serde_json::json!({"old": "", "new": String::from_utf8_lossy(c)}))
+            .collect();
+        let call = parse(
+            &table::FS_EDIT,
+            &serde_json::json!({"path": "vendor.js", "edits": list}),
+        )
+        .expect("the call parses");
+        let judged = measure(100, || {
+            black_box(guard.judge(&call, &ws));
+        });
+        row(&format!("Guard::judge, {name}"), judged, "< 5 ms");
+    }
     let crowded = Guard::new(GuardPolicy::default());
     for (i, kind) in secrets::FAKE_KINDS.iter().cycle().take(250).enumerate() {
         let secret = fake(kind, 9_000 + i as u64).expect("a fake of each kind");

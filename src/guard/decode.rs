@@ -95,7 +95,12 @@ pub(crate) fn readings(value: &str) -> Readings {
     }
     // Character codes written backwards (`301,66,…`, `)301(rhc+…`): the
     // value reversed, read for codes, when it has digits enough.
-    if bytes.iter().filter(|b| b.is_ascii_digit()).count() >= 2 * MIN_READING {
+    let codes = bytes
+        .split(|b| !b.is_ascii_alphanumeric())
+        .filter(|t| (2..=3).contains(&t.len()) && t.iter().all(u8::is_ascii_digit))
+        .take(MIN_READING)
+        .count();
+    if codes >= MIN_READING {
         let reversed: String = value.chars().rev().collect();
         if let [Some(decimal), ..] = char_codes(&reversed, MIN_READING) {
             reader.read((0, bytes.len()), 2, false, &|out| {

@@ -3,7 +3,7 @@
 //! kernel takes away from this session's commands (`Containment`, so the
 //! word rules do not ask about it), and the secrets a session starts with.
 
-use super::{Containment, Guard, mounts, sandbox};
+use super::{Containment, Guard, mounts, sandbox, secrets};
 use crate::files::Workspace;
 
 /// Secret files read at session start, at most, and their size.
@@ -105,5 +105,88 @@ impl Guard {
                 self.observe_protected(&rel, &text);
             }
         }
+        self.learn_config_secrets(ws);
+    }
+
+    /// Config files by any name (`appsettings.json`, a compose override,
+    /// a service's `config.yml`) that hold a secret of a known shape, or a value the
+    /// session already knows, are secret stores from the start: masked
+    /// for commands like `.env`, their secrets learned.
+    fn learn_config_secrets(&self, ws: &Workspace) {
+        // Data, not code: masking a module (Django's settings.py) would
+        // break the project's own tests.
+        const CONFIG: &[&str] = &[
+            "json",
+            "yml",
+            "yaml",
+            "toml",
+            "ini",
+            "cfg",
+            "conf",
+            "properties",
+            "xml",
+            "config",
+        ];
+        const SKIPPED: &[&str] = &[
+            "node_modules",
+            "target",
+            "vendor",
+            "dist",
+            "build",
+            ".git",
+            ".nib",
+            ".venv",
+            "venv",
+            "__pycache__",
+        ];
+        let mut seen = 0usize;
+        let walk = ignore::WalkBuilder::new(ws.root())
+            .standard_filters(false)
+            .max_depth(Some(4))
+            .filter_entry(|e| !SKIPPED.contains(&e.file_name().to_string_lossy().as_ref()))
+            .build();
+        for entry in walk.flatten() {
+            if seen >= MAX_CONFIG_FILES {
+                break;
+            }
+            let path = entry.path();
+            let config = path
+                .extension()
+                .is_some_and(|x| CONFIG.contains(&x.to_string_lossy().as_ref()));
+            if !config || !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let Ok(rel) = path.strip_prefix(ws.root()) else {
+                continue;
+            };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if self.policy.paths.is_protected(&rel) {
+                continue; // learnt above
+            }
+            if entry
+                .metadata()
+                .map_or(true, |m| m.len() > MAX_STARTUP_BYTES)
+            {
+                continue;
+            }
+            seen += 1;
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue;
+            };
+            let hits = secrets::scan(&text);
+            let mut known = self.known();
+            let holds_known = !hits.is_empty() || !known.ledger.check(&text).is_empty();
+            for hit in hits {
+                known
+                    .ledger
+                    .add(&hit.secret, &format!("{rel} ({})", hit.rule));
+            }
+            if holds_known {
+                known.tainted.insert(rel);
+            }
+        }
     }
 }
+
+/// Config files read at session start for secrets, at most.
+const MAX_CONFIG_FILES: usize = 400;
