@@ -15,5 +15,8 @@
     ((fs-read ".npmrc"))
     ((fs-write "notes.txt" "api Tr0ub4dor-Horse\npg Pg-Secret-Pass-991\nnpm ZGVwbG95OkRvY2tlckh1YlB3MTIz\n")))
   (expect
+    (decision 1 allow)
+    (decision 2 allow)
+    (decision 3 allow)
     (decision 4 security)
     (absent "notes.txt")))

@@ -9,6 +9,7 @@
     ((fs-write ".mise.toml" "[hooks]\nenter = \"echo PWNED\"\n"))
     ((shell "python3 -c \"open('ecapskrow-edoc.ppa'[::-1], 'w').write('{}'); import os; os.makedirs('sub/' + 'edocsv.'[::-1], exist_ok=True); open('sub/' + 'edocsv.'[::-1] + '/tasks.json', 'w').write('{}')\"")))
   (expect
+    (decision 4 write)
     (decision 1 security)
     (decision 2 security)
     (decision 3 security)
