@@ -58,14 +58,61 @@ impl Guard {
         let home = std::env::var_os("HOME")
             .map(std::path::PathBuf::from)
             .and_then(|h| h.canonicalize().ok());
-        mounts::plan(&mounts::MountInputs {
+        let mut plan = mounts::plan(&mounts::MountInputs {
             root: ws.root(),
             rules: &self.policy.paths,
             tainted: &tainted,
             home: home.as_deref(),
             home_extra: &self.policy.home_allow,
             session_dir,
-        })
+        });
+        self.follow_moved_stores(ws.root(), &mut plan);
+        plan
+    }
+
+    /// Masks the secret stores an earlier plan masked that are no longer
+    /// where the plan's walk finds them (a command moved one into a
+    /// directory the walk skips), found again by inode; then remembers
+    /// what this plan masks.
+    fn follow_moved_stores(&self, root: &std::path::Path, plan: &mut mounts::MountPlan) {
+        use std::os::unix::fs::MetadataExt;
+        let inode = |p: &std::path::Path| p.metadata().ok().map(|m| (m.dev(), m.ino()));
+        let mut known = self.known();
+        let masked: std::collections::HashSet<(u64, u64)> =
+            plan.masked.iter().filter_map(|p| inode(p)).collect();
+        let moved: std::collections::HashSet<(u64, u64)> = known
+            .stores
+            .iter()
+            .filter(|(id, _)| !masked.contains(id))
+            .map(|(id, _)| *id)
+            .collect();
+        if !moved.is_empty() {
+            let walk = ignore::WalkBuilder::new(root)
+                .standard_filters(false)
+                .filter_entry(|e| e.file_name() != ".git")
+                .build();
+            for entry in walk.flatten().take(MAX_FOLLOW_WALK) {
+                if !entry.file_type().is_some_and(|t| t.is_file()) {
+                    continue;
+                }
+                let Some(id) = entry.metadata().ok().map(|m| (m.dev(), m.ino())) else {
+                    continue;
+                };
+                if moved.contains(&id) {
+                    let path = entry.path().to_path_buf();
+                    plan.steps.push(mounts::MountStep::Mask {
+                        path: path.clone(),
+                        dir: false,
+                    });
+                    plan.masked.push(path);
+                }
+            }
+        }
+        for path in &plan.masked {
+            if let Some(id) = inode(path) {
+                known.stores.insert(id, path.clone());
+            }
+        }
     }
     /// Tells the guard what the kernel takes away from this session's
     /// commands (the host knows what the system allows).
@@ -187,6 +234,9 @@ impl Guard {
         }
     }
 }
+
+/// Entries walked to find a secret store that moved, at most.
+const MAX_FOLLOW_WALK: usize = 200_000;
 
 /// Config files read at session start for secrets, at most.
 const MAX_CONFIG_FILES: usize = 400;

@@ -224,6 +224,10 @@ struct Knowledge {
     /// Files a command wrote that hold a known secret: protected from
     /// then on.
     tainted: std::collections::HashSet<String>,
+    /// The secret stores earlier plans masked, by inode: one that moved
+    /// (into `node_modules/`, which the plan's walk skips) is looked for
+    /// by its inode and masked where it went.
+    stores: std::collections::HashMap<(u64, u64), std::path::PathBuf>,
     /// What the kernel takes away from commands in this session.
     contained: Containment,
     /// A secret reached the model in clear (a read a person approved, or

@@ -399,6 +399,28 @@ fn a_command_cannot_swap_git_or_nib_stores_or_plant_a_new_package_hook() {
 }
 
 #[test]
+fn a_secret_store_moved_where_the_walk_does_not_look_stays_masked() {
+    let (_d, ws) = workspace();
+    write(&ws, "backend/.env", &format!("TOKEN={SECRET}\n"));
+    write(&ws, "node_modules/.keep", "");
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    // The first command sees it masked; it moves the directory into
+    // node_modules, which the plan's walk skips.
+    let r = shell(&host, "wc -c < backend/.env && mv backend node_modules/");
+    assert!(r.ok, "{r:?}");
+    assert!(r.text.starts_with('0'), "{}", r.text);
+    let r = shell(&host, "wc -c < node_modules/backend/.env");
+    assert!(r.ok, "{r:?}");
+    assert!(
+        r.text.starts_with('0'),
+        "the moved .env is readable: {}",
+        r.text
+    );
+}
+
+#[test]
 fn files_that_run_code_later_need_a_person_or_are_put_back() {
     let (_d, ws) = workspace();
     write(
