@@ -51,6 +51,10 @@ pub(super) fn string_literals(code: &str) -> Vec<String> {
 impl Context<'_> {
     /// `sh -c`, `python -c`, `node -e`: the code is in an argument.
     pub(super) fn interpreter_args(&mut self, program: &str, args: &[&str], depth: usize) {
+        // `sh -n script`: a syntax check, which runs nothing.
+        if is_shell(program) && noexec(args) {
+            return;
+        }
         let flags: &[&str] = if is_shell(program) {
             &["-c"]
         } else {
@@ -240,8 +244,18 @@ impl Context<'_> {
 
 /// Programs that run code the command line does not show: interpreters,
 /// build and test runners, package scripts, and programs run by path.
+/// A shell's options before its script say only to check its syntax
+/// (`-n`, `-o noexec`).
+fn noexec(args: &[&str]) -> bool {
+    args.iter()
+        .take_while(|a| a.starts_with('-') || **a == "noexec")
+        .any(|a| *a == "noexec" || (a.starts_with('-') && !a.starts_with("--") && a.contains('n')))
+}
+
 fn runs_code(program: &str, args: &[&str]) -> bool {
-    let _ = args;
+    if is_shell(program) && noexec(args) {
+        return false;
+    }
     is_interpreter(program)
         || matches!(
             program,
