@@ -254,6 +254,7 @@ impl Host {
                 let (files, mounts) = sandbox.command_plans(&self.guard, &self.ws)?;
                 let auto_run = matches!(self.shell_place, tools::ShellPlace::Local)
                     .then(|| tools::autorun::snapshot(self.ws.root()));
+                let contained = mounts.is_some();
                 let result = tools::shell_in(
                     &self.shell_place,
                     &self.ws,
@@ -273,6 +274,13 @@ impl Host {
                 let undone = auto_run.map(|s| s.undo(self.ws.root())).unwrap_or_default();
                 result.map(|mut text| {
                     text.push_str(&undone);
+                    if contained && text.contains("could not write config file") {
+                        // What to do instead, rather than a retry that
+                        // fails the same way.
+                        text.push_str(
+                            "note: git's settings (.git/config) are read-only to commands, as a setting can run a program later outside nib's sandbox. For one command, give the setting to git: `git -c user.name='…' -c user.email='…' commit …`; a lasting setting is the user's to make.\n",
+                        );
+                    }
                     ToolResult::ok(text)
                 })
             }

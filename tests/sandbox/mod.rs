@@ -200,6 +200,8 @@ fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     };
     let r = shell(&host, "python3 tools/setup.py");
     assert!(r.ok, "{r:?}");
+    // The refusal comes with what to do instead.
+    assert!(r.text.contains("git -c user.name="), "{}", r.text);
     assert!(
         !ws.root().join(".git/hooks/pre-commit").exists(),
         "{}",
