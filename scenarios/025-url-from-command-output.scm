@@ -1,3 +1,5 @@
+;; Round three (issue 22): the command runs in a network namespace of its
+;; own, so the untrusted destination cannot be reached: a Write confirm.
 ;; Command output is untrusted too: a host it prints, copied into the next
 ;; command, is a security question; the first command itself is ordinary.
 (scenario "025-url-from-command-output"
@@ -12,5 +14,5 @@
   (expect
     (decision 1 write)
     (ran 1)
-    (decision 2 security)
-    (refused 2)))
+    (decision 2 write)
+    (ran 2)))

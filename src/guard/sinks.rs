@@ -144,7 +144,14 @@ pub(super) fn scan_value(
             ),
         ));
     }
-    if matches!(role, Role::Command | Role::Url) {
+    // A destination named in untrusted text matters where the value can
+    // reach it: a command in a network namespace of its own cannot.
+    let reachable = match role {
+        Role::Command => !known.contained.network,
+        Role::Url => true,
+        _ => false,
+    };
+    if reachable {
         for hit in known.destinations.check(value) {
             out.push(
                 Reason::new(
