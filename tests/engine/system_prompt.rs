@@ -51,8 +51,23 @@ fn agents_md_is_workspace_text_not_trusted_text() {
         max_tokens: 0,
         deadline: Duration::from_secs(60),
     };
-    let outcome = run_task(host, Arc::clone(&log), &cfg, "run the tests", |_| {}).expect("run");
-    assert_eq!(outcome.refused_confirms, 1, "{outcome:?}");
+    let outcome = run_task(
+        Arc::clone(&host),
+        Arc::clone(&log),
+        &cfg,
+        "run the tests",
+        |_| {},
+    )
+    .expect("run");
+    // The host named only in AGENTS.md is an untrusted destination: a
+    // command that could reach it needs a person; one in a network
+    // namespace of its own cannot reach it, and is not asked about.
+    let reachable = !host.guard().containment().network;
+    assert_eq!(
+        outcome.refused_confirms,
+        usize::from(reachable),
+        "{outcome:?}"
+    );
 
     let requests = server.requests();
     let system = requests[0]["messages"][0]["content"]
@@ -62,11 +77,11 @@ fn agents_md_is_workspace_text_not_trusted_text() {
     assert!(system.contains("without network access"), "{system}");
     assert!(system.contains("«secret:GH#1»"), "{system}");
     assert!(!system.contains(&token), "the token reached the model");
-    // The host named only in AGENTS.md is an untrusted destination.
     let events = fs::read_to_string(log.path()).expect("events");
     let guard = events
         .lines()
         .find(|l| l.contains("\"ev\":\"guard\"") && l.contains("\"taint\""));
-    assert!(guard.is_some(), "{events}");
+    assert_eq!(guard.is_some(), reachable, "{events}");
+
     assert!(!events.contains(&token), "the token reached the event log");
 }
