@@ -367,7 +367,13 @@ fn looks_base85(part: &[u8]) -> bool {
         changes += usize::from(c != last);
         last = c;
     }
-    proof && seen[0] && seen[1] && seen[2] && changes * 2 >= part.len()
+    // Random base85 digits are about a third upper case and a third lower
+    // case; code's words and operators (a minified bundle) are mostly
+    // lower case.
+    let upper = part.iter().filter(|b| b.is_ascii_uppercase()).count();
+    let lower = part.iter().filter(|b| b.is_ascii_lowercase()).count();
+    let mixed = upper * 100 >= part.len() * 15 && lower * 100 >= part.len() * 15;
+    proof && seen[0] && seen[1] && seen[2] && mixed && changes * 2 >= part.len()
 }
 
 /// Runs of the value that can be an encoding: base64/base32/hex alphabet
