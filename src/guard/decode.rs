@@ -79,6 +79,13 @@ const MIN_READING: usize = 8;
 /// Codecs composed at most.
 const DEPTH: usize = 3;
 
+/// `text` decoded as base64 of either alphabet (padding ends it).
+pub(crate) fn base64(text: &[u8]) -> Vec<u8> {
+    let mut out = Vec::new();
+    codecs::base64(text, &mut out);
+    out
+}
+
 /// All the readings of `value`, up to three codecs deep.
 pub(crate) fn readings(value: &str) -> Readings {
     let bytes = value.as_bytes();

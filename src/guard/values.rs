@@ -174,26 +174,7 @@ fn base64_text(value: &str) -> Option<String> {
     {
         return None;
     }
-    let mut out = Vec::new();
-    let (mut acc, mut bits) = (0u32, 0);
-    for b in value.bytes() {
-        let v = match b {
-            b'A'..=b'Z' => b - b'A',
-            b'a'..=b'z' => b - b'a' + 26,
-            b'0'..=b'9' => b - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            _ => break,
-        };
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
-    }
-    let text = String::from_utf8(out).ok()?;
+    let text = String::from_utf8(super::decode::base64(value.as_bytes())).ok()?;
     text.chars()
         .all(|c| c.is_ascii_graphic() || c == ' ')
         .then_some(text)
