@@ -79,7 +79,7 @@ impl shell::Disk for WorkspaceDisk<'_> {
                     || self.tainted.contains(&r.rel)
             }
             Resolution::Outside(real) => {
-                !(self.masked && home_masked(&real))
+                !(self.masked && hidden_from_commands(&real))
                     && (outside_protected(self.rules, word)
                         || outside_protected(self.rules, &real.to_string_lossy()))
             }
@@ -160,18 +160,18 @@ impl WorkspaceDisk<'_> {
     }
 }
 
-/// Whether `real` (outside the workspace) lies in the home directory the
-/// mount sandbox masks, outside what it shows through.
-fn home_masked(real: &std::path::Path) -> bool {
-    let Some(home) =
-        std::env::var_os("HOME").and_then(|h| std::path::PathBuf::from(h).canonicalize().ok())
-    else {
-        return false;
-    };
-    let Ok(rel) = real.strip_prefix(&home) else {
-        return false;
-    };
-    super::mounts::home_entry_masked(&rel.to_string_lossy())
+/// Whether `real` (outside the workspace) is covered by the mount
+/// sandbox: in home outside what it shows through, or under a top-level
+/// directory that is not the system's (`outside`) and no toolchain.
+fn hidden_from_commands(real: &std::path::Path) -> bool {
+    let home =
+        std::env::var_os("HOME").and_then(|h| std::path::PathBuf::from(h).canonicalize().ok());
+    if let Some(rel) = home.as_deref().and_then(|h| real.strip_prefix(h).ok()) {
+        return super::mounts::home_entry_masked(&rel.to_string_lossy());
+    }
+    let shown = super::outside::toolchains(home.as_deref());
+    let shown: Vec<&std::path::Path> = shown.iter().map(|p| p.as_path()).collect();
+    super::outside::outside_hidden(real, &shown)
 }
 
 /// Session files read back when a command runs code at most.

@@ -3,7 +3,7 @@
 //! kernel takes away from this session's commands (`Containment`, so the
 //! word rules do not ask about it), and the secrets a session starts with.
 
-use super::{Containment, Guard, mounts, sandbox, secrets};
+use super::{Containment, Guard, mounts, outside, sandbox, secrets};
 use crate::files::Workspace;
 
 /// Secret files read at session start, at most, and their size.
@@ -58,6 +58,27 @@ impl Guard {
         let home = std::env::var_os("HOME")
             .map(std::path::PathBuf::from)
             .and_then(|h| h.canonicalize().ok());
+        let mut shown = outside::toolchains(home.as_deref());
+        shown.extend(
+            self.policy
+                .show
+                .iter()
+                .filter_map(|p| std::path::Path::new(p).canonicalize().ok()),
+        );
+        let covered_top = outside::covered_top_dirs();
+        let private: Vec<std::path::PathBuf> = mounts::PRIVATE_DIRS
+            .iter()
+            .filter_map(|(d, _)| std::path::Path::new(d).canonicalize().ok())
+            .collect();
+        // Sockets already out of reach (under a covered directory and
+        // not shown again) need no mount of their own.
+        let mut visible: Vec<&std::path::Path> = vec![ws.root()];
+        visible.extend(home.as_deref());
+        visible.extend(shown.iter().map(|p| p.as_path()));
+        let sockets: Vec<std::path::PathBuf> = outside::host_sockets(&private)
+            .into_iter()
+            .filter(|s| !outside::outside_hidden(s, &visible))
+            .collect();
         let mut plan = mounts::plan(&mounts::MountInputs {
             root: ws.root(),
             rules: &self.policy.paths,
@@ -65,6 +86,9 @@ impl Guard {
             home: home.as_deref(),
             home_extra: &self.policy.home_allow,
             session_dir,
+            covered_top: &covered_top,
+            shown: &shown,
+            sockets: &sockets,
         });
         self.follow_moved_stores(ws.root(), &mut plan);
         plan

@@ -21,6 +21,7 @@ pub mod environment;
 pub mod ledger;
 pub use lifecycle::lifecycle_scripts_changed;
 pub mod mounts;
+pub mod outside;
 pub mod paths;
 pub mod redact;
 pub mod sandbox;
@@ -190,6 +191,9 @@ pub struct GuardPolicy {
     /// More of the home directory shown to commands (`[guard] home`,
     /// the user's config only), relative to home.
     pub home_allow: Vec<String>,
+    /// Places outside the workspace and home commands may read
+    /// (`[guard] show`, the user's config only), absolute.
+    pub show: Vec<String>,
     /// More environment variables commands get (`[guard] env`, the
     /// user's config only; `NAME` or `PREFIX*`).
     pub env_allow: Vec<String>,
@@ -204,6 +208,7 @@ impl Default for GuardPolicy {
             file_sandbox: true,
             file_sandbox_workspace: false,
             home_allow: Vec::new(),
+            show: Vec::new(),
             env_allow: Vec::new(),
         }
     }

@@ -221,6 +221,13 @@ pub struct MountInputs<'a> {
     pub home_extra: &'a [String],
     /// The session's directories (`PRIVATE_DIRS`' names inside it).
     pub session_dir: &'a Path,
+    /// Top-level directories to cover (`outside::covered_top_dirs`).
+    pub covered_top: &'a [PathBuf],
+    /// Places outside the workspace shown read-only where they would be
+    /// covered (toolchains on `PATH`, `[guard] show`), canonical.
+    pub shown: &'a [PathBuf],
+    /// Unix sockets host processes listen on (`outside::host_sockets`).
+    pub sockets: &'a [PathBuf],
 }
 
 /// The mount plan for a command in `inputs.root`.
@@ -235,6 +242,16 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             steps.push(MountStep::Private {
                 target: real,
                 source: inputs.session_dir.join(name),
+            });
+        }
+    }
+    // Other people's and other projects' data: every top-level
+    // directory that is not the system's (`outside`), the workspace and
+    // home shown again below.
+    for top in inputs.covered_top {
+        if top != root && !top.starts_with(root) {
+            steps.push(MountStep::Empty {
+                target: top.clone(),
             });
         }
     }
@@ -269,6 +286,29 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
         path: root.to_path_buf(),
         writable: true,
     });
+    // Toolchains the environment points at, where they were covered.
+    let home_shown = |p: &Path| {
+        inputs.home.is_some_and(|h| {
+            p.strip_prefix(h).is_ok_and(|rel| {
+                let rel = rel.to_string_lossy();
+                !home_entry_masked(&rel)
+                    || inputs.home_extra.iter().any(|n| {
+                        let n = n.trim_start_matches("~/").trim_start_matches('/');
+                        rel == n || rel.starts_with(&format!("{n}/"))
+                    })
+            })
+        })
+    };
+    for path in inputs.shown {
+        let covered = inputs.covered_top.iter().any(|t| path.starts_with(t))
+            || (home_masked && inputs.home.is_some_and(|h| path.starts_with(h)));
+        if covered && !path.starts_with(root) && !home_shown(path) {
+            steps.push(MountStep::Keep {
+                path: path.clone(),
+                writable: false,
+            });
+        }
+    }
     // A linked worktree (`git worktree`, nib swebench's local runs) keeps
     // its repository elsewhere: shown writable (commits, the index), its
     // settings and hooks read-only below.
@@ -374,6 +414,13 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             }
         }
     }
+    // Last, on top of everything shown: no host daemon's socket answers.
+    for path in inputs.sockets {
+        steps.push(MountStep::Mask {
+            path: path.clone(),
+            dir: false,
+        });
+    }
     MountPlan {
         steps,
         masked,
@@ -463,6 +510,9 @@ mod tests {
             home: Some(&home),
             home_extra: &[],
             session_dir: &base.join("session"),
+            covered_top: &[],
+            shown: &[],
+            sockets: &[],
         });
         assert!(plan.home_masked);
         assert_eq!(plan.masked, vec![root.join(".env")]);

@@ -94,6 +94,11 @@ pub struct GuardConfig {
     /// home is masked.
     #[serde(default)]
     pub home: Vec<String>,
+    /// Places outside the workspace and home commands may read (the
+    /// user's config only): absolute paths, such as `"/srv/shared-venv"`.
+    /// The rest of `/` but the system's directories is covered.
+    #[serde(default)]
+    pub show: Vec<String>,
     /// More environment variables commands get (the user's config only):
     /// `NAME` or `PREFIX*`, credentials included when named here.
     #[serde(default)]
@@ -122,10 +127,14 @@ pub fn guard_policy(user: &UserConfig, root: &Path) -> Result<GuardPolicy, Usage
     // Separate matchers: the workspace's patterns can add protection,
     // never exempt a path the built-in list or the user protects.
     let mut paths = PathRules::layered(&mine.protected, &theirs.protected).map_err(UsageError)?;
-    for (key, list) in [("home", &theirs.home), ("env", &theirs.env)] {
+    for (key, list) in [
+        ("home", &theirs.home),
+        ("show", &theirs.show),
+        ("env", &theirs.env),
+    ] {
         if !list.is_empty() {
             paths.warn(format!(
-                "{}: [guard] {key} is ignored: only your own config (~/.config/nib/config.toml) may show commands more of your home directory or environment",
+                "{}: [guard] {key} is ignored: only your own config (~/.config/nib/config.toml) may show commands more of your disk, home directory or environment",
                 path.display()
             ));
         }
@@ -142,6 +151,7 @@ pub fn guard_policy(user: &UserConfig, root: &Path) -> Result<GuardPolicy, Usage
         // user's alone (a workspace's lists are ignored, with a warning
         // above).
         home_allow: mine.home,
+        show: mine.show,
         env_allow: mine.env,
     })
 }

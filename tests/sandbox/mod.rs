@@ -170,6 +170,82 @@ fn host_sockets_and_shared_temp_dirs_are_out_of_reach() {
 }
 
 #[test]
+fn a_daemons_socket_in_an_allowed_part_of_home_does_not_answer() {
+    let (_d, ws) = workspace();
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) else {
+        return;
+    };
+    // `~/.cache` is shown to commands (builds keep caches there); an
+    // agent listening inside it is a host process all the same.
+    let sock = home
+        .join(".cache")
+        .join(format!("nib-test-agent-{}.sock", std::process::id()));
+    if fs::create_dir_all(home.join(".cache")).is_err() {
+        eprintln!("skipped: the home directory is not writable here");
+        return;
+    }
+    let _ = fs::remove_file(&sock);
+    let listener = std::os::unix::net::UnixListener::bind(&sock).unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let r = shell(
+        &host,
+        &format!(
+            "python3 -c \"import socket; s = socket.socket(socket.AF_UNIX); s.connect('{}'); s.sendall(b'x')\"; echo exit=$?; ls ~/.cache >/dev/null && echo cache-shown",
+            sock.display()
+        ),
+    );
+    let accepted = listener.accept().is_ok();
+    let _ = fs::remove_file(&sock);
+    assert!(r.ok, "{r:?}");
+    assert!(
+        !accepted,
+        "the command reached the agent's socket: {}",
+        r.text
+    );
+    assert!(r.text.contains("exit=1"), "{}", r.text);
+    assert!(r.text.contains("cache-shown"), "{}", r.text);
+}
+
+#[test]
+fn a_sibling_project_outside_the_workspace_is_not_there() {
+    // Real layouts keep projects side by side under a top-level
+    // directory of their own (`/work`, `/srv`, `/workspaces`): make one.
+    let top = Path::new("/").join(format!("nib-test-projects-{}", std::process::id()));
+    if fs::create_dir_all(top.join("app/src")).is_err() {
+        eprintln!("skipped: only root can make a top-level directory to hold the projects");
+        return;
+    }
+    fs::create_dir_all(top.join("api")).unwrap();
+    fs::write(top.join("api/.env"), format!("API_TOKEN={SECRET}\n")).unwrap();
+    fs::write(top.join("api/notes.txt"), "the other project\n").unwrap();
+    fs::write(top.join("app/src/main.py"), "print('app')\n").unwrap();
+    let ws = Workspace::open(&top.join("app")).unwrap();
+    let host = sandboxed(ws);
+    let r = host.as_ref().map(|host| {
+        shell(
+            host,
+            "cat ../api/.env ../api/notes.txt; ls ..; python3 src/main.py; ls /usr/bin/env",
+        )
+    });
+    let _ = fs::remove_dir_all(&top);
+    let Some(r) = r else {
+        return;
+    };
+    assert!(r.ok, "{r:?}");
+    assert!(!r.text.contains(SECRET), "{}", r.text);
+    assert!(!r.text.contains("the other project"), "{}", r.text);
+    // `ls ..` lists the workspace alone, and the toolchain still runs.
+    assert!(
+        r.text.contains("directory\napp\napp\n/usr/bin/env"),
+        "{}",
+        r.text
+    );
+}
+
+#[test]
 fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     let (_d, ws) = workspace();
     let git = |args: &[&str]| {
