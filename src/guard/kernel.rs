@@ -3,7 +3,7 @@
 //! kernel takes away from this session's commands (`Containment`, so the
 //! word rules do not ask about it), and the secrets a session starts with.
 
-use super::{Containment, Guard, mounts, outside, sandbox, secrets};
+use super::{Containment, Guard, mounts, outside, sandbox, secrets, storewalk};
 use crate::files::Workspace;
 
 /// Secret files read at session start, at most, and their size.
@@ -79,10 +79,12 @@ impl Guard {
             .into_iter()
             .filter(|s| !outside::outside_hidden(s, &visible))
             .collect();
+        let found = storewalk::walk(ws.root(), &self.policy.paths, &mut self.known().walk);
         let mut plan = mounts::plan(&mounts::MountInputs {
             root: ws.root(),
             rules: &self.policy.paths,
             tainted: &tainted,
+            found: &found,
             home: home.as_deref(),
             home_extra: &self.policy.home_allow,
             session_dir,

@@ -27,6 +27,7 @@ pub mod redact;
 pub mod sandbox;
 pub mod secrets;
 pub mod shell;
+pub mod storewalk;
 pub mod taint;
 pub mod testkit;
 
@@ -233,6 +234,8 @@ struct Knowledge {
     /// (into `node_modules/`, which the plan's walk skips) is looked for
     /// by its inode and masked where it went.
     stores: std::collections::HashMap<(u64, u64), std::path::PathBuf>,
+    /// The workspace's directories as the last plan's walk read them.
+    walk: storewalk::WalkCache,
     /// What the kernel takes away from commands in this session.
     contained: Containment,
     /// A secret reached the model in clear (a read a person approved, or

@@ -28,6 +28,7 @@
 use std::path::{Path, PathBuf};
 
 use super::paths::PathRules;
+use super::storewalk::Found;
 
 /// What the home directory shows through by default: toolchains and their
 /// caches, the version managers, git's own settings. Relative to `$HOME`;
@@ -205,6 +206,12 @@ pub struct MountPlan {
     pub home_masked: bool,
     /// The walk of the workspace stopped at its bound.
     pub truncated: bool,
+    /// Directories covered whole because the walk could not look inside
+    /// (unreadable, too deep, past its bound), relative to the root.
+    pub blind: Vec<String>,
+    /// The workspace's own directory could not be read: no command may
+    /// run, since nothing in it can be checked.
+    pub root_unreadable: Option<String>,
 }
 
 /// What the plan is made from.
@@ -214,6 +221,8 @@ pub struct MountInputs<'a> {
     pub rules: &'a PathRules,
     /// Workspace files commands wrote with a known secret in them.
     pub tainted: &'a [String],
+    /// What the walk for secret stores found (`storewalk`).
+    pub found: &'a Found,
     /// The home directory (canonical), when there is one.
     pub home: Option<&'a Path>,
     /// More home entries to show through (the user's config), relative to
@@ -323,7 +332,9 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
     // of them was kept above.
     let mut masked = Vec::new();
     let mut secrets = Vec::new();
-    let truncated = super::sandbox::workspace_secrets(root, inputs.rules, &mut secrets);
+    secrets.extend(inputs.found.stores.iter().cloned());
+    // What the walk could not look into is covered whole: fail closed.
+    secrets.extend(inputs.found.blind.iter().cloned());
     for rel in inputs.tainted {
         secrets.push(root.join(rel));
     }
@@ -425,7 +436,15 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
         steps,
         masked,
         home_masked,
-        truncated,
+        truncated: inputs.found.truncated,
+        blind: inputs
+            .found
+            .blind
+            .iter()
+            .filter_map(|p| p.strip_prefix(root).ok())
+            .map(|p| p.to_string_lossy().into_owned())
+            .collect(),
+        root_unreadable: inputs.found.root_unreadable.as_ref().map(|e| e.to_string()),
     }
 }
 
@@ -507,6 +526,11 @@ mod tests {
             root: &root,
             rules: &PathRules::default(),
             tainted: &[],
+            found: &crate::guard::storewalk::walk(
+                &root,
+                &PathRules::default(),
+                &mut Default::default(),
+            ),
             home: Some(&home),
             home_extra: &[],
             session_dir: &base.join("session"),

@@ -82,24 +82,6 @@ pub struct FilePlan {
     pub truncated: bool,
 }
 
-/// Entries walked in the workspace at most for one plan.
-const MAX_WALKED: usize = 50_000;
-
-/// Directories of generated or downloaded files that the walk does not
-/// enter: they are rebuilt from the project, and walking them would cost
-/// more than the command.
-const NOT_WALKED: &[&str] = &[
-    ".git",
-    "node_modules",
-    "target",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".tox",
-    ".mypy_cache",
-    ".pytest_cache",
-];
-
 /// Credential stores in a home directory beyond the built-in secret
 /// patterns: tools' own token files and shell histories.
 const HOME_STORES: &[&str] = &[
@@ -242,74 +224,11 @@ fn grant(
 /// would make the secret readable). True when the walk stopped at its
 /// bound.
 pub(super) fn workspace_secrets(root: &Path, rules: &PathRules, out: &mut Vec<PathBuf>) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let mut linked: Vec<((u64, u64), PathBuf)> = Vec::new();
-    let truncated = walk_secrets(root, rules, out, &mut linked);
-    if !linked.is_empty() {
-        let secret_inodes: HashSet<(u64, u64)> = out
-            .iter()
-            .filter_map(|p| std::fs::metadata(p).ok())
-            .filter(|m| m.is_file())
-            .map(|m| (m.dev(), m.ino()))
-            .collect();
-        for (inode, path) in linked {
-            if secret_inodes.contains(&inode) {
-                out.push(path);
-            }
-        }
-    }
-    truncated
-}
-
-fn walk_secrets(
-    root: &Path,
-    rules: &PathRules,
-    out: &mut Vec<PathBuf>,
-    linked: &mut Vec<((u64, u64), PathBuf)>,
-) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    let mut stack = vec![root.to_path_buf()];
-    let mut walked = 0usize;
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            walked += 1;
-            if walked > MAX_WALKED {
-                return true;
-            }
-            let path = entry.path();
-            let Ok(rel) = path.strip_prefix(root) else {
-                continue;
-            };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if rules.is_secret_store(&rel) {
-                // A link to a secret hides where it leads (inside the
-                // workspace or not); the link itself holds nothing.
-                match path.canonicalize() {
-                    Ok(real) => out.push(real),
-                    Err(_) => continue,
-                }
-                continue;
-            }
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            if kind.is_dir() {
-                let name = entry.file_name();
-                if !NOT_WALKED.iter().any(|n| name.eq_ignore_ascii_case(n)) {
-                    stack.push(path);
-                }
-            } else if kind.is_file()
-                && let Ok(meta) = entry.metadata()
-                && meta.nlink() > 1
-            {
-                linked.push(((meta.dev(), meta.ino()), path));
-            }
-        }
-    }
-    false
+    let found = super::storewalk::walk(root, rules, &mut Default::default());
+    out.extend(found.stores);
+    // What the walk could not look into is hidden whole: fail closed.
+    out.extend(found.blind);
+    found.truncated
 }
 
 /// The home directory's credential stores that exist: its top-level

@@ -16,11 +16,12 @@ pub(crate) struct Sandbox {
     dirs: Option<tools::mountns::SessionDirs>,
 }
 
-/// A command's plans: Landlock's, and the mount namespace's made ready
-/// for the child.
+/// A command's plans: Landlock's, the mount namespace's made ready for
+/// the child, and what the command's output should say of them.
 type Plans = (
     Option<crate::guard::sandbox::FilePlan>,
     Option<tools::mountns::Prepared>,
+    String,
 );
 
 impl Sandbox {
@@ -75,7 +76,7 @@ impl Sandbox {
     /// workspace.
     pub(crate) fn command_plans(&self, guard: &Guard, ws: &Workspace) -> Result<Plans, ToolError> {
         if !guard.policy().file_sandbox {
-            return Ok((None, None));
+            return Ok((None, None, String::new()));
         }
         let mounts = self
             .dirs
@@ -87,6 +88,29 @@ impl Sandbox {
         } else {
             crate::guard::sandbox::FilePlan::default()
         };
+        let mut note = String::new();
+        if let Some((plan, _)) = &mounts {
+            if let Some(why) = &plan.root_unreadable {
+                return Err(ToolError::CannotStart {
+                    what: "look for the workspace's secret files before the command",
+                    source: std::io::Error::other(format!(
+                        "the workspace directory cannot be read ({why})"
+                    )),
+                    next: "nib runs no command in a workspace it cannot check; give the workspace directory its read permission back in your own shell (chmod u+rwx on it)",
+                });
+            }
+            if !plan.blind.is_empty() {
+                let shown: Vec<&str> = plan.blind.iter().take(5).map(String::as_str).collect();
+                let more = plan.blind.len().saturating_sub(shown.len());
+                note.push_str(&format!(
+                    "note: nib could not look inside {}{} (unreadable, nested too deep, or past the {} entries a command's check reads), so {} hidden from this command whole\n",
+                    shown.join(", "),
+                    if more > 0 { format!(" and {more} more") } else { String::new() },
+                    crate::guard::storewalk::MAX_FRESH,
+                    if plan.blind.len() == 1 { "it is" } else { "they are" },
+                ));
+            }
+        }
         let prepared = match mounts {
             Some((plan, dirs)) => Some(
                 tools::mountns::prepare(&plan, dirs, Some(ws.root())).map_err(
@@ -99,6 +123,6 @@ impl Sandbox {
             ),
             None => None,
         };
-        Ok((Some(files), prepared))
+        Ok((Some(files), prepared, note))
     }
 }

@@ -251,7 +251,7 @@ impl Host {
             Plan::Write(w) => fs::commit(self, *w),
             Plan::Exec => {
                 let sandbox = self.sandbox();
-                let (files, mounts) = sandbox.command_plans(&self.guard, &self.ws)?;
+                let (files, mounts, plan_note) = sandbox.command_plans(&self.guard, &self.ws)?;
                 let auto_run = matches!(self.shell_place, tools::ShellPlace::Local)
                     .then(|| tools::autorun::snapshot(self.ws.root()));
                 let contained = mounts.is_some();
@@ -273,6 +273,7 @@ impl Host {
                 );
                 let undone = auto_run.map(|s| s.undo(self.ws.root())).unwrap_or_default();
                 result.map(|mut text| {
+                    text.push_str(&plan_note);
                     text.push_str(&undone);
                     if contained && text.contains("could not write config file") {
                         // What to do instead, rather than a retry that

@@ -246,6 +246,44 @@ fn a_sibling_project_outside_the_workspace_is_not_there() {
 }
 
 #[test]
+fn a_secret_nested_deeper_than_a_mount_can_name_is_covered_with_its_directory() {
+    let (_d, ws) = workspace();
+    // Past 3 KiB of path the plan could not name a store to cover it (a
+    // mount's path stops at 4 KiB): the deepest directory it can name
+    // is covered whole instead, and the command is told.
+    let mut deep = ws.root().to_path_buf();
+    let mut rel = String::new();
+    while deep.as_os_str().len() <= 3200 {
+        deep.push("d".repeat(200));
+        rel.push_str(&"d".repeat(200));
+        rel.push('/');
+    }
+    fs::create_dir_all(&deep).unwrap();
+    fs::write(deep.join(".env"), format!("API_TOKEN={SECRET}\n")).unwrap();
+    fs::write(ws.root().join("app.py"), "print('ok')\n").unwrap();
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    // The script walks down by relative steps, as an attack past the
+    // path limit would, and prints the value reversed.
+    let r = shell(
+        &host,
+        &format!(
+            "python3 -c \"import os\nfor p in '{rel}'.strip('/').split('/'): os.chdir(p)\nprint(open('.env').read()[::-1] if os.path.exists('.env') else 'absent')\"; python3 app.py"
+        ),
+    );
+    assert!(r.ok, "{r:?}");
+    let reversed: String = SECRET.chars().rev().collect();
+    assert!(
+        !r.text.contains(&reversed) && !r.text.contains(SECRET),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("ok\n"), "{}", r.text);
+    assert!(r.text.contains("could not look inside"), "{}", r.text);
+}
+
+#[test]
 fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     let (_d, ws) = workspace();
     let git = |args: &[&str]| {

@@ -1,0 +1,318 @@
+//! Finding the workspace's secret stores on disk before each command:
+//! a walk by name (`PathRules::is_secret_store`), every other name of one
+//! (hard links), and what the walk could not look into.
+//!
+//! It fails closed: a directory it cannot read (made unreadable, or too
+//! deep for a mount to name) or does not reach within its bound is
+//! reported `blind`, and the plan covers it whole, so what hides in it
+//! hides from the command too. And it is remembered between commands:
+//! a directory whose change time is where it was is not read again, so a
+//! huge tree costs one `stat` per directory after the first walk and the
+//! bound applies only to what changed.
+
+use std::collections::{HashMap, HashSet};
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::paths::PathRules;
+
+/// Entries read fresh in one walk at most; directories past it are
+/// covered whole until a later walk reads them.
+pub const MAX_FRESH: usize = 200_000;
+
+/// Longest directory path the walk enters (bytes): a mount must be able to
+/// name what it covers, and the system's limit is 4096.
+const MAX_PATH_BYTES: usize = 3072;
+
+/// A directory changed this recently may change again within its clock's
+/// tick without a new change time: read again next time (git's "racily
+/// clean" rule).
+const RACY_NANOS: i128 = 2_000_000_000;
+
+/// Directories of generated or downloaded files that the walk does not
+/// enter: they are rebuilt from the project, and walking them would cost
+/// more than the command.
+pub const NOT_WALKED: &[&str] = &[
+    ".git",
+    "node_modules",
+    "target",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".mypy_cache",
+    ".pytest_cache",
+];
+
+/// What one walk found.
+#[derive(Debug, Default)]
+pub struct Found {
+    /// Secret stores, and other names of one, canonical.
+    pub stores: Vec<PathBuf>,
+    /// Directories the walk could not look into: unreadable, too deep,
+    /// or past its bound.
+    pub blind: Vec<PathBuf>,
+    /// The bound was reached.
+    pub truncated: bool,
+    /// The workspace's own directory could not be read: nothing in it
+    /// can be checked.
+    pub root_unreadable: Option<std::io::Error>,
+}
+
+/// One directory as last read.
+#[derive(Debug, Clone)]
+struct Listing {
+    stamp: (i64, i64, u64),
+    stores: Vec<PathBuf>,
+    subdirs: Vec<PathBuf>,
+    blind: Vec<PathBuf>,
+    linked: Vec<((u64, u64), PathBuf)>,
+}
+
+/// The directories of the last walk, by path.
+#[derive(Debug, Default)]
+pub struct WalkCache {
+    dirs: HashMap<PathBuf, Listing>,
+}
+
+/// The workspace's secret stores under `root` (canonical), reusing what
+/// `cache` holds of directories that did not change.
+pub fn walk(root: &Path, rules: &PathRules, cache: &mut WalkCache) -> Found {
+    let now = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i128)
+        .unwrap_or(0);
+    walk_at(root, rules, cache, now, MAX_FRESH)
+}
+
+/// [`walk`] at time `now` (nanoseconds since the epoch).
+fn walk_at(
+    root: &Path,
+    rules: &PathRules,
+    cache: &mut WalkCache,
+    now: i128,
+    max_fresh: usize,
+) -> Found {
+    let mut found = Found::default();
+    let mut linked: Vec<((u64, u64), PathBuf)> = Vec::new();
+    let mut seen: HashMap<PathBuf, Listing> = HashMap::new();
+    let mut fresh = 0usize;
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let meta = match dir.symlink_metadata() {
+            Ok(m) => m,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => {
+                blind(&dir, root, e, &mut found);
+                continue;
+            }
+        };
+        let stamp = (meta.ctime(), meta.ctime_nsec(), meta.ino());
+        let listing = match cache.dirs.remove(&dir) {
+            Some(l) if l.stamp == stamp => l,
+            _ if fresh > max_fresh => {
+                // Past the bound: covered whole, with what is still
+                // waiting, until a later walk reads it.
+                found.truncated = true;
+                found.blind.push(dir);
+                continue;
+            }
+            _ => match read(&dir, root, rules, &mut fresh) {
+                Ok(mut l) => {
+                    l.stamp = stamp;
+                    l
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => {
+                    blind(&dir, root, e, &mut found);
+                    continue;
+                }
+            },
+        };
+        found.stores.extend(listing.stores.iter().cloned());
+        found.blind.extend(listing.blind.iter().cloned());
+        linked.extend(listing.linked.iter().cloned());
+        stack.extend(listing.subdirs.iter().cloned());
+        let changed = i128::from(stamp.0) * 1_000_000_000 + i128::from(stamp.1);
+        if now - changed > RACY_NANOS {
+            seen.insert(dir, listing);
+        }
+    }
+    cache.dirs = seen;
+    if !linked.is_empty() {
+        let secret_inodes: HashSet<(u64, u64)> = found
+            .stores
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .filter(|m| m.is_file())
+            .map(|m| (m.dev(), m.ino()))
+            .collect();
+        for (inode, path) in linked {
+            if secret_inodes.contains(&inode) {
+                found.stores.push(path);
+            }
+        }
+    }
+    found
+}
+
+/// A directory the walk could not read: the root is reported on its own
+/// (nothing can cover it), any other is covered whole.
+fn blind(dir: &Path, root: &Path, e: std::io::Error, found: &mut Found) {
+    if dir == root {
+        found.root_unreadable = Some(e);
+    } else {
+        found.blind.push(dir.to_path_buf());
+    }
+}
+
+/// Reads one directory.
+fn read(dir: &Path, root: &Path, rules: &PathRules, fresh: &mut usize) -> std::io::Result<Listing> {
+    let mut listing = Listing {
+        stamp: (0, 0, 0),
+        stores: Vec::new(),
+        subdirs: Vec::new(),
+        blind: Vec::new(),
+        linked: Vec::new(),
+    };
+    for entry in std::fs::read_dir(dir)?.flatten() {
+        *fresh += 1;
+        let path = entry.path();
+        let Ok(rel) = path.strip_prefix(root) else {
+            continue;
+        };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rules.is_secret_store(&rel) {
+            // A link to a secret hides where it leads (inside the
+            // workspace or not); the link itself holds nothing.
+            if let Ok(real) = path.canonicalize() {
+                listing.stores.push(real);
+            }
+            continue;
+        }
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            let name = entry.file_name();
+            if NOT_WALKED.iter().any(|n| name.eq_ignore_ascii_case(n)) {
+                continue;
+            }
+            if path.as_os_str().len() > MAX_PATH_BYTES {
+                listing.blind.push(path);
+            } else {
+                listing.subdirs.push(path);
+            }
+        } else if kind.is_file()
+            && let Ok(meta) = entry.metadata()
+            && meta.nlink() > 1
+        {
+            listing.linked.push(((meta.dev(), meta.ino()), path));
+        }
+    }
+    Ok(listing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn base() -> (tempfile::TempDir, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        (dir, root)
+    }
+
+    #[test]
+    fn stores_and_their_links_are_found_and_remembered() {
+        let (_d, root) = base();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("a/b/.env"), "K=v\n").unwrap();
+        fs::hard_link(root.join("a/b/.env"), root.join("notes.txt")).unwrap();
+        fs::create_dir_all(root.join("node_modules/x")).unwrap();
+        fs::write(root.join("node_modules/x/.env"), "K=v\n").unwrap();
+        let mut cache = WalkCache::default();
+        let mut found = walk(&root, &PathRules::default(), &mut cache);
+        found.stores.sort();
+        assert_eq!(
+            found.stores,
+            vec![root.join("a/b/.env"), root.join("notes.txt")]
+        );
+        assert!(found.blind.is_empty() && !found.truncated);
+        // Again, from what is remembered (or read again while racy): the
+        // same answer.
+        let mut again = walk(&root, &PathRules::default(), &mut cache);
+        again.stores.sort();
+        assert_eq!(again.stores, found.stores);
+    }
+
+    #[test]
+    fn a_remembered_directory_is_not_read_again_until_it_changes() {
+        let (_d, root) = base();
+        fs::create_dir_all(root.join("deep/er")).unwrap();
+        let mut cache = WalkCache::default();
+        // Long after the racy window: every listing is remembered.
+        let later = i128::MAX / 2;
+        assert!(
+            walk_at(&root, &PathRules::default(), &mut cache, later, MAX_FRESH)
+                .stores
+                .is_empty()
+        );
+        assert_eq!(cache.dirs.len(), 3);
+        // A remembered listing is what the walk answers from...
+        cache
+            .dirs
+            .get_mut(&root.join("deep"))
+            .unwrap()
+            .stores
+            .push(root.join("deep/remembered"));
+        let found = walk_at(&root, &PathRules::default(), &mut cache, later, MAX_FRESH);
+        assert_eq!(found.stores, vec![root.join("deep/remembered")]);
+        // ...until the directory changes: a new entry changes its time.
+        fs::write(root.join("deep/er/.env"), "K=v\n").unwrap();
+        fs::write(root.join("deep/x"), "").unwrap();
+        let found = walk_at(&root, &PathRules::default(), &mut cache, later, MAX_FRESH);
+        assert_eq!(found.stores, vec![root.join("deep/er/.env")]);
+    }
+
+    #[test]
+    fn past_the_bound_what_is_left_is_covered_whole_until_read() {
+        let (_d, root) = base();
+        for i in 0..4 {
+            fs::create_dir_all(root.join(format!("d{i}"))).unwrap();
+            for j in 0..10 {
+                fs::write(root.join(format!("d{i}/f{j}")), "").unwrap();
+            }
+        }
+        fs::write(root.join("d3/.env"), "K=v\n").unwrap();
+        let mut cache = WalkCache::default();
+        let later = i128::MAX / 2;
+        // Room for the root and one directory a walk.
+        let first = walk_at(&root, &PathRules::default(), &mut cache, later, 12);
+        assert!(first.truncated);
+        assert_eq!(first.blind.len(), 3, "{:?}", first.blind);
+        // Each later walk reads on from what it remembers, until whole.
+        let mut last = first;
+        for _ in 0..4 {
+            last = walk_at(&root, &PathRules::default(), &mut cache, later, 12);
+        }
+        assert!(!last.truncated && last.blind.is_empty(), "{last:?}");
+        assert_eq!(last.stores, vec![root.join("d3/.env")]);
+    }
+
+    #[test]
+    fn what_is_too_deep_to_name_is_covered_whole() {
+        let (_d, root) = base();
+        let mut deep = root.clone();
+        while deep.as_os_str().len() <= MAX_PATH_BYTES {
+            deep.push("d".repeat(200));
+        }
+        fs::create_dir_all(&deep).unwrap();
+        fs::write(deep.join(".env"), "K=v\n").unwrap();
+        let found = walk(&root, &PathRules::default(), &mut WalkCache::default());
+        assert!(found.stores.is_empty());
+        assert_eq!(found.blind, vec![deep]);
+    }
+}
