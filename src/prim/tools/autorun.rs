@@ -122,6 +122,53 @@ fn code_workspaces(root: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
+/// Removes what a command left, even where it took away its own write
+/// permission (a read-only directory inside, or around it): the
+/// directories are the user's, so their owner's bits are given back first
+/// and the parent's put back after.
+fn remove_forcibly(path: &Path, dir: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let remove = || {
+        if dir {
+            std::fs::remove_dir_all(path)
+        } else {
+            std::fs::remove_file(path)
+        }
+    };
+    match remove() {
+        Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {}
+        done => return done,
+    }
+    fn open_up(dir: &Path, depth: usize) {
+        let Ok(meta) = dir.symlink_metadata() else {
+            return;
+        };
+        if !meta.is_dir() || depth > 64 {
+            return;
+        }
+        let mode = meta.permissions().mode();
+        let _ = std::fs::set_permissions(dir, std::fs::Permissions::from_mode(mode | 0o700));
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten() {
+                open_up(&entry.path(), depth + 1);
+            }
+        }
+    }
+    if dir {
+        open_up(path, 0);
+    }
+    let parent = path.parent().and_then(|p| Some((p, p.metadata().ok()?)));
+    if let Some((p, meta)) = &parent {
+        let mode = meta.permissions().mode();
+        let _ = std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode | 0o700));
+    }
+    let removed = remove();
+    if let Some((p, meta)) = parent {
+        let _ = std::fs::set_permissions(p, meta.permissions());
+    }
+    removed
+}
+
 impl Snapshot {
     /// After the command: undoes what it did to auto-run places, and says
     /// what (empty when it did nothing there).
@@ -152,11 +199,7 @@ impl Snapshot {
             let Ok(meta) = path.symlink_metadata() else {
                 continue;
             };
-            let removed = if meta.is_dir() {
-                std::fs::remove_dir_all(&path)
-            } else {
-                std::fs::remove_file(&path)
-            };
+            let removed = remove_forcibly(&path, meta.is_dir());
             let rel = rel(&path);
             notes.push_str(&match removed {
                 Ok(()) => format!(
