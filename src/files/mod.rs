@@ -15,6 +15,7 @@
 mod compare;
 mod encoding;
 pub mod git;
+mod quarantine;
 mod read;
 mod resolve;
 mod versions;
@@ -25,6 +26,7 @@ use std::io;
 use std::path::PathBuf;
 
 pub use encoding::{Encoding, Unrepresentable};
+pub use quarantine::{QUARANTINE, quarantine};
 pub use read::{Stamp, TextFile, content_hash, content_hash_v1, encode_for, read_bytes, read_text};
 pub use resolve::{Resolved, Workspace};
 pub use versions::{FileLock, Patch, RolledBack, Undone, VersionId, Versions};

@@ -6,6 +6,22 @@
 use super::{Containment, Guard, mounts, outside, sandbox, secrets, storewalk};
 use crate::files::Workspace;
 
+/// What [`Guard::secrets_written`] found.
+#[derive(Debug, Default)]
+pub struct WrittenSecrets {
+    /// `(file, what it holds)`.
+    pub found: Vec<(String, String)>,
+    /// Files past the command's budget, not read.
+    pub unchecked: Vec<String>,
+}
+
+/// Bytes of a command's written files read back at most per command, and
+/// the size up to which a text file is read with every decoding.
+const MAX_WRITTEN_BYTES: u64 = 512 * 1024 * 1024;
+const MAX_WRITTEN_TEXT: usize = 1024 * 1024;
+const WRITTEN_CHUNK: usize = 4 * 1024 * 1024;
+const WRITTEN_OVERLAP: usize = 64 * 1024;
+
 /// Secret files read at session start, at most, and their size.
 const MAX_STARTUP_FILES: usize = 64;
 const MAX_STARTUP_BYTES: u64 = 256 * 1024;
@@ -140,6 +156,81 @@ impl Guard {
             }
         }
     }
+    /// The files a command wrote (the kernel's list, relative to the
+    /// root) that hold a secret the session knows, with where it came
+    /// from and how it was written: a copy a script made by a path no mask
+    /// covered (git's objects, a store the walk never saw). Each is
+    /// protected from here on; `dispatch.rs` moves it away. Secret stores
+    /// are the user's own. Text is read whole up to 1 MiB with every
+    /// reading the ledger knows; anything else (a binary, a large output)
+    /// by the ledger's automaton alone, within a budget per command.
+    pub fn secrets_written(&self, ws: &Workspace, rels: &[String]) -> WrittenSecrets {
+        use std::io::Read;
+        let mut out = WrittenSecrets::default();
+        let mut known = self.known();
+        if known.ledger.is_empty() {
+            return out;
+        }
+        let mut budget = MAX_WRITTEN_BYTES;
+        for rel in rels {
+            if self.policy.paths.is_secret_store(rel) {
+                continue;
+            }
+            let path = ws.root().join(rel);
+            let Ok(meta) = path.symlink_metadata() else {
+                continue;
+            };
+            if !meta.is_file() {
+                continue;
+            }
+            let len = meta.len();
+            if len > budget {
+                out.unchecked.push(rel.clone());
+                continue;
+            }
+            let Ok(mut file) = std::fs::File::open(&path) else {
+                continue;
+            };
+            budget -= len;
+            // Text read whole with every reading; anything else in
+            // windows that overlap by more than any secret's longest form.
+            let mut hits = Vec::new();
+            let mut window: Vec<u8> = Vec::new();
+            let mut chunk = vec![0u8; WRITTEN_CHUNK];
+            let mut first = true;
+            loop {
+                let n = match file.read(&mut chunk) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => n,
+                };
+                window.extend_from_slice(&chunk[..n]);
+                if first && len as usize <= MAX_WRITTEN_TEXT && window.len() < WRITTEN_CHUNK {
+                    continue;
+                }
+                first = false;
+                hits.extend(known.ledger.check_bytes(&window));
+                let keep = window.len().saturating_sub(WRITTEN_OVERLAP);
+                window.drain(..keep);
+            }
+            if first {
+                let text = !window[..window.len().min(8192)].contains(&0);
+                hits = if text {
+                    known.ledger.check(&String::from_utf8_lossy(&window))
+                } else {
+                    known.ledger.check_bytes(&window)
+                };
+            } else if !window.is_empty() {
+                hits.extend(known.ledger.check_bytes(&window));
+            }
+            if let Some(hit) = hits.first() {
+                out.found
+                    .push((rel.clone(), format!("{} ({})", hit.source, hit.encoding)));
+                known.tainted.insert(rel.clone());
+            }
+        }
+        out
+    }
+
     /// Tells the guard what the kernel takes away from this session's
     /// commands (the host knows what the system allows).
     pub fn set_containment(&self, contained: Containment) {

@@ -19,6 +19,7 @@
 
 pub mod environment;
 pub mod ledger;
+pub use kernel::WrittenSecrets;
 pub use lifecycle::lifecycle_scripts_changed;
 pub mod mounts;
 pub mod outside;

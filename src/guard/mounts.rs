@@ -403,6 +403,15 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             steps.push(MountStep::ReadOnly { path });
         }
     }
+    // Copies of secrets moved out of commands' way (`files::quarantine`).
+    let quarantine = root.join(crate::files::QUARANTINE);
+    if quarantine.is_dir() {
+        masked.push(quarantine.clone());
+        steps.push(MountStep::Mask {
+            path: quarantine,
+            dir: true,
+        });
+    }
     for dir in &git_dirs {
         for part in ["config", "config.worktree", "hooks", "info"] {
             let path = dir.join(part);

@@ -14,6 +14,8 @@ use crate::guard::Guard;
 pub(crate) struct Sandbox {
     pub(crate) env: crate::guard::environment::ChildEnv,
     dirs: Option<tools::mountns::SessionDirs>,
+    /// What commands write, told by the kernel (local commands only).
+    written: Option<std::sync::Mutex<tools::written::Written>>,
 }
 
 /// A command's plans: Landlock's, the mount namespace's made ready for
@@ -47,7 +49,54 @@ impl Sandbox {
             writes: local && policy.file_sandbox && tools::landlock::available(),
         });
         guard.learn_startup_secrets(ws, &env.secrets);
-        Sandbox { env, dirs }
+        let written = local
+            .then(|| tools::written::Written::new(ws.root()))
+            .flatten()
+            .map(std::sync::Mutex::new);
+        Sandbox { env, dirs, written }
+    }
+
+    /// Before a command: what was written since the last one is set
+    /// aside (the model's own writes were judged as they were made).
+    pub(crate) fn before_command(&self) {
+        if let Some(w) = &self.written {
+            w.lock().unwrap_or_else(|p| p.into_inner()).start();
+        }
+    }
+
+    /// After a command: the files it wrote that hold a secret the session
+    /// knows (a copy made by a path no mask covered) are moved into the
+    /// quarantine, out of every later command's and tool's reach; what
+    /// the command's output should say of it.
+    pub(crate) fn after_command(&self, guard: &Guard, ws: &Workspace) -> String {
+        let Some(w) = &self.written else {
+            return String::new();
+        };
+        let rels = w.lock().unwrap_or_else(|p| p.into_inner()).finish();
+        if rels.is_empty() {
+            return String::new();
+        }
+        let found = guard.secrets_written(ws, &rels);
+        let mut note = String::new();
+        for (rel, what) in &found.found {
+            note.push_str(&match crate::files::quarantine(ws.root(), rel) {
+                Ok(to) => format!(
+                    "note: the command wrote {rel} holding a secret: {what}. nib moved it to {to}, where only the user can read it; secrets stay in the files they came from.\n"
+                ),
+                Err(e) => format!(
+                    "warning: the command wrote {rel} holding a secret: {what}, and nib could not move it away ({e}): commands no longer see it; the user should delete it\n"
+                ),
+            });
+        }
+        if !found.unchecked.is_empty() {
+            note.push_str(&format!(
+                "note: nib did not read back {} of the files this command wrote (past its budget per command), so a secret copied into {} would not be caught: {}\n",
+                found.unchecked.len(),
+                if found.unchecked.len() == 1 { "it" } else { "them" },
+                found.unchecked.iter().take(5).cloned().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        note
     }
 
     /// One line on what commands run in, and a warning when the mount

@@ -255,6 +255,7 @@ impl Host {
                 let auto_run = matches!(self.shell_place, tools::ShellPlace::Local)
                     .then(|| tools::autorun::snapshot(self.ws.root()));
                 let contained = mounts.is_some();
+                sandbox.before_command();
                 let result = tools::shell_in(
                     &self.shell_place,
                     &self.ws,
@@ -272,9 +273,11 @@ impl Host {
                     }),
                 );
                 let undone = auto_run.map(|s| s.undo(self.ws.root())).unwrap_or_default();
+                let copies = sandbox.after_command(&self.guard, &self.ws);
                 result.map(|mut text| {
                     text.push_str(&plan_note);
                     text.push_str(&undone);
+                    text.push_str(&copies);
                     if contained && text.contains("could not write config file") {
                         // What to do instead, rather than a retry that
                         // fails the same way.

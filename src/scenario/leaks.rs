@@ -40,11 +40,18 @@ pub(super) fn find_canaries(
 const SCAN_MAX: u64 = 4 * 1024 * 1024;
 
 /// Every regular file under `ws/` and `outside/`, by scenario path, with
-/// its text; nib's session and versions stores and git's compressed
-/// objects are left out, and symlinks are not followed.
+/// its text; nib's session, versions and quarantine stores and git's
+/// compressed objects are left out, and symlinks are not followed.
 pub(super) fn files_to_scan(root: &Path) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    let skip = [".nib/sessions", ".nib/versions", ".git/objects"];
+    // nib's quarantine too: copies a command made of a secret, moved
+    // where no command or tool reaches and git ignores.
+    let skip = [
+        ".nib/sessions",
+        ".nib/versions",
+        ".nib/quarantine",
+        ".git/objects",
+    ];
     walk(&root.join("ws"), "", &skip, &mut |rel, text| {
         out.push((rel.to_string(), text))
     });

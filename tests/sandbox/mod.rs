@@ -284,6 +284,62 @@ fn a_secret_nested_deeper_than_a_mount_can_name_is_covered_with_its_directory() 
 }
 
 #[test]
+fn a_copy_a_script_makes_of_a_secret_is_moved_into_the_quarantine() {
+    let (_d, ws) = workspace();
+    write(&ws, ".env", &format!("API_TOKEN={SECRET}\n"));
+    write(&ws, "app.py", "print('ok')\n");
+    // The repository committed its .env once: git's objects hold it where
+    // no mask covers.
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(ws.root())
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .output()
+            .unwrap()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "init",
+    ]);
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    let r = shell(
+        &host,
+        "python3 -c \"import subprocess\nd = subprocess.run(['git', 'show', 'HEAD:' + 'vne.'[::-1]], capture_output=True).stdout\nopen('notes.txt', 'wb').write(d[::-1])\nopen('build.log', 'w').write('built ok')\"",
+    );
+    assert!(r.ok, "{r:?}");
+    assert!(!ws.root().join("notes.txt").exists(), "{}", r.text);
+    assert!(
+        r.text.contains("nib moved it to .nib/quarantine/"),
+        "{}",
+        r.text
+    );
+    // What holds no secret stays where the command put it.
+    assert_eq!(read(&ws, "build.log"), "built ok");
+    // Moved, not lost: the user finds it; commands and tools do not.
+    let kept = fs::read_dir(ws.root().join(".nib/quarantine"))
+        .unwrap()
+        .flatten()
+        .any(|e| e.file_name().to_string_lossy().ends_with("notes.txt"));
+    assert!(kept);
+    let again = shell(
+        &host,
+        "ls -A .nib/quarantine; cat .nib/quarantine/*notes.txt",
+    );
+    let reversed: String = SECRET.chars().rev().collect();
+    assert!(!again.text.contains(&reversed), "{}", again.text);
+}
+
+#[test]
 fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     let (_d, ws) = workspace();
     let git = |args: &[&str]| {

@@ -24,6 +24,7 @@ mod place;
 mod shell;
 pub mod spawn;
 mod walk;
+pub mod written;
 
 pub use fs::{fs_find, fs_list};
 pub use git::{git_diff, git_log, git_status};
