@@ -317,7 +317,28 @@ fn judge_rows(edits: &[String], command: &str, sandbox: bool) {
         });
         row("file sandbox ruleset from the plan (kernel)", built, "");
     }
-    sandbox_rows(&guard, &ws);
+    sandbox_rows(&guard, &ws, "a workspace of 200 files", true);
+    // Another shape: a monorepo's size, where the walk for secret stores
+    // and the watch on what commands write have the most to do.
+    let big = tempfile::tempdir().expect("a temp dir");
+    for d in 0..2_500 {
+        let sub = big.path().join(format!("pkg{}/src/m{}", d / 50, d % 50));
+        std::fs::create_dir_all(&sub).expect("a source dir");
+        for f in 0..20 {
+            std::fs::write(sub.join(format!("f{f}.ts")), "export const f = 1;\n")
+                .expect("a source file");
+        }
+    }
+    std::fs::write(big.path().join("pkg7/.env"), "TOKEN=Zq8vL2mWx9RtK4pN7cYb\n").expect("the .env");
+    let big_ws = Workspace::open(big.path()).expect("a workspace");
+    let big_guard = Guard::new(GuardPolicy::default());
+    big_guard.learn_startup_secrets(&big_ws, &[]);
+    sandbox_rows(
+        &big_guard,
+        &big_ws,
+        "a workspace of 50,000 files in 2,500 directories",
+        false,
+    );
 }
 
 /// A sandboxed command's start-up beside an unsandboxed one, in one run,
@@ -332,12 +353,21 @@ fn judge_rows(edits: &[String], command: &str, sandbox: bool) {
 /// Measured twice: as the bench process is, and holding 1 GiB more, as a
 /// long session's nib may (a fork copies page tables in proportion).
 /// Target: start-up p50 difference at most 5 ms.
-fn sandbox_rows(guard: &Guard, ws: &Workspace) {
-    use nib::prim::tools::{Confinement, mountns, shell_cancellable, spawn};
+fn sandbox_rows(guard: &Guard, ws: &Workspace, shape: &str, with_ballast: bool) {
+    use nib::prim::tools::{Confinement, mountns, shell_cancellable, spawn, written};
     if !spawn::available() {
         println!("(no mount namespaces here: the sandboxed start-up is not measured)");
         return;
     }
+    println!("\n{shape}:");
+    // What commands write, watched as a session does.
+    let t = Instant::now();
+    let mut watch = written::Written::new(ws.root()).expect("inotify");
+    println!(
+        "{:<46} {:>10}",
+        "watching the workspace (once a session)",
+        ms(t.elapsed())
+    );
     let dirs = mountns::SessionDirs::create().expect("the session's dirs");
     let env = nib::guard::environment::child_env(std::env::vars_os(), &[]);
     let now_ns = || {
@@ -359,7 +389,12 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
         v[((v.len() - 1) as f64 * q) as usize]
     };
     let mut ballast: Vec<u8> = Vec::new();
-    for held in ["", ", nib holding 1 GiB more"] {
+    let helds: &[&str] = if with_ballast {
+        &["", ", nib holding 1 GiB more"]
+    } else {
+        &[""]
+    };
+    for &held in helds {
         if !held.is_empty() {
             // Touched, so every page is mapped (and would be copied by a fork).
             ballast = vec![1u8; 1 << 30];
@@ -386,6 +421,7 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
             bare.push(started_at(&out, before));
             let before = now_ns();
             let t = Instant::now();
+            watch.start();
             let mounts = guard.mount_plan(ws, dirs.path());
             let files = guard.file_plan(ws, Some(&mounts), &dirs.writable());
             let prepared =
@@ -404,6 +440,8 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
                 None,
             )
             .expect("a sandboxed command runs");
+            // What it wrote, read back for copies of secrets.
+            black_box(guard.secrets_written(ws, &watch.finish()));
             boxed_run.push(t.elapsed());
             boxed.push(started_at(&out, before));
             let before = now_ns();
@@ -442,7 +480,7 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace) {
             "",
         );
         row(
-            "whole run, sandboxed (namespace teardown too)",
+            "whole run, sandboxed (teardown, written files)",
             (p(&mut boxed_run, 0.5), p(&mut boxed_run, 0.99)),
             "",
         );

@@ -161,6 +161,33 @@ fn fs_edit_resent_is_already_applied() {
 }
 
 #[test]
+fn a_refused_edit_of_a_protected_file_says_nothing_of_what_it_holds() {
+    // Each refused guess must read the same, or the answers spell the
+    // secret out a character at a time.
+    let (_d, ws) = workspace();
+    write(
+        &ws,
+        ".env",
+        "GITHUB_TOKEN=ghp_Zq8vL2mWx9RtK4pN7cYbQ2sD\nOTHER=1\n",
+    );
+    let host = Host::unattended(ws, true);
+    let answer = |old: &str, new: &str| {
+        let args = serde_json::json!({ "path": ".env", "old": old, "new": new }).to_string();
+        let (_, r) = host.run_json("fs-edit", &args);
+        (r.ok, r.refused, r.text, r.decision)
+    };
+    let right = answer("GITHUB_TOKEN=ghp_Z", "GITHUB_TOKEN=ghp_Z");
+    let wrong = answer("GITHUB_TOKEN=ghp_Y", "GITHUB_TOKEN=ghp_Y");
+    let many = answer("=", "=");
+    let same = answer("OTHER=1", "OTHER=1");
+    let applies = answer("OTHER=1", "OTHER=2");
+    assert!(right.1 && right.2.contains("security confirm"), "{right:?}");
+    for other in [&wrong, &many, &same, &applies] {
+        assert_eq!(other, &right);
+    }
+}
+
+#[test]
 fn refused_writes_leave_files_alone() {
     let (_d, ws) = workspace();
     write(&ws, "a.txt", "keep\n");

@@ -14,12 +14,20 @@ impl Guard {
     /// push the secrets in what would leave.
     pub(super) fn judge_command(&self, command: &str, ws: &Workspace) -> Vec<Reason> {
         let rules = &self.policy.paths;
-        let (written, tainted, contained) = {
+        let (written, tainted, contained, known_stores, store_inodes) = {
             let known = self.known();
+            let stores: Vec<String> = known
+                .skipped_stores
+                .iter()
+                .filter_map(|p| p.strip_prefix(ws.root()).ok())
+                .map(|p| p.to_string_lossy().into_owned())
+                .collect();
             (
                 known.written.clone(),
                 known.tainted.clone(),
                 known.contained,
+                stores,
+                known.stores.keys().copied().collect(),
             )
         };
         let disk = disk::WorkspaceDisk {
@@ -29,6 +37,8 @@ impl Guard {
             tainted: &tainted,
             resolved: Default::default(),
             masked: contained.mounts,
+            known_stores: &known_stores,
+            store_inodes: &store_inodes,
         };
         let analysis = shell::analyze_with(command, &disk);
         self.track_writes(&disk, &analysis, &written);

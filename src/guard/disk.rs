@@ -28,6 +28,12 @@ pub(super) struct WorkspaceDisk<'a> {
     /// home directory shows only toolchains, so reading them is no
     /// finding. Writing them still is where writing needs a person.
     pub(super) masked: bool,
+    /// Secret stores the plan covers that the walk does not reach by name
+    /// (inside dependency and build directories), relative.
+    pub(super) known_stores: &'a [String],
+    /// The stores earlier plans masked, by inode: found again wherever a
+    /// command moved one (`kernel.rs`, `follow_moved_stores`).
+    pub(super) store_inodes: &'a HashSet<(u64, u64)>,
 }
 
 /// A word resolved in the workspace, or where it lands outside it.
@@ -151,12 +157,36 @@ impl WorkspaceDisk<'_> {
     /// secret store, its hard-link twin, or a file a command wrote with a
     /// secret (the same list `mounts::plan` masks). The rest of `.git/`
     /// and the files that run code stay what the word rules judge.
+    /// Whether the mount plan covers `rel`: a secret store where the walk
+    /// looks (not under a dependency or build directory it skips), a file
+    /// a command wrote with a secret, another name of a store, nib's own
+    /// stores.
     fn masks(&self, rel: &str) -> bool {
         let rel = rel.trim_start_matches("./");
+        let walked = rel.rsplit_once('/').is_none_or(|(dirs, _)| {
+            !dirs.split('/').any(|d| {
+                super::storewalk::NOT_WALKED
+                    .iter()
+                    .any(|n| d.eq_ignore_ascii_case(n))
+            })
+        });
         !rel.is_empty()
-            && (self.rules.is_secret_store(rel)
+            && ((walked && self.rules.is_secret_store(rel))
+                || self.known_stores.iter().any(|s| s == rel)
                 || self.tainted.contains(rel)
+                || rel == super::mounts::NIB_OWN
+                || rel.starts_with(".nib/")
+                || self.moved_store(rel)
                 || hard_link_alias(self.ws, self.rules, rel).is_some())
+    }
+
+    /// Whether `rel` is a secret store an earlier plan masked, under a
+    /// new name.
+    fn moved_store(&self, rel: &str) -> bool {
+        use std::os::unix::fs::MetadataExt;
+        !self.store_inodes.is_empty()
+            && std::fs::metadata(self.ws.root().join(rel))
+                .is_ok_and(|m| self.store_inodes.contains(&(m.dev(), m.ino())))
     }
 }
 

@@ -95,7 +95,14 @@ impl Guard {
             .into_iter()
             .filter(|s| !outside::outside_hidden(s, &visible))
             .collect();
-        let found = storewalk::walk(ws.root(), &self.policy.paths, &mut self.known().walk);
+        let mut found = storewalk::walk(ws.root(), &self.policy.paths, &mut self.known().walk);
+        found.stores.extend(
+            self.known()
+                .skipped_stores
+                .iter()
+                .filter(|p| p.symlink_metadata().is_ok())
+                .cloned(),
+        );
         let mut plan = mounts::plan(&mounts::MountInputs {
             root: ws.root(),
             rules: &self.policy.paths,
@@ -252,9 +259,11 @@ impl Guard {
                     .add(value, &format!("the environment variable {name}"));
             }
         }
-        let mut files = Vec::new();
-        sandbox::workspace_secrets(ws.root(), &self.policy.paths, &mut files);
-        for path in files.into_iter().take(MAX_STARTUP_FILES) {
+        let found = storewalk::walk(ws.root(), &self.policy.paths, &mut Default::default());
+        let skipped = storewalk::skipped_stores(ws.root(), &self.policy.paths, &found.skipped);
+        self.known().skipped_stores = skipped.clone();
+        let files = found.stores.into_iter().chain(skipped);
+        for path in files.take(MAX_STARTUP_FILES) {
             let Ok(rel) = path.strip_prefix(ws.root()) else {
                 continue;
             };

@@ -237,6 +237,9 @@ struct Knowledge {
     stores: std::collections::HashMap<(u64, u64), std::path::PathBuf>,
     /// The workspace's directories as the last plan's walk read them.
     walk: storewalk::WalkCache,
+    /// Secret stores inside dependency and build directories, found at the
+    /// session's start (`storewalk::skipped_stores`), absolute.
+    skipped_stores: Vec<std::path::PathBuf>,
     /// What the kernel takes away from commands in this session.
     contained: Containment,
     /// A secret reached the model in clear (a read a person approved, or

@@ -166,8 +166,9 @@ pub const AUTO_RUN: &[&str] = &[
 ];
 
 /// nib's own stores in the workspace (versions, patch journals, session
-/// logs): read-only to commands, or a command could forge what nib restores
-/// at its next start.
+/// logs, the quarantine): covered for commands, which could read a secret
+/// file's earlier version there, or forge what nib restores at its next
+/// start.
 pub const NIB_OWN: &str = ".nib";
 
 /// Directories replaced by the session's own (`(target, name of the
@@ -395,7 +396,7 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             });
         }
     }
-    for rel in GIT_READ_ONLY.iter().chain(AUTO_RUN).chain([&NIB_OWN]) {
+    for rel in GIT_READ_ONLY.iter().chain(AUTO_RUN) {
         let path = root.join(rel);
         if let Ok(meta) = path.symlink_metadata()
             && !meta.file_type().is_symlink()
@@ -403,12 +404,17 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             steps.push(MountStep::ReadOnly { path });
         }
     }
-    // Copies of secrets moved out of commands' way (`files::quarantine`).
-    let quarantine = root.join(crate::files::QUARANTINE);
-    if quarantine.is_dir() {
-        masked.push(quarantine.clone());
+    // nib's own stores hold what commands must not see (versions of
+    // secret files kept for undo, copies of secrets in the quarantine)
+    // nor forge (a journal nib replays at its next start): covered.
+    let own = root.join(NIB_OWN);
+    if own
+        .symlink_metadata()
+        .is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink())
+    {
+        masked.push(own.clone());
         steps.push(MountStep::Mask {
-            path: quarantine,
+            path: own,
             dir: true,
         });
     }

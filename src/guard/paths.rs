@@ -76,6 +76,22 @@ pub const SECRET_STORES: &[&str] = &[
     "dotenv",
     "env.bak",
     "\\#.env#",
+    // Found by a second red team: tools' own credential files.
+    ".s3cfg",
+    ".boto",
+    "rclone.conf",
+    ".sentryclirc",
+    ".gem/credentials",
+    "_netrc",
+    "git-credentials",
+    ".msmtprc",
+    "npmrc",
+    ".bash_history",
+    ".zsh_history",
+    "*_history",
+    ".history",
+    ".terraformrc",
+    "terraform.rc",
 ];
 
 /// Protected paths that run code or configure what does, later and

@@ -58,6 +58,8 @@ pub struct Found {
     /// The workspace's own directory could not be read: nothing in it
     /// can be checked.
     pub root_unreadable: Option<std::io::Error>,
+    /// Dependency and build directories the walk did not enter.
+    pub skipped: Vec<PathBuf>,
 }
 
 /// One directory as last read.
@@ -67,6 +69,7 @@ struct Listing {
     stores: Vec<PathBuf>,
     subdirs: Vec<PathBuf>,
     blind: Vec<PathBuf>,
+    skipped: Vec<PathBuf>,
     linked: Vec<((u64, u64), PathBuf)>,
 }
 
@@ -132,6 +135,7 @@ fn walk_at(
         };
         found.stores.extend(listing.stores.iter().cloned());
         found.blind.extend(listing.blind.iter().cloned());
+        found.skipped.extend(listing.skipped.iter().cloned());
         linked.extend(listing.linked.iter().cloned());
         stack.extend(listing.subdirs.iter().cloned());
         let changed = i128::from(stamp.0) * 1_000_000_000 + i128::from(stamp.1);
@@ -157,6 +161,47 @@ fn walk_at(
     found
 }
 
+/// Entries read at most when [`skipped_stores`] looks inside dependency
+/// and build directories, and how deep.
+const MAX_SKIPPED_ENTRIES: usize = 300_000;
+const MAX_SKIPPED_DEPTH: usize = 8;
+
+/// The secret stores inside the directories the walk skips (`dirs`: a
+/// package published with its `.env`, a deploy step's copy next to the
+/// binary in `target/`), by name alone: looked for once, at the session's
+/// start, since walking them before every command would cost more than
+/// the command.
+pub fn skipped_stores(root: &Path, rules: &PathRules, dirs: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut read = 0usize;
+    let mut stack: Vec<(PathBuf, usize)> = dirs.iter().map(|d| (d.clone(), 0)).collect();
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            read += 1;
+            if read > MAX_SKIPPED_ENTRIES {
+                return out;
+            }
+            let path = entry.path();
+            let Ok(rel) = path.strip_prefix(root) else {
+                continue;
+            };
+            if rules.is_secret_store(&rel.to_string_lossy()) {
+                if let Ok(real) = path.canonicalize() {
+                    out.push(real);
+                }
+                continue;
+            }
+            if depth < MAX_SKIPPED_DEPTH && entry.file_type().is_ok_and(|t| t.is_dir()) {
+                stack.push((path, depth + 1));
+            }
+        }
+    }
+    out
+}
+
 /// A directory the walk could not read: the root is reported on its own
 /// (nothing can cover it), any other is covered whole.
 fn blind(dir: &Path, root: &Path, e: std::io::Error, found: &mut Found) {
@@ -174,6 +219,7 @@ fn read(dir: &Path, root: &Path, rules: &PathRules, fresh: &mut usize) -> std::i
         stores: Vec::new(),
         subdirs: Vec::new(),
         blind: Vec::new(),
+        skipped: Vec::new(),
         linked: Vec::new(),
     };
     for entry in std::fs::read_dir(dir)?.flatten() {
@@ -197,6 +243,9 @@ fn read(dir: &Path, root: &Path, rules: &PathRules, fresh: &mut usize) -> std::i
         if kind.is_dir() {
             let name = entry.file_name();
             if NOT_WALKED.iter().any(|n| name.eq_ignore_ascii_case(n)) {
+                if name != ".git" {
+                    listing.skipped.push(path);
+                }
                 continue;
             }
             if path.as_os_str().len() > MAX_PATH_BYTES {

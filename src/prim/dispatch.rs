@@ -133,7 +133,22 @@ impl Host {
     /// plan and rename) is never renamed over that change: it is planned
     /// again on the current text and confirmed again with the new diff
     /// (fs-write then refuses: the model must read the file again).
+    ///
+    /// A call the guard asks a Security confirm for before anything is
+    /// planned (a protected file's edit) tells the model nothing of the
+    /// file until a person says yes: an edit that cannot be applied ("old
+    /// not found", "appears 3 times", "unchanged") asks the same confirm,
+    /// without a diff, and a no reads the same whatever the file holds
+    /// (else each refused guess would be a yes/no question on the
+    /// secret's next character).
     fn change(&self, call: &Call, decision: Decision) -> (ToolResult, Decision) {
+        let consent_first = matches!(
+            decision,
+            Decision::Confirm {
+                kind: ConfirmKind::Security,
+                ..
+            }
+        );
         let mut replans = 0;
         loop {
             let plan = match primitive(call.decl).map(|p| p.handler) {
@@ -145,9 +160,13 @@ impl Host {
             };
             let plan = match plan {
                 Ok(p) => p,
+                Err(e) if consent_first => return self.consent_then(call, decision, e.into()),
                 Err(e) => return (e.into(), decision),
             };
             if let Plan::Unchanged(text) = plan {
+                if consent_first {
+                    return self.consent_then(call, decision, ToolResult::ok(text));
+                }
                 return (ToolResult::ok(text), decision);
             }
             let judged = match &plan {
@@ -167,7 +186,19 @@ impl Host {
                     }
                 )
             });
-            let (result, asked) = self.confirm_and_carry_out(call, plan, &judged, again.as_deref());
+            // A no repeats only what was known before the plan.
+            let refusal_reasons = if consent_first {
+                decision.reasons()
+            } else {
+                judged.reasons()
+            };
+            let (result, asked) =
+                self.confirm_and_carry_out(call, plan, &judged, refusal_reasons, again.as_deref());
+            if consent_first && asked.as_ref().is_some_and(|a| !a.approved) {
+                let mut result = result.unwrap_or_else(ToolResult::from);
+                result.confirm = asked;
+                return (result, decision);
+            }
             let mut result = match result {
                 Err(e) if e.changed_on_disk() && replans < MAX_REPLANS => {
                     replans += 1;
@@ -183,13 +214,50 @@ impl Host {
         }
     }
 
+    /// Asks a Security confirm for a call whose plan failed (or changed
+    /// nothing), without a diff: `outcome` is told only after a yes; a no
+    /// reads as a no to a diff would.
+    fn consent_then(
+        &self,
+        call: &Call,
+        decision: Decision,
+        outcome: ToolResult,
+    ) -> (ToolResult, Decision) {
+        let Decision::Confirm { kind, reasons } = &decision else {
+            return (outcome, decision);
+        };
+        let request = ConfirmRequest {
+            call,
+            kind: *kind,
+            reasons,
+            diff: None,
+            path: None,
+            proposed: None,
+            again: None,
+        };
+        let answer = (self.confirm)(&request);
+        let asked = Some(ConfirmOut {
+            kind: "security",
+            approved: answer.approved,
+        });
+        let mut result = if answer.approved {
+            outcome
+        } else {
+            refusal(call, *kind, reasons, answer.reason)
+        };
+        result.confirm = asked;
+        (result, decision)
+    }
+
     /// Asks the confirm the decision needs (returning what was asked, and
-    /// its answer), then carries the plan out if it was approved.
+    /// its answer), then carries the plan out if it was approved; a no is
+    /// told with `refusal_reasons`.
     fn confirm_and_carry_out(
         &self,
         call: &Call,
         plan: Plan,
         decision: &Decision,
+        refusal_reasons: &[Reason],
         again: Option<&str>,
     ) -> (Result<ToolResult, ToolError>, Option<ConfirmOut>) {
         let Decision::Confirm { kind, reasons } = decision else {
@@ -217,17 +285,10 @@ impl Host {
             approved: answer.approved,
         });
         if !answer.approved {
-            let why = match kind {
-                ConfirmKind::Write => "the write was not approved",
-                ConfirmKind::Security => "it needs a security confirm that was not given",
-            };
-            let mut result = refused(call, why, reasons);
-            if let Some(reason) = answer.reason.filter(|r| !r.trim().is_empty()) {
-                result
-                    .text
-                    .push_str(&format!("\nThe user said why: {}", reason.trim()));
-            }
-            return (Ok(result), asked);
+            return (
+                Ok(refusal(call, *kind, refusal_reasons, answer.reason)),
+                asked,
+            );
         }
         let mut plan = plan;
         let mut changed_note = None;
@@ -296,6 +357,21 @@ impl Host {
 /// How often a write is planned again because its file changed on disk
 /// before nib gives up (a file rewritten faster than nib can confirm).
 const MAX_REPLANS: usize = 50;
+
+/// A confirm answered no, with the person's reason when they gave one.
+fn refusal(call: &Call, kind: ConfirmKind, reasons: &[Reason], said: Option<String>) -> ToolResult {
+    let why = match kind {
+        ConfirmKind::Write => "the write was not approved",
+        ConfirmKind::Security => "it needs a security confirm that was not given",
+    };
+    let mut result = refused(call, why, reasons);
+    if let Some(reason) = said.filter(|r| !r.trim().is_empty()) {
+        result
+            .text
+            .push_str(&format!("\nThe user said why: {}", reason.trim()));
+    }
+    result
+}
 
 fn refused(call: &Call, why: &str, reasons: &[Reason]) -> ToolResult {
     let reasons: Vec<String> = reasons.iter().map(|r| r.message.clone()).collect();

@@ -340,6 +340,44 @@ fn a_copy_a_script_makes_of_a_secret_is_moved_into_the_quarantine() {
 }
 
 #[test]
+fn a_secret_store_inside_a_dependency_or_build_directory_is_masked_too() {
+    let (_d, ws) = workspace();
+    // A package published with its .env; a deploy step's copy next to
+    // the binary. The walk before each command skips both directories.
+    write(
+        &ws,
+        "node_modules/@corp/config/.env",
+        &format!("API_TOKEN={SECRET}\n"),
+    );
+    write(
+        &ws,
+        "node_modules/@corp/config/index.js",
+        "module.exports = 1;\n",
+    );
+    write(&ws, "target/release/.env", &format!("API_TOKEN={SECRET}\n"));
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let r = shell(
+        &host,
+        "python3 -c \"import glob\nfor p in sorted(glob.glob('*/**/' + 'vne.'[::-1], recursive=True)): print(p, repr(open(p).read()[::-1]))\"; cat node_modules/@corp/config/index.js",
+    );
+    assert!(r.ok, "{r:?}");
+    let reversed: String = SECRET.chars().rev().collect();
+    assert!(
+        !r.text.contains(&reversed) && !r.text.contains(SECRET),
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text.contains("node_modules/@corp/config/.env ''"),
+        "{}",
+        r.text
+    );
+    assert!(r.text.contains("module.exports = 1;"), "{}", r.text);
+}
+
+#[test]
 fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     let (_d, ws) = workspace();
     let git = |args: &[&str]| {
@@ -550,9 +588,11 @@ fn a_command_cannot_swap_git_or_nib_stores_or_plant_a_new_package_hook() {
     let Some(host) = sandboxed(ws.clone()) else {
         return;
     };
-    let r = shell(&host, "python3 tools/swap.py");
+    let r = shell(&host, "python3 tools/swap.py; cat .nib/versions/keep.txt");
     assert!(r.ok, "{r:?}");
     assert!(!r.text.contains("renamed"), "{}", r.text);
+    // nib's own stores (versions of secret files among them) are covered.
+    assert!(!r.text.contains("nib's own"), "{}", r.text);
     assert!(ws.root().join(".git/HEAD").exists(), "{}", r.text);
     assert!(
         ws.root().join(".github/workflows/ci.yml").exists(),
