@@ -3,7 +3,7 @@
 //! kernel takes away from this session's commands (`Containment`, so the
 //! word rules do not ask about it), and the secrets a session starts with.
 
-use super::{Containment, Guard, mounts, outside, sandbox, secrets, storewalk};
+use super::{Containment, Guard, mounts, outside, sandbox, storewalk};
 use crate::files::Workspace;
 
 /// What [`Guard::secrets_written`] found.
@@ -21,10 +21,6 @@ const MAX_WRITTEN_BYTES: u64 = 512 * 1024 * 1024;
 const MAX_WRITTEN_TEXT: usize = 1024 * 1024;
 const WRITTEN_CHUNK: usize = 4 * 1024 * 1024;
 const WRITTEN_OVERLAP: usize = 64 * 1024;
-
-/// Secret files read at session start, at most, and their size.
-const MAX_STARTUP_FILES: usize = 64;
-const MAX_STARTUP_BYTES: u64 = 256 * 1024;
 
 impl Guard {
     /// The file sandbox's plan for a command about to run in `ws`: the
@@ -96,13 +92,17 @@ impl Guard {
             .filter(|s| !outside::outside_hidden(s, &visible))
             .collect();
         let mut found = storewalk::walk(ws.root(), &self.policy.paths, &mut self.known().walk);
-        found.stores.extend(
-            self.known()
-                .skipped_stores
-                .iter()
-                .filter(|p| p.symlink_metadata().is_ok())
-                .cloned(),
-        );
+        {
+            let known = self.known();
+            found.stores.extend(
+                known
+                    .skipped_stores
+                    .iter()
+                    .chain(&known.home_stores)
+                    .filter(|p| p.symlink_metadata().is_ok())
+                    .cloned(),
+            );
+        }
         let mut plan = mounts::plan(&mounts::MountInputs {
             root: ws.root(),
             rules: &self.policy.paths,
@@ -246,123 +246,7 @@ impl Guard {
     pub fn containment(&self) -> Containment {
         self.known().contained
     }
-    /// Learns the secrets the session starts with: the values in the
-    /// workspace's secret files (what a command could print, masked or
-    /// not) and the credentials left out of commands' environment. Any
-    /// tool output that carries one is redacted from then on.
-    pub fn learn_startup_secrets(&self, ws: &Workspace, env_secrets: &[(String, String)]) {
-        {
-            let mut known = self.known();
-            for (name, value) in env_secrets {
-                known
-                    .ledger
-                    .add(value, &format!("the environment variable {name}"));
-            }
-        }
-        let found = storewalk::walk(ws.root(), &self.policy.paths, &mut Default::default());
-        let skipped = storewalk::skipped_stores(ws.root(), &self.policy.paths, &found.skipped);
-        self.known().skipped_stores = skipped.clone();
-        let files = found.stores.into_iter().chain(skipped);
-        for path in files.take(MAX_STARTUP_FILES) {
-            let Ok(rel) = path.strip_prefix(ws.root()) else {
-                continue;
-            };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            let Ok(meta) = std::fs::metadata(&path) else {
-                continue;
-            };
-            if !meta.is_file() || meta.len() > MAX_STARTUP_BYTES {
-                continue;
-            }
-            if let Ok(text) = std::fs::read_to_string(&path) {
-                self.observe_protected(&rel, &text);
-            }
-        }
-        self.learn_config_secrets(ws);
-    }
-
-    /// Config files by any name (`appsettings.json`, a compose override,
-    /// a service's `config.yml`) that hold a secret of a known shape, or a value the
-    /// session already knows, are secret stores from the start: masked
-    /// for commands like `.env`, their secrets learned.
-    fn learn_config_secrets(&self, ws: &Workspace) {
-        // Data, not code: masking a module (Django's settings.py) would
-        // break the project's own tests.
-        const CONFIG: &[&str] = &[
-            "json",
-            "yml",
-            "yaml",
-            "toml",
-            "ini",
-            "cfg",
-            "conf",
-            "properties",
-            "xml",
-            "config",
-        ];
-        const SKIPPED: &[&str] = &[
-            "node_modules",
-            "target",
-            "vendor",
-            "dist",
-            "build",
-            ".git",
-            ".nib",
-            ".venv",
-            "venv",
-            "__pycache__",
-        ];
-        let mut seen = 0usize;
-        let walk = ignore::WalkBuilder::new(ws.root())
-            .standard_filters(false)
-            .max_depth(Some(4))
-            .filter_entry(|e| !SKIPPED.contains(&e.file_name().to_string_lossy().as_ref()))
-            .build();
-        for entry in walk.flatten() {
-            if seen >= MAX_CONFIG_FILES {
-                break;
-            }
-            let path = entry.path();
-            let config = path
-                .extension()
-                .is_some_and(|x| CONFIG.contains(&x.to_string_lossy().as_ref()));
-            if !config || !entry.file_type().is_some_and(|t| t.is_file()) {
-                continue;
-            }
-            let Ok(rel) = path.strip_prefix(ws.root()) else {
-                continue;
-            };
-            let rel = rel.to_string_lossy().replace('\\', "/");
-            if self.policy.paths.is_protected(&rel) {
-                continue; // learnt above
-            }
-            if entry
-                .metadata()
-                .map_or(true, |m| m.len() > MAX_STARTUP_BYTES)
-            {
-                continue;
-            }
-            seen += 1;
-            let Ok(text) = std::fs::read_to_string(path) else {
-                continue;
-            };
-            let hits = secrets::scan(&text);
-            let mut known = self.known();
-            let holds_known = !hits.is_empty() || !known.ledger.check(&text).is_empty();
-            for hit in hits {
-                known
-                    .ledger
-                    .add(&hit.secret, &format!("{rel} ({})", hit.rule));
-            }
-            if holds_known {
-                known.tainted.insert(rel);
-            }
-        }
-    }
 }
 
 /// Entries walked to find a secret store that moved, at most.
 const MAX_FOLLOW_WALK: usize = 200_000;
-
-/// Config files read at session start for secrets, at most.
-const MAX_CONFIG_FILES: usize = 400;

@@ -39,6 +39,7 @@ mod decode;
 mod disk;
 mod git;
 mod kernel;
+mod learn;
 mod lifecycle;
 mod sinks;
 mod values;
@@ -240,6 +241,9 @@ struct Knowledge {
     /// Secret stores inside dependency and build directories, found at the
     /// session's start (`storewalk::skipped_stores`), absolute.
     skipped_stores: Vec<std::path::PathBuf>,
+    /// Credential files outside the workspace that commands would see
+    /// (in home's allowed parts, the system's configs), found at start.
+    home_stores: Vec<std::path::PathBuf>,
     /// What the kernel takes away from commands in this session.
     contained: Containment,
     /// A secret reached the model in clear (a read a person approved, or

@@ -93,6 +93,14 @@ pub const HOME_CREDENTIALS: &[&str] = &[
     ".local/share/zsh",
     ".local/state/zsh",
     ".cache/pip/credentials",
+    // Found by a second red team: what sits in allowed places.
+    ".local/share/Trash",
+    ".npm/_logs",
+    ".cache/zsh",
+    ".local/state/bash",
+    ".local/share/jupyter/runtime",
+    ".local/share/code-server",
+    ".cache/git/credential",
 ];
 
 /// Places inside the allowed parts of home that run code later, outside

@@ -84,6 +84,33 @@ fn a_secrets_value_printed_by_any_path_is_redacted() {
 }
 
 #[test]
+fn a_token_of_a_known_shape_anywhere_in_the_workspace_is_learned() {
+    // Not a secret store by name or format (Terraform, a shell script):
+    // not masked, as the project needs it, but its value is learned, so
+    // a copy printed in any known form is redacted.
+    let (_d, ws) = workspace();
+    let token = "ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N";
+    write(
+        &ws,
+        "infra/main.tf",
+        &format!("provider \"github\" {{\n  token = \"{token}\"\n}}\n"),
+    );
+    write(
+        &ws,
+        "tests/fixtures/auth.py",
+        "DUMMY = 'ghp_000000000000000000000000000000000000'\n",
+    );
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let r = shell(&host, "rev infra/main.tf; cat tests/fixtures/auth.py");
+    assert!(r.ok, "{r:?}");
+    let reversed: String = token.chars().rev().collect();
+    assert!(!r.text.contains(&reversed), "{}", r.text);
+    assert!(r.text.contains("«secret:"), "{}", r.text);
+}
+
+#[test]
 fn home_shows_only_its_allowlist() {
     let (_d, ws) = workspace();
     let Some(host) = sandboxed(ws) else {
@@ -375,6 +402,47 @@ fn a_secret_store_inside_a_dependency_or_build_directory_is_masked_too() {
         r.text
     );
     assert!(r.text.contains("module.exports = 1;"), "{}", r.text);
+}
+
+#[test]
+fn a_credential_inside_an_allowed_part_of_home_is_masked_and_learned() {
+    let (_d, ws) = workspace();
+    let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) else {
+        return;
+    };
+    // An enterprise gradle init script with a repository's credentials:
+    // `~/.gradle` is shown to commands (builds need its caches).
+    let dir = home.join(".gradle/init.d");
+    let script = dir.join(format!("nib-test-{}.gradle", std::process::id()));
+    let token = "ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N";
+    if fs::create_dir_all(&dir).is_err()
+        || fs::write(
+            &script,
+            format!(
+                "// repo\nrepositories {{ maven {{ credentials {{ password '{token}' }} }} }}\n"
+            ),
+        )
+        .is_err()
+    {
+        eprintln!("skipped: the home directory is not writable here");
+        return;
+    }
+    // Its value reversed in the workspace, where no rule knows its shape:
+    // printed the right way round, only the ledger can know it.
+    let reversed: String = token.chars().rev().collect();
+    write(&ws, "data/rev.txt", &format!("{reversed}\n"));
+    let host = sandboxed(ws);
+    let r = host
+        .as_ref()
+        .map(|host| shell(host, &format!("cat {}; rev data/rev.txt", script.display())));
+    let _ = fs::remove_file(&script);
+    let Some(r) = r else {
+        return;
+    };
+    assert!(r.ok, "{r:?}");
+    assert!(!r.text.contains(token), "{}", r.text);
+    assert!(!r.text.contains("repositories"), "{}", r.text);
+    assert!(r.text.contains("«secret:"), "{}", r.text);
 }
 
 #[test]

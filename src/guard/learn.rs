@@ -1,0 +1,339 @@
+//! What a session learns at its start, before any command: the values of
+//! the workspace's secret stores (and of those inside dependency and build
+//! directories), config files of any name that hold a secret of a known
+//! shape (secret stores from then on), tokens of a known shape anywhere in
+//! the workspace's text (learned, not masked: masking code would break the
+//! project), credentials left out of the environment, and credentials in
+//! the parts of home and the system that commands see (a token in
+//! `~/.gitconfig`'s `insteadOf`, a registry token in cargo's config):
+//! learned and masked. Any tool output carrying one is redacted from then
+//! on, and a command's copy of one is quarantined.
+
+use std::path::{Path, PathBuf};
+
+use super::{Guard, secrets, storewalk};
+use crate::files::Workspace;
+
+/// Secret files read at session start, at most, and their size.
+const MAX_STARTUP_FILES: usize = 64;
+const MAX_STARTUP_BYTES: u64 = 256 * 1024;
+
+/// Config files read at session start for secrets, at most.
+const MAX_CONFIG_FILES: usize = 400;
+
+/// Other text files scanned for tokens of a known shape, at most, and
+/// their bytes together.
+const MAX_TEXT_FILES: usize = 2_000;
+const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
+
+impl Guard {
+    /// Learns the secrets the session starts with: the values in the
+    /// workspace's secret files (what a command could print, masked or
+    /// not) and the credentials left out of commands' environment. Any
+    /// tool output that carries one is redacted from then on.
+    pub fn learn_startup_secrets(&self, ws: &Workspace, env_secrets: &[(String, String)]) {
+        {
+            let mut known = self.known();
+            for (name, value) in env_secrets {
+                known
+                    .ledger
+                    .add(value, &format!("the environment variable {name}"));
+            }
+        }
+        let found = storewalk::walk(ws.root(), &self.policy.paths, &mut Default::default());
+        let skipped = storewalk::skipped_stores(ws.root(), &self.policy.paths, &found.skipped);
+        self.known().skipped_stores = skipped.clone();
+        let files = found.stores.into_iter().chain(skipped);
+        for path in files.take(MAX_STARTUP_FILES) {
+            let Ok(rel) = path.strip_prefix(ws.root()) else {
+                continue;
+            };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
+            if !meta.is_file() || meta.len() > MAX_STARTUP_BYTES {
+                continue;
+            }
+            if let Ok(text) = std::fs::read_to_string(&path) {
+                self.observe_protected(&rel, &text);
+            }
+        }
+        self.learn_config_secrets(ws);
+        let home = std::env::var_os("HOME").and_then(|h| PathBuf::from(h).canonicalize().ok());
+        self.learn_home_secrets(home.as_deref());
+    }
+
+    /// Config files by any name (`appsettings.json`, a compose override,
+    /// a service's `config.yml`) that hold a secret of a known shape, or a value the
+    /// session already knows, are secret stores from the start: masked
+    /// for commands like `.env`, their secrets learned.
+    fn learn_config_secrets(&self, ws: &Workspace) {
+        // Data, not code: masking a module (Django's settings.py) would
+        // break the project's own tests.
+        const CONFIG: &[&str] = &[
+            "json",
+            "yml",
+            "yaml",
+            "toml",
+            "ini",
+            "cfg",
+            "conf",
+            "properties",
+            "xml",
+            "config",
+        ];
+        const SKIPPED: &[&str] = &[
+            "node_modules",
+            "target",
+            "vendor",
+            "dist",
+            "build",
+            ".git",
+            ".nib",
+            ".venv",
+            "venv",
+            "__pycache__",
+        ];
+        let (mut configs, mut texts, mut text_bytes) = (0usize, 0usize, 0u64);
+        let walk = ignore::WalkBuilder::new(ws.root())
+            .standard_filters(false)
+            .max_depth(Some(8))
+            .filter_entry(|e| !SKIPPED.contains(&e.file_name().to_string_lossy().as_ref()))
+            .build();
+        for entry in walk.flatten() {
+            if configs >= MAX_CONFIG_FILES && texts >= MAX_TEXT_FILES {
+                break;
+            }
+            let path = entry.path();
+            if !entry.file_type().is_some_and(|t| t.is_file()) {
+                continue;
+            }
+            let config = path
+                .extension()
+                .is_some_and(|x| CONFIG.contains(&x.to_string_lossy().as_ref()));
+            let Ok(rel) = path.strip_prefix(ws.root()) else {
+                continue;
+            };
+            let rel = rel.to_string_lossy().replace('\\', "/");
+            if self.policy.paths.is_protected(&rel) {
+                continue; // learnt above
+            }
+            let Some(len) = entry
+                .metadata()
+                .ok()
+                .map(|m| m.len())
+                .filter(|l| *l <= MAX_STARTUP_BYTES)
+            else {
+                continue;
+            };
+            if config {
+                if configs >= MAX_CONFIG_FILES {
+                    continue;
+                }
+                configs += 1;
+            } else {
+                if texts >= MAX_TEXT_FILES
+                    || text_bytes + len > MAX_TEXT_BYTES
+                    || looks_like_fixture(&rel)
+                {
+                    continue;
+                }
+                texts += 1;
+                text_bytes += len;
+            }
+            let Ok(text) = std::fs::read_to_string(path) else {
+                continue; // not text
+            };
+            let hits = secrets::scan(&text);
+            let mut known = self.known();
+            // A config file holding a secret is a store: masked too. Code
+            // and other text only teach the ledger.
+            let holds_known = config && (!hits.is_empty() || !known.ledger.check(&text).is_empty());
+            for hit in hits {
+                known
+                    .ledger
+                    .add(&hit.secret, &format!("{rel} ({})", hit.rule));
+            }
+            if holds_known {
+                known.tainted.insert(rel);
+            }
+        }
+    }
+
+    /// Credentials in the parts of home and of the system commands see:
+    /// config files that may hold one (`~/.gitconfig`'s `insteadOf` with a
+    /// token, a cargo registry token, npm's global config, gradle's init
+    /// scripts), read at start; one that holds a secret of a known shape
+    /// is learned and masked. Credential files of toolchains kept outside
+    /// home (`CARGO_HOME=/usr/local/cargo`) are masked whatever they hold.
+    fn learn_home_secrets(&self, home: Option<&Path>) {
+        let mut candidates: Vec<PathBuf> = Vec::new();
+        let mut always: Vec<PathBuf> = Vec::new();
+        if let Some(home) = home {
+            for rel in HOME_CONFIGS {
+                candidates.push(home.join(rel));
+            }
+            for (dir, leaf) in HOME_CONFIG_DIRS {
+                if let Ok(entries) = std::fs::read_dir(home.join(dir)) {
+                    for entry in entries.flatten().take(64) {
+                        candidates.push(join_leaf(&entry.path(), leaf));
+                    }
+                }
+            }
+        }
+        candidates.extend(SYSTEM_CONFIGS.iter().map(PathBuf::from));
+        for (var, files, credentials) in TOOLCHAIN_CONFIGS {
+            let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
+                continue;
+            };
+            for file in *files {
+                let path = join_leaf(Path::new(&dir), file);
+                if *credentials {
+                    always.push(path);
+                } else {
+                    candidates.push(path);
+                }
+            }
+        }
+        let mut stores = Vec::new();
+        for path in candidates.into_iter().chain(always.iter().cloned()) {
+            let Ok(real) = path.canonicalize() else {
+                continue;
+            };
+            if !real
+                .metadata()
+                .is_ok_and(|m| m.is_file() && m.len() <= MAX_STARTUP_BYTES)
+            {
+                continue;
+            }
+            let Ok(text) = std::fs::read_to_string(&real) else {
+                continue;
+            };
+            let hits = secrets::scan(&text);
+            let mut known = self.known();
+            let shown = real.display().to_string();
+            let holds = !hits.is_empty();
+            for hit in hits {
+                known
+                    .ledger
+                    .add(&hit.secret, &format!("{shown} ({})", hit.rule));
+            }
+            if holds || always.contains(&path) {
+                stores.push(real);
+            }
+        }
+        stores.sort();
+        stores.dedup();
+        self.known().home_stores = stores;
+    }
+}
+
+/// Whether `rel` is a test's, an example's or documentation's: tokens
+/// there are dummies the project's own edits keep touching (a secret
+/// rule's shape in `tests/fixtures/auth.py`), not credentials to learn.
+fn looks_like_fixture(rel: &str) -> bool {
+    const STARTS: &[&str] = &[
+        "test", "spec", "fixture", "example", "sample", "mock", "fake", "dummy",
+    ];
+    const WHOLE: &[&str] = &["doc", "docs", "documentation"];
+    rel.to_ascii_lowercase()
+        .split(|c: char| !c.is_ascii_alphanumeric())
+        .any(|w| {
+            WHOLE.contains(&w)
+                || STARTS.iter().any(|s| w.starts_with(s))
+                || w.ends_with("test")
+                || w.ends_with("tests")
+        })
+}
+
+/// `dir/leaf`, or `dir` itself for an empty leaf (a variable naming the
+/// file).
+fn join_leaf(dir: &Path, leaf: &str) -> PathBuf {
+    if leaf.is_empty() {
+        dir.to_path_buf()
+    } else {
+        dir.join(leaf)
+    }
+}
+
+/// Files under home that commands see and that may hold a credential.
+const HOME_CONFIGS: &[&str] = &[
+    ".gitconfig",
+    ".config/git/config",
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".gradle/init.gradle",
+    ".gradle/init.gradle.kts",
+    ".yarnrc.yml",
+    ".yarnrc",
+    ".condarc",
+    ".config/pip/pip.conf",
+    ".pip/pip.conf",
+    ".config/uv/uv.toml",
+    ".bundle/config",
+];
+
+/// Files one directory down under home: `(directory, file in each entry)`.
+const HOME_CONFIG_DIRS: &[(&str, &str)] =
+    &[(".gradle/init.d", ""), (".nvm/versions/node", "etc/npmrc")];
+
+/// System-wide configs commands see.
+const SYSTEM_CONFIGS: &[&str] = &[
+    "/etc/npmrc",
+    "/usr/local/etc/npmrc",
+    "/etc/pip.conf",
+    "/etc/gitconfig",
+    "/etc/environment",
+];
+
+/// Toolchain homes named by a variable: `(variable, files, credentials
+/// whatever they hold)`.
+const TOOLCHAIN_CONFIGS: &[(&str, &[&str], bool)] = &[
+    ("CARGO_HOME", &["credentials", "credentials.toml"], true),
+    ("CARGO_HOME", &["config.toml", "config"], false),
+    ("GRADLE_USER_HOME", &["gradle.properties"], true),
+    ("M2_HOME", &["conf/settings.xml"], false),
+    ("MAVEN_HOME", &["conf/settings.xml"], false),
+    ("PIP_CONFIG_FILE", &[""], false),
+    ("NPM_CONFIG_USERCONFIG", &[""], true),
+    ("NPM_CONFIG_GLOBALCONFIG", &[""], false),
+    ("CONDARC", &[""], false),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_everyday_git_config_holds_no_secret_and_a_token_url_does() {
+        let everyday = "[user]\n\tname = Ada Lovelace\n\temail = ada@example.com\n\tsigningkey = 3AA5C34371567BD2\n[core]\n\teditor = vim\n[init]\n\tdefaultBranch = main\n[credential]\n\thelper = cache --timeout=3600\n";
+        assert!(
+            secrets::scan(everyday).is_empty(),
+            "{:?}",
+            secrets::scan(everyday)
+        );
+        let token = "[url \"https://x-access-token:ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N@github.com/\"]\n\tinsteadOf = https://github.com/\n";
+        assert!(!secrets::scan(token).is_empty());
+    }
+
+    #[test]
+    fn tests_examples_and_docs_are_fixtures() {
+        for rel in [
+            "tests/test_auth.py",
+            "docs/setup.md",
+            "src/examples/key.rs",
+            "spec/x.rb",
+        ] {
+            assert!(looks_like_fixture(rel), "{rel}");
+        }
+        for rel in [
+            "infra/main.tf",
+            "Dockerfile",
+            "scripts/deploy.sh",
+            "src/config.php",
+        ] {
+            assert!(!looks_like_fixture(rel), "{rel}");
+        }
+    }
+}
