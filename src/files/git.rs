@@ -75,6 +75,61 @@ const SCRUBBED: &[&str] = &[
     "GIT_CONFIG_COUNT",
 ];
 
+/// Places under home that commands may write (build caches): a `git`
+/// there could be one a command planted.
+const HOME_WRITABLE: &[&str] = &[
+    ".cargo",
+    ".npm",
+    ".cache",
+    ".yarn",
+    ".pnpm-store",
+    ".m2",
+    ".gradle",
+    ".ivy2",
+    ".sbt",
+    "go",
+];
+
+/// The git nib runs on the host for the repository at `dir`: the first on
+/// `PATH` that no command could have put there. A `PATH` that starts with
+/// the project's virtualenv (`.venv/bin`) or a writable cache (`~/go/bin`)
+/// would otherwise run a `git` a command planted, outside the sandbox, at
+/// the next git tool call or commit check.
+pub fn program(dir: &Path) -> std::path::PathBuf {
+    let home = std::env::var_os("HOME").and_then(|h| Path::new(&h).canonicalize().ok());
+    program_on(
+        dir,
+        &std::env::var_os("PATH").unwrap_or_default(),
+        home.as_deref(),
+    )
+}
+
+/// [`program`] for a given `PATH` and home.
+fn program_on(dir: &Path, path: &OsStr, home: Option<&Path>) -> std::path::PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    let workspace = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
+    let writable = |entry: &Path| {
+        entry.starts_with(&workspace)
+            || home.is_some_and(|h| HOME_WRITABLE.iter().any(|w| entry.starts_with(h.join(w))))
+    };
+    for entry in std::env::split_paths(path) {
+        let Ok(entry) = entry.canonicalize() else {
+            continue; // relative, or missing
+        };
+        if writable(&entry) {
+            continue;
+        }
+        let git = entry.join("git");
+        if git
+            .metadata()
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        {
+            return git;
+        }
+    }
+    "git".into()
+}
+
 /// Runs `git -C dir <args>`, hardened as the module says; `env` is set
 /// after the scrubbing, `input` goes to stdin.
 pub fn run(
@@ -83,7 +138,7 @@ pub fn run(
     env: &[(&str, &OsStr)],
     input: Option<&[u8]>,
 ) -> Result<GitOutput, GitError> {
-    let mut cmd = Command::new("git");
+    let mut cmd = Command::new(program(dir));
     cmd.arg("-C").arg(dir).args([
         "--no-pager",
         "-c",
@@ -181,7 +236,7 @@ pub fn run(
 /// defines: `filter.<name>.clean`, `.smudge` or `.process`. Reading config
 /// runs nothing.
 fn filter_drivers(dir: &Path) -> Vec<String> {
-    let out = Command::new("git")
+    let out = Command::new(program(dir))
         .arg("-C")
         .arg(dir)
         .args([
@@ -217,6 +272,33 @@ fn filter_drivers(dir: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_git_a_command_could_plant_is_never_the_one_nib_runs() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().canonicalize().unwrap();
+        let fake = |d: &Path| {
+            std::fs::create_dir_all(d).unwrap();
+            std::fs::write(d.join("git"), "#!/bin/sh\necho planted\n").unwrap();
+            std::fs::set_permissions(d.join("git"), std::fs::Permissions::from_mode(0o755))
+                .unwrap();
+        };
+        let ws = base.join("ws");
+        let home = base.join("home");
+        let system = base.join("usr/bin");
+        fake(&ws.join(".venv/bin"));
+        fake(&home.join("go/bin"));
+        fake(&system);
+        let path = std::env::join_paths([
+            ws.join(".venv/bin"),
+            home.join("go/bin"),
+            "relative/bin".into(),
+            system.clone(),
+        ])
+        .unwrap();
+        assert_eq!(program_on(&ws, &path, Some(&home)), system.join("git"));
+    }
 
     #[test]
     fn a_repository_filter_driver_never_runs() {

@@ -69,17 +69,28 @@ impl shell::Disk for WorkspaceDisk<'_> {
     /// a protected file, a file a command wrote with a secret in it; outside
     /// the workspace, a path whose last parts are a protected name
     /// (`~/.aws/credentials`) or a home credential store.
+    ///
+    /// What a read exposes: a secret store, git's own config (a remote's
+    /// URL may carry a token), a denied path. Files that only run code
+    /// later (CI workflows, editor tasks, hooks) hold nothing secret:
+    /// reading them is ordinary work (`grep 'run:' .github/workflows/*`),
+    /// writing them is judged as a write.
     fn is_protected(&self, word: &str) -> bool {
         let word = word.trim_matches(|c| c == '"' || c == '\'');
         if word.starts_with('~') || word.starts_with("$HOME") {
             return !self.masked && outside_protected(self.rules, word);
         }
+        let secret = |rel: &str| {
+            self.rules.is_secret_store(rel)
+                || rel.eq_ignore_ascii_case(".git/config")
+                || rel.eq_ignore_ascii_case(".git")
+        };
         match self.resolve(word) {
             Resolution::Inside(r) if self.masked && self.masks(&r.rel) => false,
             Resolution::Inside(r) => {
-                self.rules.is_protected(&r.rel)
-                    // a protected directory (`.git`, `.ssh`) as a whole
-                    || (r.real.is_dir() && self.rules.is_protected(&format!("{}/x", r.rel)))
+                secret(&r.rel)
+                    // a protected directory (`.ssh`) as a whole
+                    || (r.real.is_dir() && self.rules.is_secret_store(&format!("{}/x", r.rel)))
                     || matches!(self.rules.verdict(&r.rel), PathVerdict::Denied(_))
                     || hard_link_alias(self.ws, self.rules, &r.rel).is_some()
                     || self.tainted.contains(&r.rel)
@@ -89,7 +100,7 @@ impl shell::Disk for WorkspaceDisk<'_> {
                     && (outside_protected(self.rules, word)
                         || outside_protected(self.rules, &real.to_string_lossy()))
             }
-            Resolution::Invalid => self.rules.is_protected(word),
+            Resolution::Invalid => secret(word),
         }
     }
     fn reaches(&self, word: &str, reach: shell::Reach) -> Vec<String> {
@@ -383,7 +394,7 @@ pub(super) fn protected_reached(
 ) -> Vec<String> {
     let secret_bearing = |rel: &str| {
         let folded = rel.to_lowercase();
-        folded != ".git" && !folded.starts_with(".git/") && rules.is_protected(rel)
+        folded != ".git" && !folded.starts_with(".git/") && rules.is_secret_store(rel)
     };
     match reach {
         shell::Reach::Glob => {

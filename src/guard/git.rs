@@ -47,7 +47,9 @@ pub(super) fn history_protected(
         .lines()
         .chain(index.lines())
         .filter(|n| !n.is_empty() && !n.to_lowercase().starts_with(".git/"))
-        .filter(|n| rules.is_protected(n))
+        // What reading history exposes: secrets, not files that only
+        // run code later (a tracked CI workflow).
+        .filter(|n| rules.is_secret_store(n))
         .find(|n| {
             pathspecs.is_empty()
                 || pathspecs.iter().any(|p| {

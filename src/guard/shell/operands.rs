@@ -95,7 +95,22 @@ pub(super) fn glob_reaches_protected(
 
 impl Context<'_> {
     pub(super) fn operands(&mut self, args: &[&str]) {
+        // What a search leaves out is not read: `--exclude-dir=.git`.
+        const EXCLUDING: &[&str] = &["--exclude", "--exclude-dir", "--ignore", "--ignore-dir"];
+        let mut skip_next = false;
         for arg in args {
+            if std::mem::take(&mut skip_next) {
+                continue;
+            }
+            if let Some((option, _)) = arg.split_once('=')
+                && EXCLUDING.contains(&option)
+            {
+                continue;
+            }
+            if EXCLUDING.contains(arg) {
+                skip_next = true;
+                continue;
+            }
             self.protected(arg, "operand");
             if arg.starts_with("/dev/tcp/") || arg.starts_with("/dev/udp/") {
                 self.find(
