@@ -446,6 +446,26 @@ fn a_credential_inside_an_allowed_part_of_home_is_masked_and_learned() {
 }
 
 #[test]
+fn a_command_has_no_terminal_of_the_users_to_type_into() {
+    let (_d, ws) = workspace();
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    // Its own session (no controlling terminal, so no TIOCSTI into the
+    // user's shell), and terminals of its own: none of the host's, while
+    // a program that makes a pseudo-terminal still can.
+    let r = shell(
+        &host,
+        "python3 -c \"import os, pty\nprint('own session', os.getsid(0) == 1)\ntry:\n  os.open('/dev/tty', os.O_RDWR); print('tty opened')\nexcept OSError as e: print('no tty', e.errno)\nm, s = pty.openpty(); print('pty', os.ttyname(s))\nprint('host ptys', sorted(p for p in os.listdir('/dev/pts') if p != 'ptmx' and p != os.path.basename(os.ttyname(s))))\"",
+    );
+    assert!(r.ok, "{r:?}");
+    assert!(r.text.contains("own session True"), "{}", r.text);
+    assert!(r.text.contains("no tty"), "{}", r.text);
+    assert!(r.text.contains("pty /dev/pts/"), "{}", r.text);
+    assert!(r.text.contains("host ptys []"), "{}", r.text);
+}
+
+#[test]
 fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     let (_d, ws) = workspace();
     let git = |args: &[&str]| {

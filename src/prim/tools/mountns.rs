@@ -351,6 +351,26 @@ impl Prepared {
             {
                 return Err(err());
             }
+            // Terminals of its own: the host's (the user's shell's among
+            // them) are not there to write to. Where the kernel refuses a
+            // new instance, the host's stay, still not its controlling
+            // terminal (`spawn.rs` makes a new session).
+            if libc::mount(
+                c"devpts".as_ptr(),
+                c"/dev/pts".as_ptr(),
+                c"devpts".as_ptr(),
+                libc::MS_NOSUID | libc::MS_NOEXEC,
+                c"newinstance,ptmxmode=0666,mode=0620".as_ptr().cast(),
+            ) == 0
+            {
+                libc::mount(
+                    c"/dev/pts/ptmx".as_ptr(),
+                    c"/dev/ptmx".as_ptr(),
+                    std::ptr::null(),
+                    libc::MS_BIND,
+                    std::ptr::null(),
+                );
+            }
         }
         Ok(())
     }

@@ -374,7 +374,13 @@ fn child_steps(child: &mut ChildPlan) -> Result<std::convert::Infallible, (usize
                 libc::signal(sig, libc::SIG_DFL);
             }
         }
-        libc::setpgid(0, 0);
+        // A session of its own, which makes its own process group (what
+        // nib kills) and leaves it no controlling terminal: it cannot
+        // push keystrokes into the user's terminal (TIOCSTI), which would
+        // run as the user's next command after nib ends.
+        if libc::setsid() < 0 {
+            libc::setpgid(0, 0);
+        }
         for (target, fd) in child.stdio.iter().enumerate() {
             if libc::dup2(*fd, target as libc::c_int) < 0 {
                 return Err((5, err()));
