@@ -44,6 +44,9 @@ pub enum GitError {
     /// No `git` on PATH.
     NotInstalled,
     Io(io::Error),
+    /// A file git reads on its own in the repository is a link: git would
+    /// read (and print in its errors) whatever it points at, on the host.
+    Linked(String),
 }
 
 impl std::fmt::Display for GitError {
@@ -53,6 +56,10 @@ impl std::fmt::Display for GitError {
                 f.write_str("git is not installed (or not on PATH); install git and retry")
             }
             GitError::Io(e) => write!(f, "could not run git: {e}; check that git is runnable"),
+            GitError::Linked(what) => write!(
+                f,
+                "{what} is a link, which git would follow to read a file outside the repository; nib runs no git here until the user removes it"
+            ),
         }
     }
 }
@@ -74,6 +81,50 @@ const SCRUBBED: &[&str] = &[
     "GIT_CONFIG_PARAMETERS",
     "GIT_CONFIG_COUNT",
 ];
+
+/// Files git reads on its own in a repository's `.git`: one a command
+/// replaced with a link would make nib's git (on the host, outside the
+/// sandbox) read the host file it points at, and print its lines in an
+/// error the model sees.
+const GIT_INTERNALS: &[&str] = &[
+    "HEAD",
+    "packed-refs",
+    "index",
+    "config",
+    "commondir",
+    "objects",
+    "objects/info",
+    "objects/info/alternates",
+    "objects/info/http-alternates",
+    "refs",
+    "refs/heads",
+    "info",
+    "info/exclude",
+    "info/attributes",
+    "info/grafts",
+    "shallow",
+];
+
+/// Refuses a repository whose git internals are links ([`GIT_INTERNALS`]).
+fn linked_internals(dir: &Path) -> Result<(), GitError> {
+    let git_dir = dir.join(".git");
+    if !git_dir
+        .symlink_metadata()
+        .is_ok_and(|m| m.file_type().is_dir())
+    {
+        return Ok(()); // a worktree's `.git` file, or no repository here
+    }
+    for name in GIT_INTERNALS {
+        if git_dir
+            .join(name)
+            .symlink_metadata()
+            .is_ok_and(|m| m.file_type().is_symlink())
+        {
+            return Err(GitError::Linked(format!(".git/{name}")));
+        }
+    }
+    Ok(())
+}
 
 /// Places under home that commands may write (build caches): a `git`
 /// there could be one a command planted.
@@ -138,6 +189,7 @@ pub fn run(
     env: &[(&str, &OsStr)],
     input: Option<&[u8]>,
 ) -> Result<GitOutput, GitError> {
+    linked_internals(dir)?;
     let mut cmd = Command::new(program(dir));
     cmd.arg("-C").arg(dir).args([
         "--no-pager",
@@ -272,6 +324,17 @@ fn filter_drivers(dir: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_planted_in_git_internals_stops_nibs_git() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join(".git/objects/info")).unwrap();
+        assert!(linked_internals(root).is_ok());
+        std::os::unix::fs::symlink("/etc/hostname", root.join(".git/packed-refs")).unwrap();
+        let e = linked_internals(root).unwrap_err();
+        assert!(e.to_string().contains(".git/packed-refs is a link"), "{e}");
+    }
 
     #[test]
     fn a_git_a_command_could_plant_is_never_the_one_nib_runs() {

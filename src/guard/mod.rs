@@ -422,6 +422,13 @@ impl Guard {
                     &mut security,
                 );
             }
+            // A token of a known shape typed into a test, an example or
+            // the docs is a dummy (a fixture's JWT, the AES test vector):
+            // only a secret the session knows counts there.
+            if call.decl.name != "shell" && target.as_deref().is_some_and(learn::looks_like_fixture)
+            {
+                security.retain(|r| r.rule != "secret-scan");
+            }
             if call.decl.name == "shell" {
                 let command = call.arg("command").as_str();
                 drop(known);

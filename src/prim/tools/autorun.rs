@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::guard::mounts::AUTO_RUN;
+use crate::guard::mounts::{AUTO_RUN, HOME_READ_ONLY};
 
 /// Auto-run names obeyed in any directory a tool runs in, not only at
 /// the root.
@@ -47,6 +47,10 @@ pub struct Snapshot {
     /// Each package.json (root and nested): its bytes when small enough
     /// to compare, None when too large.
     packages: HashMap<PathBuf, Option<Vec<u8>>>,
+    /// Home's run-later places that did not exist (`~/.cargo/config.toml`,
+    /// `~/.gradle/init.d`): the plan can make read-only only what exists,
+    /// so one a command creates inside a writable cache is removed.
+    home_missing: Vec<PathBuf>,
 }
 
 /// Looks at the auto-run places under `root`: a few `stat`s, the
@@ -74,7 +78,19 @@ pub fn snapshot(root: &Path) -> Snapshot {
             packages.insert(package, bytes);
         }
     }
+    let home_missing = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|h| !root.starts_with(h) || h.as_path() == root)
+        .map(|home| {
+            HOME_READ_ONLY
+                .iter()
+                .map(|rel| home.join(rel))
+                .filter(|p| p.symlink_metadata().is_err())
+                .collect()
+        })
+        .unwrap_or_default();
     Snapshot {
+        home_missing,
         missing,
         workspaces: code_workspaces(root),
         nested,
@@ -181,6 +197,7 @@ impl Snapshot {
                 .into_owned()
         };
         let mut created: Vec<PathBuf> = self.missing.iter().map(|r| root.join(r)).collect();
+        created.extend(self.home_missing.iter().cloned());
         created.extend(
             code_workspaces(root)
                 .into_iter()
