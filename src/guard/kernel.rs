@@ -238,6 +238,14 @@ impl Guard {
         out
     }
 
+    /// The first secret the session knows that `text` holds, raw or in a
+    /// form the ledger reads: where it came from and how it was written.
+    pub fn known_secret_in(&self, text: &str) -> Option<String> {
+        let known = self.known();
+        let hit = known.ledger.check(text).into_iter().next()?;
+        Some(format!("{} ({})", hit.source, hit.encoding))
+    }
+
     /// Tells the guard what the kernel takes away from this session's
     /// commands (the host knows what the system allows).
     pub fn set_containment(&self, contained: Containment) {

@@ -16,6 +16,8 @@ pub(crate) struct Sandbox {
     dirs: Option<tools::mountns::SessionDirs>,
     /// What commands write, told by the kernel (local commands only).
     written: Option<std::sync::Mutex<tools::written::Written>>,
+    /// What commands did to the repository (local commands only).
+    git: Option<std::sync::Mutex<tools::gitcheck::GitCheck>>,
 }
 
 /// A command's plans: Landlock's, the mount namespace's made ready for
@@ -53,14 +55,27 @@ impl Sandbox {
             .then(|| tools::written::Written::new(ws.root()))
             .flatten()
             .map(std::sync::Mutex::new);
-        Sandbox { env, dirs, written }
+        let git = local.then(|| std::sync::Mutex::new(tools::gitcheck::GitCheck::default()));
+        Sandbox {
+            env,
+            dirs,
+            written,
+            git,
+        }
     }
 
     /// Before a command: what was written since the last one is set
     /// aside (the model's own writes were judged as they were made).
-    pub(crate) fn before_command(&self) {
+    pub(crate) fn before_command(&self, guard: &Guard, ws: &Workspace) -> tools::gitcheck::Before {
         if let Some(w) = &self.written {
             w.lock().unwrap_or_else(|p| p.into_inner()).start();
+        }
+        match &self.git {
+            Some(g) => g
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .before(ws, guard),
+            None => tools::gitcheck::Before::default(),
         }
     }
 
@@ -68,16 +83,29 @@ impl Sandbox {
     /// knows (a copy made by a path no mask covered) are moved into the
     /// quarantine, out of every later command's and tool's reach; what
     /// the command's output should say of it.
-    pub(crate) fn after_command(&self, guard: &Guard, ws: &Workspace) -> String {
-        let Some(w) = &self.written else {
-            return String::new();
+    pub(crate) fn after_command(
+        &self,
+        guard: &Guard,
+        ws: &Workspace,
+        before: tools::gitcheck::Before,
+    ) -> String {
+        let rels = match &self.written {
+            Some(w) => w.lock().unwrap_or_else(|p| p.into_inner()).finish(),
+            None => Vec::new(),
         };
-        let rels = w.lock().unwrap_or_else(|p| p.into_inner()).finish();
+        // The repository first: a secret a command committed is taken out
+        // of the commit before its copy is looked at.
+        let mut note = match &self.git {
+            Some(g) => g
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .after(ws, guard, before, &rels),
+            None => String::new(),
+        };
         if rels.is_empty() {
-            return String::new();
+            return note;
         }
         let found = guard.secrets_written(ws, &rels);
-        let mut note = String::new();
         for (rel, what) in &found.found {
             note.push_str(&match crate::files::quarantine(ws.root(), rel) {
                 Ok(to) => format!(

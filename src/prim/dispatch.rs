@@ -316,7 +316,7 @@ impl Host {
                 let auto_run = matches!(self.shell_place, tools::ShellPlace::Local)
                     .then(|| tools::autorun::snapshot(self.ws.root()));
                 let contained = mounts.is_some();
-                sandbox.before_command();
+                let repo_before = sandbox.before_command(&self.guard, &self.ws);
                 let result = tools::shell_in(
                     &self.shell_place,
                     &self.ws,
@@ -334,7 +334,7 @@ impl Host {
                     }),
                 );
                 let undone = auto_run.map(|s| s.undo(self.ws.root())).unwrap_or_default();
-                let copies = sandbox.after_command(&self.guard, &self.ws);
+                let copies = sandbox.after_command(&self.guard, &self.ws, repo_before);
                 result.map(|mut text| {
                     text.push_str(&plan_note);
                     text.push_str(&undone);

@@ -466,6 +466,101 @@ fn a_command_has_no_terminal_of_the_users_to_type_into() {
 }
 
 #[test]
+fn a_run_later_file_a_command_creates_in_a_writable_cache_of_home_is_removed() {
+    let (_d, ws) = workspace();
+    let Some(home) = std::env::var_os("HOME").map(std::path::PathBuf::from) else {
+        return;
+    };
+    // cargo's config runs what it names (a `linker`, a `runner`) at the
+    // user's next build; `~/.cargo` is writable for the registry cache.
+    let config = home.join(".cargo/config.toml");
+    if !home.join(".cargo").is_dir() || config.symlink_metadata().is_ok() {
+        eprintln!(
+            "skipped: needs a ~/.cargo without a config.toml (this machine has none, or one already)"
+        );
+        return;
+    }
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let r = shell(
+        &host,
+        "printf '[target.x86_64-unknown-linux-gnu]\\nlinker = \"/tmp/evil\"\\n' > ~/.cargo/config.toml; echo written",
+    );
+    let left = config.symlink_metadata().is_ok();
+    if left {
+        let _ = fs::remove_file(&config);
+    }
+    assert!(r.ok, "{r:?}");
+    assert!(!left, "{}", r.text);
+    assert!(
+        r.text.contains("config.toml") && r.text.contains("nib removed it"),
+        "{}",
+        r.text
+    );
+}
+
+#[test]
+fn a_secret_file_a_command_stages_commits_or_unignores_is_taken_back() {
+    let (_d, ws) = workspace();
+    write(&ws, ".env", &format!("API_TOKEN={SECRET}\n"));
+    write(&ws, ".gitignore", ".env\n");
+    write(&ws, "app.py", "print('ok')\n");
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(ws.root())
+            .output()
+            .unwrap()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "init",
+    ]);
+    let head = || {
+        String::from_utf8_lossy(&git(&["rev-parse", "HEAD"]).stdout)
+            .trim()
+            .to_string()
+    };
+    let first = head();
+    let tracked = || String::from_utf8_lossy(&git(&["ls-files"]).stdout).to_string();
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    // Staged for the user's next `git commit -a`: read as empty here, the
+    // real file there.
+    let r = shell(&host, "git add -f -N .env");
+    assert!(r.ok && r.text.contains("nib unstaged it"), "{r:?}");
+    assert!(!tracked().contains(".env"), "{}", tracked());
+    // Committed in the same command that staged it, by a name the words
+    // do not show.
+    let r = shell(
+        &host,
+        "echo 'x = 1' >> app.py && python3 -c \"import subprocess\nn = 'vne.'[::-1]\nsubprocess.run(['git', 'add', '-f', n, 'app.py'])\nsubprocess.run(['git', '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'wip'])\"",
+    );
+    assert!(r.ok && r.text.contains("nib undid it"), "{r:?}");
+    assert_eq!(head(), first);
+    assert!(!tracked().contains(".env"), "{}", tracked());
+    // The work is kept, staged.
+    assert!(
+        String::from_utf8_lossy(&git(&["diff", "--cached", "--name-only"]).stdout)
+            .contains("app.py")
+    );
+    // Its ignore line dropped: kept ignored by .git/info/exclude.
+    let r = shell(&host, "sed -i '/env/d' .gitignore");
+    assert!(r.ok && r.text.contains(".git/info/exclude"), "{r:?}");
+    let status = String::from_utf8_lossy(&git(&["status", "--porcelain"]).stdout).to_string();
+    assert!(!status.contains(".env"), "{status}");
+}
+
+#[test]
 fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     let (_d, ws) = workspace();
     let git = |args: &[&str]| {

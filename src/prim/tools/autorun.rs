@@ -80,7 +80,6 @@ pub fn snapshot(root: &Path) -> Snapshot {
     }
     let home_missing = std::env::var_os("HOME")
         .map(PathBuf::from)
-        .filter(|h| !root.starts_with(h) || h.as_path() == root)
         .map(|home| {
             HOME_READ_ONLY
                 .iter()

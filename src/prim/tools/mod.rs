@@ -15,6 +15,7 @@
 pub mod autorun;
 mod fs;
 mod git;
+pub mod gitcheck;
 mod grep;
 pub mod landlock;
 pub mod mountns;

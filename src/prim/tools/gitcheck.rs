@@ -1,0 +1,288 @@
+//! What a command did to the repository that would send a secret out
+//! later, outside nib: a secret store staged (`git add -f -N .env`, which
+//! reads as empty inside the sandbox but commits the real file at the
+//! user's next `git commit -a`), a commit that holds one, or a
+//! `.gitignore` that stops ignoring one. Looked at after each command,
+//! only when git's index, `HEAD` or a `.gitignore` changed, and undone:
+//! the store unstaged, the commits undone with `git reset --soft` (their
+//! changes stay staged, the store unstaged), the store added to
+//! `.git/info/exclude`. Each with a note saying what nib did and how to
+//! take it back.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::time::SystemTime;
+
+use crate::files::Workspace;
+use crate::files::git::run;
+use crate::guard::Guard;
+
+/// The repository as it was before a command.
+#[derive(Debug, Default)]
+pub struct Before {
+    stamps: Vec<Option<SystemTime>>,
+    head: Option<String>,
+}
+
+/// What is remembered between commands: the secret stores tracked and
+/// ignored after the last look, or None before the first.
+#[derive(Debug, Default)]
+pub struct GitCheck {
+    tracked: Option<BTreeSet<String>>,
+    ignored: Option<BTreeSet<String>>,
+}
+
+/// The files whose change says the repository changed.
+const WATCHED: &[&str] = &[".git/index", ".git/HEAD", ".git/packed-refs"];
+
+fn stamps(root: &Path, head_ref: Option<&str>) -> Vec<Option<SystemTime>> {
+    WATCHED
+        .iter()
+        .map(|r| root.join(r))
+        .chain(head_ref.map(|r| root.join(".git").join(r)))
+        .map(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .collect()
+}
+
+/// The ref `HEAD` points at (`refs/heads/main`), read from the file.
+fn head_ref(root: &Path) -> Option<String> {
+    std::fs::read_to_string(root.join(".git/HEAD"))
+        .ok()?
+        .strip_prefix("ref: ")
+        .map(|r| r.trim().to_string())
+}
+
+/// The commit `HEAD` names, read from git's files (no process before
+/// every command): a detached id, the ref's file, or its line in
+/// `packed-refs`.
+fn head(root: &Path) -> Option<String> {
+    let git = root.join(".git");
+    let text = std::fs::read_to_string(git.join("HEAD")).ok()?;
+    let Some(reference) = text.strip_prefix("ref: ").map(str::trim) else {
+        return Some(text.trim().to_string());
+    };
+    if let Ok(id) = std::fs::read_to_string(git.join(reference)) {
+        return Some(id.trim().to_string());
+    }
+    let packed = std::fs::read_to_string(git.join("packed-refs")).ok()?;
+    packed.lines().find_map(|l| {
+        l.strip_suffix(reference)?
+            .strip_suffix(' ')
+            .map(str::to_string)
+    })
+}
+
+impl GitCheck {
+    /// Before a command: a few `stat`s (and, the first time, what is
+    /// tracked and ignored now).
+    pub fn before(&mut self, ws: &Workspace, guard: &Guard) -> Before {
+        let root = ws.root();
+        if !root.join(".git").is_dir() {
+            return Before::default();
+        }
+        if self.tracked.is_none() {
+            self.tracked = Some(tracked_stores(root, guard));
+            self.ignored = Some(ignored_stores(root, guard));
+        }
+        let reference = head_ref(root);
+        Before {
+            stamps: stamps(root, reference.as_deref()),
+            head: head(root),
+        }
+    }
+
+    /// After a command: what it did that would send a secret out later,
+    /// undone, and said. `written` is what the kernel saw it write.
+    pub fn after(
+        &mut self,
+        ws: &Workspace,
+        guard: &Guard,
+        before: Before,
+        written: &[String],
+    ) -> String {
+        let root = ws.root();
+        if before.stamps.is_empty() {
+            return String::new();
+        }
+        let mut note = String::new();
+        let reference = head_ref(root);
+        let repo_changed = stamps(root, reference.as_deref()) != before.stamps;
+        if repo_changed {
+            let now = head(root);
+            if let (Some(old), Some(new)) = (&before.head, &now)
+                && old != new
+            {
+                note.push_str(&self.new_commits(root, guard, old, new));
+            }
+            let tracked = tracked_stores(root, guard);
+            let known = self.tracked.clone().unwrap_or_default();
+            for rel in tracked.difference(&known) {
+                let undone = run(root, &["rm", "--cached", "-f", "-q", "--", rel], &[], None)
+                    .is_ok_and(|o| o.ok);
+                note.push_str(&if undone {
+                    format!("note: the command staged the secret file {rel}; nib unstaged it (`git rm --cached`), so no commit takes it. Its content stays as it was.\n")
+                } else {
+                    format!("warning: the command staged the secret file {rel} and nib could not unstage it: run `git rm --cached {rel}` before you commit\n")
+                });
+            }
+            self.tracked = Some(tracked_stores(root, guard));
+        }
+        if written
+            .iter()
+            .any(|w| w == ".gitignore" || w.ends_with("/.gitignore"))
+        {
+            let ignored = ignored_stores(root, guard);
+            let before = self.ignored.clone().unwrap_or_default();
+            let tracked = self.tracked.clone().unwrap_or_default();
+            let lost: Vec<&String> = before
+                .difference(&ignored)
+                .filter(|r| !tracked.contains(*r) && root.join(r).exists())
+                .collect();
+            if !lost.is_empty() {
+                let exclude = root.join(".git/info/exclude");
+                let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
+                if !text.is_empty() && !text.ends_with('\n') {
+                    text.push('\n');
+                }
+                text.push_str("# kept ignored by nib: a command's .gitignore change no longer ignored these\n");
+                for rel in &lost {
+                    text.push_str(&format!("/{rel}\n"));
+                }
+                let saved = std::fs::create_dir_all(root.join(".git/info"))
+                    .and_then(|()| std::fs::write(&exclude, text));
+                let names: Vec<&str> = lost.iter().map(|s| s.as_str()).collect();
+                note.push_str(&match saved {
+                    Ok(()) => format!(
+                        "note: the command's .gitignore change stopped ignoring the secret file(s) {}; nib added them to .git/info/exclude, so git still ignores them\n",
+                        names.join(", ")
+                    ),
+                    Err(e) => format!(
+                        "warning: the command's .gitignore change stopped ignoring the secret file(s) {} and nib could not keep them ignored ({e}): do not `git add -A` before you fix .gitignore\n",
+                        names.join(", ")
+                    ),
+                });
+            }
+            self.ignored = Some(ignored_stores(root, guard));
+        }
+        note
+    }
+
+    /// Commits a command made (`old..new`) that add a secret store or
+    /// hold a secret the session knows are undone with `git reset
+    /// --soft old`: nothing of the work is lost (it is staged again), and
+    /// the commit stays in the reflog.
+    fn new_commits(&mut self, root: &Path, guard: &Guard, old: &str, new: &str) -> String {
+        let range = format!("{old}..{new}");
+        let Ok(ancestry) = run(root, &["merge-base", "--is-ancestor", old, new], &[], None) else {
+            return String::new();
+        };
+        if !ancestry.ok {
+            return String::new(); // a checkout elsewhere, not commits on top
+        }
+        let added = run(
+            root,
+            &[
+                "diff",
+                "--name-only",
+                "--no-renames",
+                "--diff-filter=A",
+                old,
+                new,
+            ],
+            &[],
+            None,
+        )
+        .map(|o| o.stdout_text())
+        .unwrap_or_default();
+        let stores: Vec<&str> = added
+            .lines()
+            .filter(|n| guard.policy().paths.is_secret_store(n))
+            .collect();
+        let text = run(root, &["log", "-p", "--format=", &range], &[], None)
+            .map(|o| o.stdout_text())
+            .unwrap_or_default();
+        let secret = guard.known_secret_in(&text);
+        if stores.is_empty() && secret.is_none() {
+            return String::new();
+        }
+        let why = match (stores.first(), &secret) {
+            (Some(store), _) => format!("adds the secret file {store}"),
+            (None, Some(what)) => format!("holds a secret: {what}"),
+            (None, None) => String::new(),
+        };
+        let reset = run(root, &["reset", "--soft", "-q", old], &[], None).is_ok_and(|o| o.ok);
+        if !reset {
+            return format!(
+                "warning: a commit the command made {why}, and nib could not undo it: do not push before you remove it (`git reset --soft {old}`)\n"
+            );
+        }
+        for store in &stores {
+            let _ = run(
+                root,
+                &["rm", "--cached", "-f", "-q", "--", store],
+                &[],
+                None,
+            );
+        }
+        format!(
+            "note: a commit the command made {why}; nib undid it (`git reset --soft {old}`: the changes are staged again, the secret file unstaged, and the commit {new} is in the reflog). Commit without the secret.\n"
+        )
+    }
+}
+
+/// The secret stores git tracks (`ls-files`), by the guard's rules.
+fn tracked_stores(root: &Path, guard: &Guard) -> BTreeSet<String> {
+    run(root, &["ls-files", "-z", "--cached"], &[], None)
+        .map(|o| {
+            o.stdout
+                .split(|b| *b == 0)
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .filter(|n| !n.is_empty() && guard.policy().paths.is_secret_store(n))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// The untracked secret stores git ignores, of those on disk at the
+/// workspace's root and one level down (where `.gitignore` lines for
+/// them live).
+fn ignored_stores(root: &Path, guard: &Guard) -> BTreeSet<String> {
+    let mut candidates = Vec::new();
+    let mut look = |dir: &Path, prefix: &str| {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            for entry in entries.flatten().take(2048) {
+                let rel = format!("{prefix}{}", entry.file_name().to_string_lossy());
+                if guard.policy().paths.is_secret_store(&rel) {
+                    candidates.push(rel);
+                }
+            }
+        }
+    };
+    look(root, "");
+    if let Ok(entries) = std::fs::read_dir(root) {
+        for entry in entries.flatten().take(256) {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) && name != ".git" && name != ".nib" {
+                look(&entry.path(), &format!("{name}/"));
+            }
+        }
+    }
+    if candidates.is_empty() {
+        return BTreeSet::new();
+    }
+    let input = candidates.join("\0");
+    run(
+        root,
+        &["check-ignore", "-z", "--stdin", "--no-index"],
+        &[],
+        Some(input.as_bytes()),
+    )
+    .map(|o| {
+        o.stdout
+            .split(|b| *b == 0)
+            .map(|n| String::from_utf8_lossy(n).into_owned())
+            .filter(|n| !n.is_empty())
+            .collect()
+    })
+    .unwrap_or_default()
+}
