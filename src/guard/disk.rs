@@ -7,7 +7,7 @@
 
 use std::collections::HashSet;
 
-use super::paths::{PathRules, PathVerdict};
+use super::paths::PathRules;
 use super::shell;
 use crate::files::Workspace;
 
@@ -91,7 +91,6 @@ impl shell::Disk for WorkspaceDisk<'_> {
                 secret(&r.rel)
                     // a protected directory (`.ssh`) as a whole
                     || (r.real.is_dir() && self.rules.is_secret_store(&format!("{}/x", r.rel)))
-                    || matches!(self.rules.verdict(&r.rel), PathVerdict::Denied(_))
                     || hard_link_alias(self.ws, self.rules, &r.rel).is_some()
                     || self.tainted.contains(&r.rel)
             }

@@ -427,7 +427,7 @@ impl Guard {
             // only a secret the session knows counts there.
             if call.decl.name != "shell" && target.as_deref().is_some_and(learn::looks_like_fixture)
             {
-                security.retain(|r| r.rule != "secret-scan");
+                security.retain(|r| r.rule != "secret-scan" && r.rule != "secret-url");
             }
             if call.decl.name == "shell" {
                 let command = call.arg("command").as_str();

@@ -229,6 +229,11 @@ pub enum MountStep {
     Keep { path: PathBuf, writable: bool },
     /// `path` is covered by an empty read-only file or directory.
     Mask { path: PathBuf, dir: bool },
+    /// nib's own `.nib/` is covered by a read-only directory holding only
+    /// a `.gitignore` of `*`: git in the command then leaves it alone, as
+    /// it would the real one (`git stash -u` would try to remove an empty
+    /// untracked directory, and fail on the mount).
+    MaskOwn { path: PathBuf },
     /// `path` stays as it is, read-only.
     ReadOnly { path: PathBuf },
 }
@@ -450,10 +455,7 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
         .is_ok_and(|m| m.is_dir() && !m.file_type().is_symlink())
     {
         masked.push(own.clone());
-        steps.push(MountStep::Mask {
-            path: own,
-            dir: true,
-        });
+        steps.push(MountStep::MaskOwn { path: own });
     }
     for dir in &git_dirs {
         for part in ["config", "config.worktree", "hooks", "info"] {

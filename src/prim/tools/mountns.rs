@@ -58,6 +58,9 @@ impl SessionDirs {
         std::fs::write(dirs.empty_file(), b"")?;
         std::fs::set_permissions(dirs.empty_file(), std::fs::Permissions::from_mode(0o444))?;
         builder.mode(0o555).create(dirs.empty_dir())?;
+        builder.mode(0o700).create(dirs.own_dir())?;
+        std::fs::write(dirs.own_dir().join(".gitignore"), b"*\n")?;
+        std::fs::set_permissions(dirs.own_dir(), std::fs::Permissions::from_mode(0o555))?;
         Ok(dirs)
     }
     pub fn path(&self) -> &Path {
@@ -68,6 +71,10 @@ impl SessionDirs {
     }
     fn empty_dir(&self) -> PathBuf {
         self.dir.join("empty.d")
+    }
+    /// What commands see for `.nib/`: only a `.gitignore` of `*`.
+    fn own_dir(&self) -> PathBuf {
+        self.dir.join("nib.d")
     }
     /// The directories commands may write (for the Landlock plan).
     pub fn writable(&self) -> Vec<PathBuf> {
@@ -108,6 +115,7 @@ impl Drop for SessionDirs {
         // The empty directory is read-only: give it back its write bit
         // so it can be removed.
         let _ = std::fs::set_permissions(self.empty_dir(), std::fs::Permissions::from_mode(0o700));
+        let _ = std::fs::set_permissions(self.own_dir(), std::fs::Permissions::from_mode(0o700));
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -184,6 +192,7 @@ pub fn prepare(
     };
     let empty_file = slot(&dirs.empty_file(), &mut sources)?;
     let empty_dir = slot(&dirs.empty_dir(), &mut sources)?;
+    let own_dir = slot(&dirs.own_dir(), &mut sources)?;
     let mut ops = Vec::new();
     for step in &plan.steps {
         match step {
@@ -213,6 +222,17 @@ pub fn prepare(
                 ensure: Ensure {
                     parents: Vec::new(),
                     file: !dir,
+                },
+                read_only: true,
+                recursive: false,
+                optional: true,
+            }),
+            MountStep::MaskOwn { path } => ops.push(Op::Bind {
+                slot: own_dir,
+                target: cstr(path)?,
+                ensure: Ensure {
+                    parents: Vec::new(),
+                    file: false,
                 },
                 read_only: true,
                 recursive: false,
