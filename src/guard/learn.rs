@@ -133,9 +133,11 @@ impl Guard {
                 }
                 configs += 1;
             } else {
+                // A template (`.env.example`) is where a real token is
+                // pasted by mistake: read, though its name says example.
                 if texts >= MAX_TEXT_FILES
                     || text_bytes + len > MAX_TEXT_BYTES
-                    || looks_like_fixture(&rel)
+                    || (looks_like_fixture(&rel) && !super::paths::is_template(&rel))
                 {
                     continue;
                 }

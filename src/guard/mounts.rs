@@ -200,6 +200,10 @@ pub const AUTO_RUN: &[&str] = &[
     "buildspec.yml",
     "codemagic.yaml",
     ".tekton",
+    ".teamcity",
+    "netlify.toml",
+    // npm obeys `node-options` and `script-shell` in it.
+    ".npmrc",
 ];
 
 /// nib's own stores in the workspace (versions, patch journals, session

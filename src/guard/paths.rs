@@ -158,6 +158,8 @@ pub const RUNS_ON_ITS_OWN: &[&str] = &[
     "buildspec.yml",
     "codemagic.yaml",
     ".tekton/",
+    ".teamcity/",
+    "netlify.toml",
 ];
 
 /// A template of a secret file: `.env.example`, `.env.sample`,

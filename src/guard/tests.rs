@@ -453,3 +453,35 @@ fn a_file_a_command_wrote_with_a_secret_is_protected_afterwards() {
     assert_eq!(judge("gzip -c report.txt > report.gz"), "security");
     assert_eq!(judge("ls"), "write");
 }
+
+#[test]
+fn a_secret_files_lines_that_name_no_key_are_hidden_from_fs_read() {
+    let g = guard();
+    let text = "# old key (rotated): ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N\n\
+        export API_TOKEN=x\n\
+        SIGNING_KEY=\"v1\n\
+        wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY\n\
+        \"\n\
+        \n\
+        [profile]\n\
+        db:\n\
+        \x20 password: hunter22\n\
+        -----BEGIN PRIVATE KEY-----\n\
+        MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7VJTUt9Us8cKj=\n\
+        -----END PRIVATE KEY-----\n";
+    let shown = g.shown_store_text(".env", text).unwrap();
+    let lines: Vec<&str> = shown.lines().collect();
+    assert_eq!(lines.len(), text.lines().count());
+    for hidden in [0, 3, 9, 10, 11] {
+        assert!(lines[hidden].starts_with("«hidden"), "{hidden}: {shown}");
+    }
+    for kept in [1, 2, 4, 5, 6, 7, 8] {
+        assert_eq!(
+            lines[kept],
+            text.lines().nth(kept).unwrap(),
+            "{kept}: {shown}"
+        );
+    }
+    // Not a secret store: shown as it is.
+    assert!(g.shown_store_text("src/main.rs", text).is_none());
+}

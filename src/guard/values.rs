@@ -125,6 +125,36 @@ pub(crate) fn protected_values(content: &str) -> Vec<String> {
 
 /// The password of a `scheme://user:password@host` value, unless it is a
 /// local default: the user's own name, or a word every tutorial uses.
+/// Whether a line of a secret file names a key: `KEY=value`, `export
+/// KEY=value`, `key: value`, `"key": value`, `[section]`.
+pub(super) fn names_a_key(line: &str) -> bool {
+    let line = line.trim_start();
+    let line = line.strip_prefix("export ").unwrap_or(line).trim_start();
+    if line.starts_with('[') && line.trim_end().ends_with(']') {
+        return true;
+    }
+    let line = line.strip_prefix("- ").unwrap_or(line);
+    let quote = line.chars().next().filter(|c| *c == '"' || *c == '\'');
+    let rest = match quote {
+        Some(q) => line[1..].split_once(q),
+        None => line.find(['=', ':']).map(|at| (&line[..at], &line[at..])),
+    };
+    let Some((key, rest)) = rest else {
+        return false;
+    };
+    let key = key.trim_end();
+    // A long run of letters and digits with no separator is a value (a
+    // PEM body's line ends in `=` padding), not a key.
+    let worded = key.len() <= 16 || key.contains(['_', '-', '.']);
+    !key.is_empty()
+        && key.len() <= 64
+        && worded
+        && key
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '.' | '/'))
+        && rest.trim_start().starts_with(['=', ':'])
+}
+
 fn url_password(value: &str) -> Option<&str> {
     let (_, rest) = value.split_once("://")?;
     let userinfo = rest.split(['/', '?', '#']).next()?.rsplit_once('@')?.0;

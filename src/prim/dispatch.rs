@@ -81,6 +81,15 @@ impl Host {
             Output::OwnWrite | Output::Untrusted => {}
         }
         let untrusted = self.untrusted_output(call, output);
+        // What a command or a listing printed, as a reader sees it: a
+        // secret spelled with invisible characters between its letters is
+        // the secret (`guard::visible`). A file's text stays exact, as
+        // edits quote it.
+        if !matches!(output, Output::FileRead)
+            && let std::borrow::Cow::Owned(seen) = crate::guard::visible::visible(&result.text)
+        {
+            result.text = seen;
+        }
         result.text = self.guard.observe_output(&result.text, untrusted);
         result.decision = decision.as_str();
         result.reasons = decision.reasons().iter().map(ReasonOut::from).collect();

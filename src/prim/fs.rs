@@ -133,7 +133,13 @@ pub(crate) fn read(host: &Host, call: &Call) -> ToolResult {
     };
     host.state().reads.insert(file.rel.clone(), text.hash());
     host.guard().observe_protected(&file.rel, &text.text);
-    let lines = numbered(&file.rel, &text.text, offset, limit);
+    let shown = host.guard().shown_store_text(&file.rel, &text.text);
+    let lines = numbered(
+        &file.rel,
+        shown.as_deref().unwrap_or(&text.text),
+        offset,
+        limit,
+    );
     match text.encoding.describe(&text.text) {
         // Said first, so the model sends old in the characters shown.
         Some(said) => ToolResult::ok(format!("({}: {said})\n{lines}", file.rel)),

@@ -9,7 +9,7 @@
 //! package.json with one is removed), each with a note that says to make
 //! the change with fs-write or fs-edit, which a person confirms. The
 //! workspace root is looked at for every auto-run name; the directories
-//! two levels below it for the ones tools obey there too (a crate's
+//! three levels below it for the ones tools obey there too (a crate's
 //! `.cargo/config.toml`, a workspace package's `package.json`).
 
 use std::collections::HashMap;
@@ -29,7 +29,12 @@ const NESTED: &[&str] = &[
     "mise.toml",
     "bunfig.toml",
     ".vscode/tasks.json",
+    ".npmrc",
 ];
+
+/// How many directory levels below the root are looked at: a monorepo's
+/// `services/api/web/.envrc` is three down, and direnv obeys it on `cd`.
+const PLACE_DEPTH: usize = 3;
 
 /// Directories never looked into: dependencies and build output.
 const SKIPPED: &[&str] = &["node_modules", "target", "vendor", "dist", "build", "venv"];
@@ -54,7 +59,7 @@ pub struct Snapshot {
 }
 
 /// Looks at the auto-run places under `root`: a few `stat`s, the
-/// directories two levels down, and the package.json files there.
+/// directories three levels down, and the package.json files there.
 pub fn snapshot(root: &Path) -> Snapshot {
     let missing = AUTO_RUN
         .iter()
@@ -97,12 +102,12 @@ pub fn snapshot(root: &Path) -> Snapshot {
     }
 }
 
-/// The root and the directories one and two levels below it (not
+/// The root and the directories up to three levels below it (not
 /// hidden, not dependencies or build output), at most `MAX_DIRS`.
 fn places(root: &Path) -> Vec<PathBuf> {
     let mut out = vec![root.to_path_buf()];
     let mut level = vec![root.to_path_buf()];
-    for _ in 0..2 {
+    for _ in 0..PLACE_DEPTH {
         let mut next = Vec::new();
         for dir in &level {
             let Ok(entries) = std::fs::read_dir(dir) else {

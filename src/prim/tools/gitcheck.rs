@@ -198,7 +198,7 @@ impl GitCheck {
             .lines()
             .filter(|n| guard.policy().paths.is_secret_store(n))
             .collect();
-        let text = run(root, &["log", "-p", "--format=", &range], &[], None)
+        let text = run(root, &["log", "-p", "--format=%B", &range], &[], None)
             .map(|o| o.stdout_text())
             .unwrap_or_default();
         let secret = guard.known_secret_in(&text);
