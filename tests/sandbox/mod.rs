@@ -561,6 +561,37 @@ fn a_secret_file_a_command_stages_commits_or_unignores_is_taken_back() {
 }
 
 #[test]
+fn a_nested_repository_set_to_run_a_program_is_disarmed() {
+    let (_d, ws) = workspace();
+    write(&ws, "app.py", "print('ok')\n");
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    // The user's `git status` in vendor/lib (a prompt, an editor's git
+    // view) would run the fsmonitor on the host.
+    let r = shell(
+        &host,
+        "mkdir -p vendor/lib && cd vendor/lib && git init -q && git config core.fsmonitor 'touch HOSTRAN' && echo set",
+    );
+    assert!(r.ok && r.text.contains("set"), "{r:?}");
+    assert!(r.text.contains("nib moved it"), "{}", r.text);
+    let config = ws.root().join("vendor/lib/.git/config");
+    assert!(!config.exists());
+    assert!(
+        ws.root()
+            .join("vendor/lib/.git/config.nib-disabled")
+            .exists()
+    );
+    // A plain nested repository is left as it is.
+    let r = shell(
+        &host,
+        "mkdir -p tools/x && cd tools/x && git init -q && echo made",
+    );
+    assert!(r.ok && !r.text.contains("nib moved"), "{}", r.text);
+    assert!(ws.root().join("tools/x/.git/config").exists());
+}
+
+#[test]
 fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     let (_d, ws) = workspace();
     let git = |args: &[&str]| {

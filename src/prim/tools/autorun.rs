@@ -37,7 +37,7 @@ const NESTED: &[&str] = &[
 const PLACE_DEPTH: usize = 3;
 
 /// Directories never looked into: dependencies and build output.
-const SKIPPED: &[&str] = &["node_modules", "target", "vendor", "dist", "build", "venv"];
+const SKIPPED: &[&str] = &["node_modules", "target", "dist", "build", "venv"];
 
 /// Directories looked at below the root, at most.
 const MAX_DIRS: usize = 512;
@@ -52,6 +52,9 @@ pub struct Snapshot {
     /// Each package.json (root and nested): its bytes when small enough
     /// to compare, None when too large.
     packages: HashMap<PathBuf, Option<Vec<u8>>>,
+    /// Nested repositories' configs (`dir/.git/config`, or where a
+    /// `.git` file points): their bytes, to tell a new or changed one.
+    git_configs: HashMap<PathBuf, Vec<u8>>,
     /// Home's run-later places that did not exist (`~/.cargo/config.toml`,
     /// `~/.gradle/init.d`): the plan can make read-only only what exists,
     /// so one a command creates inside a writable cache is removed.
@@ -68,7 +71,14 @@ pub fn snapshot(root: &Path) -> Snapshot {
         .collect();
     let mut nested = Vec::new();
     let mut packages = HashMap::new();
+    let mut git_configs = HashMap::new();
     for dir in places(root) {
+        if dir != root
+            && let Some(config) = nested_git_config(&dir)
+            && let Ok(bytes) = std::fs::read(&config)
+        {
+            git_configs.insert(config, bytes);
+        }
         for name in NESTED {
             let path = dir.join(name);
             if dir != root && path.symlink_metadata().is_ok() {
@@ -94,6 +104,7 @@ pub fn snapshot(root: &Path) -> Snapshot {
         })
         .unwrap_or_default();
     Snapshot {
+        git_configs,
         home_missing,
         missing,
         workspaces: code_workspaces(root),
@@ -189,6 +200,50 @@ fn remove_forcibly(path: &Path, dir: bool) -> std::io::Result<()> {
     removed
 }
 
+/// The config of a repository nested at `dir`: `dir/.git/config`, or
+/// the one a `.git` file (`gitdir: …`) points at.
+fn nested_git_config(dir: &Path) -> Option<PathBuf> {
+    let dot_git = dir.join(".git");
+    let meta = dot_git.symlink_metadata().ok()?;
+    if meta.is_dir() {
+        return Some(dot_git.join("config"));
+    }
+    let text = std::fs::read_to_string(&dot_git).ok()?;
+    let target = text.strip_prefix("gitdir:")?.trim();
+    Some(dir.join(target).join("config"))
+}
+
+/// Whether git config text sets something git runs or obeys as a
+/// program.
+fn runs_programs(config: &[u8]) -> bool {
+    const KEYS: &[&str] = &[
+        "fsmonitor",
+        "hookspath",
+        "sshcommand",
+        "pager",
+        "editor",
+        "askpass",
+        "[filter",
+        "textconv",
+        "external",
+        "[alias",
+        "[include",
+        "program",
+        "[credential",
+        "gitproxy",
+    ];
+    let text = String::from_utf8_lossy(config).to_ascii_lowercase();
+    KEYS.iter().any(|k| text.contains(k))
+}
+
+/// `path` relative to `root` when inside it.
+fn rel_of(root: &Path, path: &Path) -> String {
+    path.strip_prefix(root)
+        .unwrap_or(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
 impl Snapshot {
     /// After the command: undoes what it did to auto-run places, and says
     /// what (empty when it did nothing there).
@@ -228,6 +283,28 @@ impl Snapshot {
                 ),
                 Err(e) => format!(
                     "warning: the command created {rel}, which runs code later outside nib's sandbox, and nib could not remove it ({e}): check it before you open, build or commit this project\n"
+                ),
+            });
+        }
+        for dir in dirs.iter().filter(|d| d.as_path() != root) {
+            let Some(config) = nested_git_config(dir) else {
+                continue;
+            };
+            let Ok(bytes) = std::fs::read(&config) else {
+                continue;
+            };
+            if self.git_configs.get(&config) == Some(&bytes) || !runs_programs(&bytes) {
+                continue;
+            }
+            let aside = config.with_file_name("config.nib-disabled");
+            let rel = rel(&config);
+            notes.push_str(&match std::fs::rename(&config, &aside) {
+                Ok(()) => format!(
+                    "note: the command set {rel} to run a program (a fsmonitor, hook path, pager, filter…), which the user's own git would run there outside nib's sandbox; nib moved it to {}. Ask the user to set it themselves.\n",
+                    rel_of(root, &aside)
+                ),
+                Err(e) => format!(
+                    "warning: the command set {rel} to run a program outside nib's sandbox, and nib could not move it away ({e}): check it before you run git there\n"
                 ),
             });
         }
