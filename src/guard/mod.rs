@@ -554,33 +554,6 @@ impl Guard {
             known.ledger.add(content.trim(), &source);
         }
     }
-    /// What fs-read shows of a secret store's text, with redaction on:
-    /// default-deny, as the values it learns cannot be complete. Lines
-    /// that name a key (`KEY=value`, `key: value`, `"key": value`) stay,
-    /// their values redacted as learned; blank and punctuation-only lines
-    /// stay; every other line (a multi-line value's continuation, a PEM
-    /// body, a comment holding a rotated key, a bare value) is hidden,
-    /// line numbers kept.
-    pub fn shown_store_text(&self, rel: &str, text: &str) -> Option<String> {
-        if !self.policy.redact || !self.policy.paths.is_secret_store(rel) {
-            return None;
-        }
-        let mut out = String::with_capacity(text.len());
-        for line in text.split_inclusive('\n') {
-            let body = line.trim_end_matches(['\n', '\r']);
-            let ending = &line[body.len()..];
-            if body.trim().is_empty()
-                || !body.chars().any(char::is_alphanumeric)
-                || values::names_a_key(body)
-            {
-                out.push_str(line);
-            } else {
-                out.push_str("«hidden: not a KEY=value line of a secret file»");
-                out.push_str(ending);
-            }
-        }
-        Some(out)
-    }
     /// Note a workspace file this session wrote: a script it runs later is
     /// judged like a command typed in the call.
     pub fn note_written(&self, rel: &str) {
