@@ -188,6 +188,20 @@ impl Guard {
             }
         }
         candidates.extend(SYSTEM_CONFIGS.iter().map(PathBuf::from));
+        // The system's own secrets, readable to a command run as root:
+        // password hashes and the host's private ssh keys.
+        always.extend(SYSTEM_SECRETS.iter().map(PathBuf::from));
+        if let Ok(entries) = std::fs::read_dir("/etc/ssh") {
+            always.extend(
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| {
+                        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                        name.is_some_and(|n| n.starts_with("ssh_host_") && n.ends_with("_key"))
+                    }),
+            );
+        }
         for (var, files, credentials) in TOOLCHAIN_CONFIGS {
             let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
                 continue;
@@ -291,6 +305,9 @@ const SYSTEM_CONFIGS: &[&str] = &[
     "/etc/gitconfig",
     "/etc/environment",
 ];
+
+/// The system's secrets, masked whatever they hold.
+const SYSTEM_SECRETS: &[&str] = &["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
 
 /// Toolchain homes named by a variable: `(variable, files, credentials
 /// whatever they hold)`.

@@ -201,7 +201,6 @@ pub const AUTO_RUN: &[&str] = &[
     "codemagic.yaml",
     ".tekton",
     ".teamcity",
-    "netlify.toml",
     // npm obeys `node-options` and `script-shell` in it.
     ".npmrc",
 ];

@@ -159,7 +159,6 @@ pub const RUNS_ON_ITS_OWN: &[&str] = &[
     "codemagic.yaml",
     ".tekton/",
     ".teamcity/",
-    "netlify.toml",
 ];
 
 /// A template of a secret file: `.env.example`, `.env.sample`,
