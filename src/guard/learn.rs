@@ -192,15 +192,10 @@ impl Guard {
         // password hashes and the host's private ssh keys.
         always.extend(SYSTEM_SECRETS.iter().map(PathBuf::from));
         if let Ok(entries) = std::fs::read_dir("/etc/ssh") {
-            always.extend(
-                entries
-                    .flatten()
-                    .map(|e| e.path())
-                    .filter(|p| {
-                        let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
-                        name.is_some_and(|n| n.starts_with("ssh_host_") && n.ends_with("_key"))
-                    }),
-            );
+            always.extend(entries.flatten().map(|e| e.path()).filter(|p| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                name.is_some_and(|n| n.starts_with("ssh_host_") && n.ends_with("_key"))
+            }));
         }
         for (var, files, credentials) in TOOLCHAIN_CONFIGS {
             let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
@@ -307,7 +302,12 @@ const SYSTEM_CONFIGS: &[&str] = &[
 ];
 
 /// The system's secrets, masked whatever they hold.
-const SYSTEM_SECRETS: &[&str] = &["/etc/shadow", "/etc/gshadow", "/etc/shadow-", "/etc/gshadow-"];
+const SYSTEM_SECRETS: &[&str] = &[
+    "/etc/shadow",
+    "/etc/gshadow",
+    "/etc/shadow-",
+    "/etc/gshadow-",
+];
 
 /// Toolchain homes named by a variable: `(variable, files, credentials
 /// whatever they hold)`.

@@ -171,36 +171,6 @@ pub const AUTO_RUN: &[&str] = &[
     "bunfig.toml",
     // git reads config and hooks from the directory it names.
     ".git/commondir",
-    // Other agents' hooks and MCP servers, build tools' startup options,
-    // more CI systems (`paths::RUNS_ON_ITS_OWN`).
-    ".mcp.json",
-    ".claude/settings.json",
-    ".claude/settings.local.json",
-    ".cursor/mcp.json",
-    ".gemini/settings.json",
-    ".mvn/extensions.xml",
-    ".mvn/jvm.config",
-    ".mvn/maven.config",
-    "gradle/wrapper/gradle-wrapper.properties",
-    ".bazelrc",
-    ".gitpod.yml",
-    "devbox.json",
-    ".irbrc",
-    ".pdbrc",
-    ".gitea/workflows",
-    ".forgejo/workflows",
-    ".drone.yml",
-    ".woodpecker.yml",
-    ".woodpecker",
-    ".cirrus.yml",
-    "appveyor.yml",
-    ".appveyor.yml",
-    ".semaphore",
-    "cloudbuild.yaml",
-    "buildspec.yml",
-    "codemagic.yaml",
-    ".tekton",
-    ".teamcity",
     // npm obeys `node-options` and `script-shell` in it.
     ".npmrc",
 ];
@@ -426,6 +396,7 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
     let mut parents: Vec<&str> = GIT_READ_ONLY
         .iter()
         .chain(AUTO_RUN)
+        .chain(super::paths::RUN_LATER_NAMED)
         .filter_map(|rel| rel.split_once('/').map(|(dir, _)| dir))
         .collect();
     parents.dedup();
@@ -441,7 +412,11 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             });
         }
     }
-    for rel in GIT_READ_ONLY.iter().chain(AUTO_RUN) {
+    for rel in GIT_READ_ONLY
+        .iter()
+        .chain(AUTO_RUN)
+        .chain(super::paths::RUN_LATER_NAMED)
+    {
         let path = root.join(rel);
         if let Ok(meta) = path.symlink_metadata()
             && !meta.file_type().is_symlink()

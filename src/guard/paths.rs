@@ -17,7 +17,7 @@ const DENIED: &[&str] = &[".nib", ".git/hooks", ".git/config"];
 /// stores ([`SECRET_STORES`]) and the files that run on their own
 /// ([`RUNS_ON_ITS_OWN`]). Users add to these in their config (`[guard]
 /// protected = [...]`); nothing removes from them.
-pub const PROTECTED: &[&[&str]] = &[&[".git/"], SECRET_STORES, RUNS_ON_ITS_OWN];
+pub const PROTECTED: &[&[&str]] = &[&[".git/"], SECRET_STORES, RUNS_ON_ITS_OWN, RUN_LATER_NAMED];
 
 /// Protected paths that hold secrets (environment files, keys,
 /// credentials): besides needing a person's yes to write, they are what
@@ -129,8 +129,14 @@ pub const RUNS_ON_ITS_OWN: &[&str] = &[
     "bunfig.toml",
     "rust-toolchain.toml",
     "rust-toolchain",
-    // Found by a second red team: what other agents, build tools and CI
-    // systems run from a project on their own.
+];
+
+/// More files that run code later, found by a second red team: other
+/// agents' hooks and MCP servers, build tools' startup options, more CI
+/// systems. One list for both the write rule and the mount plan (which
+/// makes them read-only and removes one a command creates: a name here
+/// matches a file or a directory).
+pub const RUN_LATER_NAMED: &[&str] = &[
     ".mcp.json",
     ".claude/settings.json",
     ".claude/settings.local.json",
@@ -145,20 +151,20 @@ pub const RUNS_ON_ITS_OWN: &[&str] = &[
     "devbox.json",
     ".irbrc",
     ".pdbrc",
-    ".gitea/workflows/",
-    ".forgejo/workflows/",
+    ".gitea/workflows",
+    ".forgejo/workflows",
     ".drone.yml",
     ".woodpecker.yml",
-    ".woodpecker/",
+    ".woodpecker",
     ".cirrus.yml",
     "appveyor.yml",
     ".appveyor.yml",
-    ".semaphore/",
+    ".semaphore",
     "cloudbuild.yaml",
     "buildspec.yml",
     "codemagic.yaml",
-    ".tekton/",
-    ".teamcity/",
+    ".tekton",
+    ".teamcity",
 ];
 
 /// A template of a secret file: `.env.example`, `.env.sample`,

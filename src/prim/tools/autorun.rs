@@ -66,6 +66,7 @@ pub struct Snapshot {
 pub fn snapshot(root: &Path) -> Snapshot {
     let missing = AUTO_RUN
         .iter()
+        .chain(crate::guard::paths::RUN_LATER_NAMED)
         .copied()
         .filter(|rel| root.join(rel).symlink_metadata().is_err())
         .collect();
