@@ -330,6 +330,9 @@ fn judge_rows(edits: &[String], command: &str, sandbox: bool) {
         }
     }
     std::fs::write(big.path().join("pkg7/.env"), "TOKEN=Zq8vL2mWx9RtK4pN7cYb\n").expect("the .env");
+    // A real tree is older than git's "racily clean" window: a directory
+    // changed in the last two seconds is read again by every walk.
+    std::thread::sleep(Duration::from_secs(3));
     let big_ws = Workspace::open(big.path()).expect("a workspace");
     let big_guard = Guard::new(GuardPolicy::default());
     big_guard.learn_startup_secrets(&big_ws, &[]);
