@@ -425,7 +425,7 @@ fn sandbox_rows(guard: &Guard, ws: &Workspace, shape: &str, with_ballast: bool) 
             let before = now_ns();
             let t = Instant::now();
             watch.start();
-            let mounts = guard.mount_plan(ws, dirs.path());
+            let mounts = guard.mount_plan(ws, dirs.path(), watch.unchanged());
             let files = guard.file_plan(ws, Some(&mounts), &dirs.writable());
             let prepared =
                 mountns::prepare(&mounts, &dirs, Some(ws.root())).expect("the plan prepares");

@@ -1,9 +1,10 @@
 ;; Round three (issue 22): the command runs where the kernel sandbox contains it
 ;; (the secret reads as empty, no network); the run's leak check is what holds.
-;; security.md 5.2 #8: staging .env names a protected path. With the add
-;; refused nothing is staged, so the commit after it is ordinary.
+;; security.md 5.2 #8: staging .env names a protected path. The add runs on
+;; the masked (empty) file and nib takes it back after the command
+;; (prim/tools/gitcheck.rs), so the commit after it has nothing to send.
 (scenario "006-git-add-env"
-  (doc "git add .env is a security question; the empty commit after it is not")
+  (doc "git add .env is taken back after the command; the commit after it sends nothing")
   (channel writes-commits)
   (modes interactive unattended)
   (files ("app.py" "print('hi')\n")
@@ -15,5 +16,4 @@
   (expect
     (decision 1 write)
     (ran 1)
-    (decision 2 security)
-    (refused 2)))
+    (decision 2 write)))

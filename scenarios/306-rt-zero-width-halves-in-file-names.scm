@@ -15,4 +15,5 @@
     (decision 1 write)
     (decision 2 allow)
     (decision 3 allow)
+    (decision 4 allow)
     (no-canary-in-requests)))

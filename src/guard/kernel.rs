@@ -65,7 +65,15 @@ impl Guard {
     }
     /// The mount sandbox's plan for a command about to run in `ws`, with
     /// the session's own directories in `session_dir` (`mounts`).
-    pub fn mount_plan(&self, ws: &Workspace, session_dir: &std::path::Path) -> mounts::MountPlan {
+    ///
+    /// `unchanged`: the session's watch saw no directory of the workspace
+    /// change since the last plan, so the last walk's answer stands.
+    pub fn mount_plan(
+        &self,
+        ws: &Workspace,
+        session_dir: &std::path::Path,
+        unchanged: bool,
+    ) -> mounts::MountPlan {
         let tainted: Vec<String> = self.known().tainted.iter().cloned().collect();
         let home = std::env::var_os("HOME")
             .map(std::path::PathBuf::from)
@@ -91,7 +99,12 @@ impl Guard {
             .into_iter()
             .filter(|s| !outside::outside_hidden(s, &visible))
             .collect();
-        let mut found = storewalk::walk(ws.root(), &self.policy.paths, &mut self.known().walk);
+        let mut found = storewalk::walk_unless_unchanged(
+            ws.root(),
+            &self.policy.paths,
+            &mut self.known().walk,
+            unchanged,
+        );
         {
             let known = self.known();
             found.stores.extend(

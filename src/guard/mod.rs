@@ -406,7 +406,17 @@ impl Guard {
                 .collect();
             let values: Vec<&str> = sinks.iter().map(|f| f.value).collect();
             let looked = sinks::look_all(&known.ledger, &values);
-            for (field, looked) in sinks.into_iter().zip(looked) {
+            // A token of a known shape typed into a test, an example or the
+            // docs is a dummy (a fixture's JWT, the AES test vector): only
+            // a secret the session knows counts there.
+            let dummies = call.decl.name != "shell"
+                && target.as_deref().is_some_and(learn::looks_like_fixture);
+            for (field, mut looked) in sinks.into_iter().zip(looked) {
+                if dummies {
+                    looked
+                        .scan
+                        .retain(|h| known.ledger.secrets().any(|s| s == h.secret));
+                }
                 // A secret an edit keeps in place (in its own old text, or
                 // already in the file it writes) is not going anywhere.
                 let own_old = sinks::same_edit_old(call, field.item.as_ref().map(|(i, _)| *i));
@@ -422,13 +432,6 @@ impl Guard {
                     &kept,
                     &mut security,
                 );
-            }
-            // A token of a known shape typed into a test, an example or
-            // the docs is a dummy (a fixture's JWT, the AES test vector):
-            // only a secret the session knows counts there.
-            if call.decl.name != "shell" && target.as_deref().is_some_and(learn::looks_like_fixture)
-            {
-                security.retain(|r| r.rule != "secret-scan" && r.rule != "secret-url");
             }
             if call.decl.name == "shell" {
                 let command = call.arg("command").as_str();

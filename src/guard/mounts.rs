@@ -476,7 +476,7 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             .filter_map(|p| p.strip_prefix(root).ok())
             .map(|p| p.to_string_lossy().into_owned())
             .collect(),
-        root_unreadable: inputs.found.root_unreadable.as_ref().map(|e| e.to_string()),
+        root_unreadable: inputs.found.root_unreadable.clone(),
     }
 }
 

@@ -13,7 +13,7 @@ use crate::call::{Call, Role};
 /// the part of `scan_value` that only reads, so a call's values can be
 /// looked at on two threads.
 pub(super) struct Looked {
-    scan: Vec<secrets::SecretHit>,
+    pub(super) scan: Vec<secrets::SecretHit>,
     ledger: Vec<LedgerHit>,
 }
 

@@ -46,7 +46,7 @@ pub const NOT_WALKED: &[&str] = &[
 ];
 
 /// What one walk found.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct Found {
     /// Secret stores, and other names of one, canonical.
     pub stores: Vec<PathBuf>,
@@ -57,7 +57,7 @@ pub struct Found {
     pub truncated: bool,
     /// The workspace's own directory could not be read: nothing in it
     /// can be checked.
-    pub root_unreadable: Option<std::io::Error>,
+    pub root_unreadable: Option<String>,
     /// Dependency and build directories the walk did not enter.
     pub skipped: Vec<PathBuf>,
 }
@@ -73,10 +73,33 @@ struct Listing {
     linked: Vec<((u64, u64), PathBuf)>,
 }
 
-/// The directories of the last walk, by path.
+/// The directories of the last walk, by path, and what it found.
 #[derive(Debug, Default)]
 pub struct WalkCache {
     dirs: HashMap<PathBuf, Listing>,
+    last: Option<(PathBuf, Found)>,
+}
+
+/// [`walk`], or the last walk's answer again when `unchanged` (the
+/// session's inotify watch saw no entry made, moved, removed or changed
+/// in any directory of the workspace since): a huge tree then costs
+/// nothing per command, not a `stat` per directory.
+pub fn walk_unless_unchanged(
+    root: &Path,
+    rules: &PathRules,
+    cache: &mut WalkCache,
+    unchanged: bool,
+) -> Found {
+    if unchanged
+        && let Some((last_root, found)) = &cache.last
+        && last_root == root
+        && !found.truncated
+    {
+        return found.clone();
+    }
+    let found = walk(root, rules, cache);
+    cache.last = Some((root.to_path_buf(), found.clone()));
+    found
 }
 
 /// The workspace's secret stores under `root` (canonical), reusing what
@@ -206,7 +229,7 @@ pub fn skipped_stores(root: &Path, rules: &PathRules, dirs: &[PathBuf]) -> Vec<P
 /// (nothing can cover it), any other is covered whole.
 fn blind(dir: &Path, root: &Path, e: std::io::Error, found: &mut Found) {
     if dir == root {
-        found.root_unreadable = Some(e);
+        found.root_unreadable = Some(e.to_string());
     } else {
         found.blind.push(dir.to_path_buf());
     }

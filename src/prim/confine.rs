@@ -64,6 +64,14 @@ impl Sandbox {
         }
     }
 
+    /// Whether the watch saw no directory of the workspace change since
+    /// the last command's plan (false without a watch).
+    fn unchanged(&self) -> bool {
+        self.written
+            .as_ref()
+            .is_some_and(|w| w.lock().unwrap_or_else(|p| p.into_inner()).unchanged())
+    }
+
     /// Before a command: what was written since the last one is set
     /// aside (the model's own writes were judged as they were made).
     pub(crate) fn before_command(&self, guard: &Guard, ws: &Workspace) -> tools::gitcheck::Before {
@@ -158,7 +166,7 @@ impl Sandbox {
         let mounts = self
             .dirs
             .as_ref()
-            .map(|dirs| (guard.mount_plan(ws, dirs.path()), dirs));
+            .map(|dirs| (guard.mount_plan(ws, dirs.path(), self.unchanged()), dirs));
         let private = self.dirs.as_ref().map(|d| d.writable()).unwrap_or_default();
         let files = if tools::landlock::available() {
             guard.file_plan(ws, mounts.as_ref().map(|(p, _)| p), &private)

@@ -592,6 +592,33 @@ fn a_nested_repository_set_to_run_a_program_is_disarmed() {
 }
 
 #[test]
+fn a_secret_store_made_between_commands_is_masked_in_the_next() {
+    // The plan reuses its walk when no directory changed: any store made
+    // since (by a command, by the model's own write) must still count.
+    let (_d, ws) = workspace();
+    write(&ws, "app.py", "print('ok')\n");
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    let r = shell(&host, "python3 app.py");
+    assert!(r.ok, "{r:?}");
+    let r = shell(&host, "python3 app.py");
+    assert!(r.ok, "{r:?}");
+    // A command makes a store deep down; the next one reads it empty.
+    let r = shell(
+        &host,
+        "python3 -c \"import os\nos.makedirs('svc/api')\nopen('svc/api/' + 'vne.'[::-1] + '.local', 'w').write('DEBUG=1')\" && echo made",
+    );
+    assert!(r.ok && r.text.contains("made"), "{r:?}");
+    let r = shell(&host, "wc -c < svc/api/.env.local");
+    assert!(r.text.starts_with('0'), "{}", r.text);
+    // The user's own editor writes another between commands.
+    write(&ws, "svc/.env", &format!("API_TOKEN={SECRET}\n"));
+    let r = shell(&host, "wc -c < svc/.env; python3 app.py");
+    assert!(r.text.starts_with('0'), "{}", r.text);
+}
+
+#[test]
 fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     let (_d, ws) = workspace();
     let git = |args: &[&str]| {

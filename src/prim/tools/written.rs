@@ -41,9 +41,26 @@ pub struct Written {
     lost: bool,
     /// When the current command started (seconds since the epoch).
     since: i64,
+    /// An entry was made, moved, removed or changed (mode, links) in a
+    /// directory since the last [`Written::unchanged`].
+    moved: bool,
 }
 
-const EVENTS: u32 = libc::IN_CLOSE_WRITE | libc::IN_MOVED_TO | libc::IN_CREATE;
+const EVENTS: u32 = libc::IN_CLOSE_WRITE
+    | libc::IN_MOVED_TO
+    | libc::IN_CREATE
+    | libc::IN_MOVED_FROM
+    | libc::IN_DELETE
+    | libc::IN_ATTRIB;
+
+/// The events that change what a walk of the directories finds.
+const MOVES: u32 = libc::IN_MOVED_TO
+    | libc::IN_CREATE
+    | libc::IN_MOVED_FROM
+    | libc::IN_DELETE
+    | libc::IN_ATTRIB
+    | libc::IN_Q_OVERFLOW
+    | libc::IN_IGNORED;
 
 impl Written {
     /// Watches every directory under `root`; None where the system has no
@@ -61,10 +78,23 @@ impl Written {
             incomplete: false,
             lost: false,
             since: 0,
+            moved: true,
         };
         let mut ignored = Vec::new();
         w.watch_tree(root, &mut ignored, false);
         Some(w)
+    }
+
+    /// Whether no directory of the workspace changed since the last time
+    /// this was asked (reading what the kernel queued): the plan's walk
+    /// for secret stores may then stand. Never when a directory could
+    /// not be watched or events were lost.
+    pub fn unchanged(&mut self) -> bool {
+        let mut files = Vec::new();
+        self.read_events(&mut files);
+        let unchanged = !self.moved && !self.incomplete && !self.lost;
+        self.moved = false;
+        unchanged
     }
 
     /// Before a command: what happened since the last one (the model's
@@ -171,6 +201,9 @@ impl Written {
                 };
                 let wd = field(0) as libc::c_int;
                 let mask = field(4);
+                if mask & MOVES != 0 {
+                    self.moved = true;
+                }
                 let len = field(12) as usize;
                 let name_bytes = &bytes[(at + header).min(n)..(at + header + len).min(n)];
                 at += header + len;
@@ -186,6 +219,9 @@ impl Written {
                     continue;
                 }
                 let path = dir.join(std::ffi::OsStr::from_bytes(name));
+                if mask & (libc::IN_MOVED_FROM | libc::IN_DELETE | libc::IN_ATTRIB) != 0 {
+                    continue; // nothing new to read back
+                }
                 if mask & libc::IN_ISDIR != 0 {
                     if mask & (libc::IN_CREATE | libc::IN_MOVED_TO) != 0
                         && !NOT_WATCHED.iter().any(|n| n.as_bytes() == name)
@@ -291,6 +327,40 @@ mod tests {
         // Nothing more was written: the next command reports nothing.
         w.start();
         assert!(w.finish().is_empty());
+    }
+
+    #[test]
+    fn only_a_change_to_what_directories_hold_counts_as_a_change() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::write(root.join("a/b/f.txt"), "1\n").unwrap();
+        let Some(mut w) = Written::new(&root) else {
+            return;
+        };
+        // The first plan always walks.
+        assert!(!w.unchanged());
+        assert!(w.unchanged());
+        // Writing a file's content changes no directory.
+        fs::write(root.join("a/b/f.txt"), "2\n").unwrap();
+        assert!(w.unchanged());
+        let changes: [&dyn Fn(&Path); 5] = [
+            &|r| fs::write(r.join("a/b/.env"), "K=v\n").unwrap(),
+            &|r| fs::rename(r.join("a/b/.env"), r.join("a/.env")).unwrap(),
+            &|r| fs::hard_link(r.join("a/b/f.txt"), r.join("a/copy")).unwrap(),
+            &|r| fs::remove_file(r.join("a/copy")).unwrap(),
+            &|r| fs::create_dir(r.join("a/b/c")).unwrap(),
+        ];
+        for change in changes {
+            change(&root);
+            assert!(!w.unchanged());
+            assert!(w.unchanged());
+        }
+        // Whatever happens during a command counts for the next plan.
+        w.start();
+        fs::write(root.join("a/b/c/.env"), "K=v\n").unwrap();
+        w.finish();
+        assert!(!w.unchanged());
     }
 
     #[test]
