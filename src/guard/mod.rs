@@ -415,7 +415,7 @@ impl Guard {
                 if dummies {
                     looked
                         .scan
-                        .retain(|h| known.ledger.secrets().any(|s| s == h.secret));
+                        .retain(|h| sinks::known_as_secret(&known.ledger, &h.secret));
                 }
                 // A secret an edit keeps in place (in its own old text, or
                 // already in the file it writes) is not going anywhere.
@@ -432,6 +432,9 @@ impl Guard {
                     &kept,
                     &mut security,
                 );
+            }
+            if dummies {
+                security.retain(|r| !sinks::shape_only_ledger_reason(r));
             }
             if call.decl.name == "shell" {
                 let command = call.arg("command").as_str();

@@ -14,7 +14,7 @@ use crate::call::{Call, Role};
 /// looked at on two threads.
 pub(super) struct Looked {
     pub(super) scan: Vec<secrets::SecretHit>,
-    ledger: Vec<LedgerHit>,
+    pub(super) ledger: Vec<LedgerHit>,
 }
 
 pub(super) fn look(ledger: &SecretLedger, value: &str) -> Looked {
@@ -266,4 +266,35 @@ fn url_host(url: &str) -> &str {
         .find(['/', '?', '#'])
         .map_or(url.len(), |i| after + i);
     &url[..end]
+}
+
+/// Whether the ledger holds `value` as a secret from somewhere that
+/// makes it one (a protected file, the environment, a credential file),
+/// not only because some output showed a string of its shape (those are
+/// learned under the bare rule's name: `jwt`, `github-token`).
+pub(super) fn known_as_secret(ledger: &SecretLedger, value: &str) -> bool {
+    ledger
+        .secrets()
+        .position(|s| s == value)
+        .and_then(|i| ledger.source(i))
+        .is_some_and(|source| !shape_only(source))
+}
+
+/// A ledger source that is a bare rule's name: learned from output only
+/// for its shape.
+fn shape_only(source: &str) -> bool {
+    source
+        .chars()
+        .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+}
+
+/// A ledger finding about a secret learned only for its shape (a dummy a
+/// test's output showed): `holds a secret from jwt (…)`.
+pub(super) fn shape_only_ledger_reason(reason: &Reason) -> bool {
+    reason.rule == "secret-ledger"
+        && reason
+            .message
+            .strip_prefix("holds a secret from ")
+            .and_then(|rest| rest.split_once(" ("))
+            .is_some_and(|(source, _)| shape_only(source))
 }
