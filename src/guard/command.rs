@@ -39,6 +39,7 @@ impl Guard {
             masked: contained.mounts,
             known_stores: &known_stores,
             store_inodes: &store_inodes,
+            shown: Default::default(),
         };
         let analysis = shell::analyze_with(command, &disk);
         self.track_writes(&disk, &analysis, &written);

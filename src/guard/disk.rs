@@ -34,6 +34,9 @@ pub(super) struct WorkspaceDisk<'a> {
     /// The stores earlier plans masked, by inode: found again wherever a
     /// command moved one (`kernel.rs`, `follow_moved_stores`).
     pub(super) store_inodes: &'a HashSet<(u64, u64)>,
+    /// Home and the toolchains shown outside it, looked up once per
+    /// command line ([`WorkspaceDisk::hidden_from_commands`]).
+    pub(super) shown: std::cell::OnceCell<(Option<std::path::PathBuf>, Vec<std::path::PathBuf>)>,
 }
 
 /// A word resolved in the workspace, or where it lands outside it.
@@ -95,7 +98,7 @@ impl shell::Disk for WorkspaceDisk<'_> {
                     || self.tainted.contains(&r.rel)
             }
             Resolution::Outside(real) => {
-                !(self.masked && hidden_from_commands(&real))
+                !(self.masked && self.hidden_from_commands(&real))
                     && (outside_protected(self.rules, word)
                         || outside_protected(self.rules, &real.to_string_lossy()))
             }
@@ -190,6 +193,24 @@ impl WorkspaceDisk<'_> {
                 || hard_link_alias(self.ws, self.rules, rel).is_some())
     }
 
+    /// Whether `real` (outside the workspace) is covered by the mount
+    /// sandbox: in home outside what it shows through, or under a
+    /// top-level directory that is not the system's (`outside`) and no
+    /// toolchain.
+    fn hidden_from_commands(&self, real: &std::path::Path) -> bool {
+        let (home, toolchains) = self.shown.get_or_init(|| {
+            let home = std::env::var_os("HOME")
+                .and_then(|h| std::path::PathBuf::from(h).canonicalize().ok());
+            let toolchains = super::outside::toolchains(home.as_deref());
+            (home, toolchains)
+        });
+        if let Some(rel) = home.as_deref().and_then(|h| real.strip_prefix(h).ok()) {
+            return super::mounts::home_entry_masked(&rel.to_string_lossy());
+        }
+        let shown: Vec<&std::path::Path> = toolchains.iter().map(|p| p.as_path()).collect();
+        super::outside::outside_hidden(real, &shown)
+    }
+
     /// Whether `rel` is a secret store an earlier plan masked, under a
     /// new name.
     fn moved_store(&self, rel: &str) -> bool {
@@ -198,20 +219,6 @@ impl WorkspaceDisk<'_> {
             && std::fs::metadata(self.ws.root().join(rel))
                 .is_ok_and(|m| self.store_inodes.contains(&(m.dev(), m.ino())))
     }
-}
-
-/// Whether `real` (outside the workspace) is covered by the mount
-/// sandbox: in home outside what it shows through, or under a top-level
-/// directory that is not the system's (`outside`) and no toolchain.
-fn hidden_from_commands(real: &std::path::Path) -> bool {
-    let home =
-        std::env::var_os("HOME").and_then(|h| std::path::PathBuf::from(h).canonicalize().ok());
-    if let Some(rel) = home.as_deref().and_then(|h| real.strip_prefix(h).ok()) {
-        return super::mounts::home_entry_masked(&rel.to_string_lossy());
-    }
-    let shown = super::outside::toolchains(home.as_deref());
-    let shown: Vec<&std::path::Path> = shown.iter().map(|p| p.as_path()).collect();
-    super::outside::outside_hidden(real, &shown)
 }
 
 /// Session files read back when a command runs code at most.

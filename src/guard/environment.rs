@@ -28,8 +28,9 @@ const ALLOWED: &[&str] = &[
 ];
 
 /// Where toolchains live: settings, not secrets, and builds break without
-/// them where they are not the defaults.
-const TOOLCHAIN: &[&str] = &[
+/// them where they are not the defaults. The mount plan shows the places
+/// they name where they would be hidden (`outside::toolchains`).
+pub(super) const TOOLCHAIN: &[&str] = &[
     "CARGO_HOME",
     "RUSTUP_HOME",
     "RUSTUP_TOOLCHAIN",
@@ -40,6 +41,10 @@ const TOOLCHAIN: &[&str] = &[
     "CONDA_DEFAULT_ENV",
     "NVM_DIR",
     "NVM_BIN",
+    "VOLTA_HOME",
+    "SDKMAN_DIR",
+    "BUN_INSTALL",
+    "PNPM_HOME",
     "NODE_PATH",
     "GOPATH",
     "GOROOT",

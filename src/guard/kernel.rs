@@ -212,36 +212,34 @@ impl Guard {
                 continue;
             };
             budget -= len;
-            // Text read whole with every reading; anything else in
-            // windows that overlap by more than any secret's longest form.
-            let mut hits = Vec::new();
-            let mut window: Vec<u8> = Vec::new();
-            let mut chunk = vec![0u8; WRITTEN_CHUNK];
-            let mut first = true;
-            loop {
-                let n = match file.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => n,
-                };
-                window.extend_from_slice(&chunk[..n]);
-                if first && len as usize <= MAX_WRITTEN_TEXT && window.len() < WRITTEN_CHUNK {
+            let hits = if len as usize <= MAX_WRITTEN_TEXT {
+                // Read whole: text with every reading the ledger knows.
+                let mut bytes = Vec::new();
+                if file.read_to_end(&mut bytes).is_err() {
                     continue;
                 }
-                first = false;
-                hits.extend(known.ledger.check_bytes(&window));
-                let keep = window.len().saturating_sub(WRITTEN_OVERLAP);
-                window.drain(..keep);
-            }
-            if first {
-                let text = !window[..window.len().min(8192)].contains(&0);
-                hits = if text {
-                    known.ledger.check(&String::from_utf8_lossy(&window))
+                if bytes[..bytes.len().min(8192)].contains(&0) {
+                    known.ledger.check_bytes(&bytes)
                 } else {
-                    known.ledger.check_bytes(&window)
-                };
-            } else if !window.is_empty() {
-                hits.extend(known.ledger.check_bytes(&window));
-            }
+                    known.ledger.check(&String::from_utf8_lossy(&bytes))
+                }
+            } else {
+                // In windows that overlap by more than any secret's
+                // longest form, by the automaton alone.
+                let mut hits = Vec::new();
+                let mut window: Vec<u8> = Vec::new();
+                let mut chunk = vec![0u8; WRITTEN_CHUNK];
+                loop {
+                    let n = match file.read(&mut chunk) {
+                        Ok(0) | Err(_) => break,
+                        Ok(n) => n,
+                    };
+                    window.extend_from_slice(&chunk[..n]);
+                    hits.extend(known.ledger.check_bytes(&window));
+                    window.drain(..window.len().saturating_sub(WRITTEN_OVERLAP));
+                }
+                hits
+            };
             if let Some(hit) = hits.first() {
                 out.found
                     .push((rel.clone(), format!("{} ({})", hit.source, hit.encoding)));

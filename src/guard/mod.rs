@@ -412,11 +412,7 @@ impl Guard {
             let dummies = call.decl.name != "shell"
                 && target.as_deref().is_some_and(learn::looks_like_fixture);
             for (field, mut looked) in sinks.into_iter().zip(looked) {
-                if dummies {
-                    looked
-                        .scan
-                        .retain(|h| sinks::known_as_secret(&known.ledger, &h.secret));
-                }
+                looked.dummies = dummies;
                 // A secret an edit keeps in place (in its own old text, or
                 // already in the file it writes) is not going anywhere.
                 let own_old = sinks::same_edit_old(call, field.item.as_ref().map(|(i, _)| *i));
@@ -432,9 +428,6 @@ impl Guard {
                     &kept,
                     &mut security,
                 );
-            }
-            if dummies {
-                security.retain(|r| !sinks::shape_only_ledger_reason(r));
             }
             if call.decl.name == "shell" {
                 let command = call.arg("command").as_str();

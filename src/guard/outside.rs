@@ -31,24 +31,6 @@ const KNOWN_SOCKETS: &[&str] = &[
     "/nix/var/nix/daemon-socket/socket",
 ];
 
-/// Variables that name where a toolchain lives: shown read-only to
-/// commands when they point into a covered place, as `PATH`'s entries are.
-const TOOLCHAIN_VARS: &[&str] = &[
-    "VIRTUAL_ENV",
-    "CONDA_PREFIX",
-    "JAVA_HOME",
-    "GOROOT",
-    "GOPATH",
-    "CARGO_HOME",
-    "RUSTUP_HOME",
-    "PYENV_ROOT",
-    "NVM_DIR",
-    "VOLTA_HOME",
-    "SDKMAN_DIR",
-    "BUN_INSTALL",
-    "PNPM_HOME",
-];
-
 /// The top-level directories of `/` to cover (canonical): real
 /// directories not in [`SYSTEM_TOP`]. Links at `/` (`/lib -> usr/lib`)
 /// lead to a directory judged by its own name.
@@ -117,7 +99,9 @@ fn listed_sockets(text: &str) -> Vec<PathBuf> {
 
 /// The toolchains the user's environment points at (canonical): each
 /// `PATH` entry (its parent when it is a `bin`, the prefix a toolchain
-/// keeps its libraries under) and [`TOOLCHAIN_VARS`]. Never `/`, a
+/// keeps its libraries under) and the places the toolchain variables
+/// commands get name (`environment::TOOLCHAIN`; a value that is no
+/// absolute path, such as `CC=gcc`, names none). Never `/`, a
 /// top-level directory or `home` itself: a `PATH` holding `~` would show
 /// all of it.
 pub fn toolchains(home: Option<&Path>) -> Vec<PathBuf> {
@@ -143,9 +127,9 @@ pub fn toolchains(home: Option<&Path>) -> Vec<PathBuf> {
     if let Some(path) = std::env::var_os("PATH") {
         std::env::split_paths(&path).for_each(&mut add);
     }
-    for var in TOOLCHAIN_VARS {
+    for var in super::environment::TOOLCHAIN {
         if let Some(v) = std::env::var_os(var).filter(|v| !v.is_empty()) {
-            add(PathBuf::from(v));
+            std::env::split_paths(&v).for_each(&mut add);
         }
     }
     out

@@ -13,12 +13,17 @@ use crate::call::{Call, Role};
 /// the part of `scan_value` that only reads, so a call's values can be
 /// looked at on two threads.
 pub(super) struct Looked {
-    pub(super) scan: Vec<secrets::SecretHit>,
-    pub(super) ledger: Vec<LedgerHit>,
+    scan: Vec<secrets::SecretHit>,
+    ledger: Vec<LedgerHit>,
+    /// The value is written into a test, an example or the docs: a token
+    /// counts only when the session knows it as a secret, not one learned
+    /// for its shape alone (a dummy a test's output showed).
+    pub(super) dummies: bool,
 }
 
 pub(super) fn look(ledger: &SecretLedger, value: &str) -> Looked {
     Looked {
+        dummies: false,
         scan: secrets::scan(value),
         ledger: ledger.check(value),
     }
@@ -63,7 +68,11 @@ pub(super) fn scan_value(
     kept: &dyn Fn(&str) -> bool,
     out: &mut Vec<Reason>,
 ) {
+    let dummies = looked.dummies;
     for hit in looked.scan {
+        if dummies && !known_as_secret(&known.ledger, &hit.secret) {
+            continue;
+        }
         // A handle of ours looks like an assigned secret; the handle check
         // below judges it.
         let is_handle = known
@@ -105,6 +114,9 @@ pub(super) fn scan_value(
     let hits = known.ledger.observe_checked(value, looked.ledger);
     let mut seen = Vec::new();
     for hit in hits {
+        if dummies && shape_only(&hit.source) {
+            continue;
+        }
         let secret = known
             .ledger
             .secrets()
@@ -272,7 +284,7 @@ fn url_host(url: &str) -> &str {
 /// makes it one (a protected file, the environment, a credential file),
 /// not only because some output showed a string of its shape (those are
 /// learned under the bare rule's name: `jwt`, `github-token`).
-pub(super) fn known_as_secret(ledger: &SecretLedger, value: &str) -> bool {
+fn known_as_secret(ledger: &SecretLedger, value: &str) -> bool {
     ledger
         .secrets()
         .position(|s| s == value)
@@ -286,15 +298,4 @@ fn shape_only(source: &str) -> bool {
     source
         .chars()
         .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
-}
-
-/// A ledger finding about a secret learned only for its shape (a dummy a
-/// test's output showed): `holds a secret from jwt (…)`.
-pub(super) fn shape_only_ledger_reason(reason: &Reason) -> bool {
-    reason.rule == "secret-ledger"
-        && reason
-            .message
-            .strip_prefix("holds a secret from ")
-            .and_then(|rest| rest.split_once(" ("))
-            .is_some_and(|(source, _)| shape_only(source))
 }
