@@ -66,13 +66,14 @@ impl Guard {
     /// The mount sandbox's plan for a command about to run in `ws`, with
     /// the session's own directories in `session_dir` (`mounts`).
     ///
-    /// `unchanged`: the session's watch saw no directory of the workspace
-    /// change since the last plan, so the last walk's answer stands.
+    /// `changes`: what the session's watch saw change in the workspace's
+    /// directories since the last plan (None without a watch): only those
+    /// are read again.
     pub fn mount_plan(
         &self,
         ws: &Workspace,
         session_dir: &std::path::Path,
-        unchanged: bool,
+        changes: Option<&storewalk::Changes>,
     ) -> mounts::MountPlan {
         let tainted: Vec<String> = self.known().tainted.iter().cloned().collect();
         let home = std::env::var_os("HOME")
@@ -99,11 +100,11 @@ impl Guard {
             .into_iter()
             .filter(|s| !outside::outside_hidden(s, &visible))
             .collect();
-        let mut found = storewalk::walk_unless_unchanged(
+        let mut found = storewalk::walk_since(
             ws.root(),
             &self.policy.paths,
             &mut self.known().walk,
-            unchanged,
+            changes,
         );
         {
             let known = self.known();
@@ -130,6 +131,14 @@ impl Guard {
         });
         self.follow_moved_stores(ws.root(), &mut plan);
         plan
+    }
+
+    /// The run-later files (`paths::RUN_LATER_NESTED`, nested
+    /// repositories' `.git`) below the workspace's root as the last
+    /// plan's walk found them, at any depth; None when no whole walk was
+    /// made.
+    pub fn run_later_seen(&self, ws: &Workspace) -> Option<Vec<std::path::PathBuf>> {
+        self.known().walk.run_later(ws.root()).map(<[_]>::to_vec)
     }
 
     /// Masks the secret stores an earlier plan masked that are no longer

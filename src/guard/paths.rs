@@ -131,6 +131,24 @@ pub const RUNS_ON_ITS_OWN: &[&str] = &[
     "rust-toolchain",
 ];
 
+/// Run-later files that tools obey in any directory they run in, not
+/// only at the workspace's root (a crate's `.cargo/config.toml`, direnv's
+/// `.envrc` on `cd`), with `package.json`, whose lifecycle scripts npm
+/// runs for every workspace package: looked for at any depth.
+pub const RUN_LATER_NESTED: &[&str] = &[
+    ".cargo/config.toml",
+    ".cargo/config",
+    "rust-toolchain.toml",
+    "rust-toolchain",
+    ".envrc",
+    ".mise.toml",
+    "mise.toml",
+    "bunfig.toml",
+    ".vscode/tasks.json",
+    ".npmrc",
+    "package.json",
+];
+
 /// More files that run code later, found by a second red team: other
 /// agents' hooks and MCP servers, build tools' startup options, more CI
 /// systems. One list for both the write rule and the mount plan (which

@@ -15,7 +15,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::paths::PathRules;
+use super::paths::{PathRules, RUN_LATER_NESTED};
 
 /// Entries read fresh in one walk at most; directories past it are
 /// covered whole until a later walk reads them.
@@ -60,6 +60,10 @@ pub struct Found {
     pub root_unreadable: Option<String>,
     /// Dependency and build directories the walk did not enter.
     pub skipped: Vec<PathBuf>,
+    /// Files by a name of [`RUN_LATER_NESTED`] and nested repositories'
+    /// `.git` entries, below the root: what a command's run-later files
+    /// are told apart from.
+    pub run_later: Vec<PathBuf>,
 }
 
 /// One directory as last read.
@@ -71,6 +75,7 @@ struct Listing {
     blind: Vec<PathBuf>,
     skipped: Vec<PathBuf>,
     linked: Vec<((u64, u64), PathBuf)>,
+    run_later: Vec<PathBuf>,
 }
 
 /// The directories of the last walk, by path, and what it found.
@@ -80,45 +85,85 @@ pub struct WalkCache {
     last: Option<(PathBuf, Found)>,
 }
 
-/// [`walk`], or the last walk's answer again when `unchanged` (the
-/// session's inotify watch saw no entry made, moved, removed or changed
-/// in any directory of the workspace since): a huge tree then costs
-/// nothing per command, not a `stat` per directory.
-pub fn walk_unless_unchanged(
+/// What the session's watch on the workspace (inotify) saw since the
+/// last walk: the directories whose entries changed, and those it could
+/// not watch (they, and all under them, are looked at every time).
+#[derive(Debug, Default, Clone)]
+pub struct Changes {
+    pub dirs: HashSet<PathBuf>,
+    pub unwatched: Vec<PathBuf>,
+}
+
+impl Changes {
+    /// Whether `dir`'s remembered listing may be used without a `stat`.
+    fn trusts(&self, dir: &Path) -> bool {
+        !self.dirs.contains(dir) && !self.unwatched.iter().any(|u| dir.starts_with(u))
+    }
+}
+
+/// [`walk`], or, when the session's watch tells what changed
+/// (`changes`), a walk that reads again only the directories it names
+/// and takes every other one as remembered, without a `stat`: a huge tree
+/// costs nothing per command when nothing changed, and one directory's
+/// reading when a command wrote into one. Without `changes` (no watch,
+/// or events lost) every directory's change time is looked at.
+pub fn walk_since(
     root: &Path,
     rules: &PathRules,
     cache: &mut WalkCache,
-    unchanged: bool,
+    changes: Option<&Changes>,
 ) -> Found {
-    if unchanged
+    if let Some(changes) = changes
+        && changes.dirs.is_empty()
+        && changes.unwatched.is_empty()
         && let Some((last_root, found)) = &cache.last
         && last_root == root
         && !found.truncated
     {
         return found.clone();
     }
-    let found = walk(root, rules, cache);
+    let now = now_nanos();
+    let found = walk_at(root, rules, cache, now, MAX_FRESH, changes);
     cache.last = Some((root.to_path_buf(), found.clone()));
     found
+}
+
+impl WalkCache {
+    /// The run-later files the last walk found below `root`; None before
+    /// any walk of it, or when the walk was cut short.
+    pub fn run_later(&self, root: &Path) -> Option<&[PathBuf]> {
+        match &self.last {
+            Some((last, found)) if last == root && !found.truncated => {
+                Some(found.run_later.as_slice())
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The workspace's secret stores under `root` (canonical), reusing what
 /// `cache` holds of directories that did not change.
 pub fn walk(root: &Path, rules: &PathRules, cache: &mut WalkCache) -> Found {
-    let now = SystemTime::now()
+    walk_at(root, rules, cache, now_nanos(), MAX_FRESH, None)
+}
+
+fn now_nanos() -> i128 {
+    SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_nanos() as i128)
-        .unwrap_or(0);
-    walk_at(root, rules, cache, now, MAX_FRESH)
+        .unwrap_or(0)
 }
 
 /// [`walk`] at time `now` (nanoseconds since the epoch).
+/// With `changes`, a remembered directory they do not name is taken as
+/// it was, unlooked at.
 fn walk_at(
     root: &Path,
     rules: &PathRules,
     cache: &mut WalkCache,
     now: i128,
     max_fresh: usize,
+    changes: Option<&Changes>,
 ) -> Found {
     let mut found = Found::default();
     let mut linked: Vec<((u64, u64), PathBuf)> = Vec::new();
@@ -126,6 +171,19 @@ fn walk_at(
     let mut fresh = 0usize;
     let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
+        if let Some(changes) = changes
+            && changes.trusts(&dir)
+            && let Some(listing) = cache.dirs.remove(&dir)
+        {
+            found.stores.extend(listing.stores.iter().cloned());
+            found.blind.extend(listing.blind.iter().cloned());
+            found.skipped.extend(listing.skipped.iter().cloned());
+            found.run_later.extend(listing.run_later.iter().cloned());
+            linked.extend(listing.linked.iter().cloned());
+            stack.extend(listing.subdirs.iter().cloned());
+            seen.insert(dir, listing);
+            continue;
+        }
         let meta = match dir.symlink_metadata() {
             Ok(m) => m,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -159,10 +217,12 @@ fn walk_at(
         found.stores.extend(listing.stores.iter().cloned());
         found.blind.extend(listing.blind.iter().cloned());
         found.skipped.extend(listing.skipped.iter().cloned());
+        found.run_later.extend(listing.run_later.iter().cloned());
         linked.extend(listing.linked.iter().cloned());
         stack.extend(listing.subdirs.iter().cloned());
+        // With a watch, a later change is told however soon it comes.
         let changed = i128::from(stamp.0) * 1_000_000_000 + i128::from(stamp.1);
-        if now - changed > RACY_NANOS {
+        if changes.is_some() || now - changed > RACY_NANOS {
             seen.insert(dir, listing);
         }
     }
@@ -235,6 +295,15 @@ fn blind(dir: &Path, root: &Path, e: std::io::Error, found: &mut Found) {
     }
 }
 
+/// Whether `rel` (below the root) names a file of [`RUN_LATER_NESTED`]
+/// or a nested repository's `.git`.
+fn is_run_later_nested(rel: &str) -> bool {
+    rel.rsplit('/').next() == Some(".git")
+        || RUN_LATER_NESTED.iter().any(|n| {
+            rel.ends_with(n) && (rel.len() == n.len() || rel[..rel.len() - n.len()].ends_with('/'))
+        })
+}
+
 /// Reads one directory.
 fn read(dir: &Path, root: &Path, rules: &PathRules, fresh: &mut usize) -> std::io::Result<Listing> {
     let mut listing = Listing {
@@ -244,6 +313,7 @@ fn read(dir: &Path, root: &Path, rules: &PathRules, fresh: &mut usize) -> std::i
         blind: Vec::new(),
         skipped: Vec::new(),
         linked: Vec::new(),
+        run_later: Vec::new(),
     };
     for entry in std::fs::read_dir(dir)?.flatten() {
         *fresh += 1;
@@ -252,6 +322,9 @@ fn read(dir: &Path, root: &Path, rules: &PathRules, fresh: &mut usize) -> std::i
             continue;
         };
         let rel = rel.to_string_lossy().replace('\\', "/");
+        if dir != root && is_run_later_nested(&rel) {
+            listing.run_later.push(path.clone());
+        }
         if rules.is_secret_store(&rel) {
             // A link to a secret hides where it leads (inside the
             // workspace or not); the link itself holds nothing.
@@ -328,9 +401,16 @@ mod tests {
         // Long after the racy window: every listing is remembered.
         let later = i128::MAX / 2;
         assert!(
-            walk_at(&root, &PathRules::default(), &mut cache, later, MAX_FRESH)
-                .stores
-                .is_empty()
+            walk_at(
+                &root,
+                &PathRules::default(),
+                &mut cache,
+                later,
+                MAX_FRESH,
+                None
+            )
+            .stores
+            .is_empty()
         );
         assert_eq!(cache.dirs.len(), 3);
         // A remembered listing is what the walk answers from...
@@ -340,13 +420,79 @@ mod tests {
             .unwrap()
             .stores
             .push(root.join("deep/remembered"));
-        let found = walk_at(&root, &PathRules::default(), &mut cache, later, MAX_FRESH);
+        let found = walk_at(
+            &root,
+            &PathRules::default(),
+            &mut cache,
+            later,
+            MAX_FRESH,
+            None,
+        );
         assert_eq!(found.stores, vec![root.join("deep/remembered")]);
         // ...until the directory changes: a new entry changes its time.
         fs::write(root.join("deep/er/.env"), "K=v\n").unwrap();
         fs::write(root.join("deep/x"), "").unwrap();
-        let found = walk_at(&root, &PathRules::default(), &mut cache, later, MAX_FRESH);
+        let found = walk_at(
+            &root,
+            &PathRules::default(),
+            &mut cache,
+            later,
+            MAX_FRESH,
+            None,
+        );
         assert_eq!(found.stores, vec![root.join("deep/er/.env")]);
+    }
+
+    #[test]
+    fn with_a_watch_only_the_directories_it_names_are_read_again() {
+        let (_d, root) = base();
+        fs::create_dir_all(root.join("a/b")).unwrap();
+        fs::create_dir_all(root.join("c")).unwrap();
+        let rules = PathRules::default();
+        let mut cache = WalkCache::default();
+        let nothing = Changes::default();
+        assert!(
+            walk_since(&root, &rules, &mut cache, Some(&nothing))
+                .stores
+                .is_empty()
+        );
+        // Recently made directories are remembered too: the watch tells
+        // a later change however soon it comes.
+        assert_eq!(cache.dirs.len(), 4);
+        fs::write(root.join("a/b/.env"), "K=v\n").unwrap();
+        fs::write(root.join("c/.env"), "K=v\n").unwrap();
+        // Told of a/b only: c is taken as remembered, unlooked at.
+        let told = Changes {
+            dirs: [root.join("a/b")].into_iter().collect(),
+            unwatched: Vec::new(),
+        };
+        let found = walk_since(&root, &rules, &mut cache, Some(&told));
+        assert_eq!(found.stores, vec![root.join("a/b/.env")]);
+        // Nothing told: the last answer stands.
+        let again = walk_since(&root, &rules, &mut cache, Some(&nothing));
+        assert_eq!(again.stores, found.stores);
+        // A directory the watch could not watch is read every time, and
+        // all under it.
+        fs::create_dir_all(root.join("c/d")).unwrap();
+        fs::write(root.join("c/d/.env"), "K=v\n").unwrap();
+        let unwatched = Changes {
+            dirs: HashSet::new(),
+            unwatched: vec![root.join("c")],
+        };
+        let mut found = walk_since(&root, &rules, &mut cache, Some(&unwatched));
+        found.stores.sort();
+        assert_eq!(
+            found.stores,
+            vec![
+                root.join("a/b/.env"),
+                root.join("c/.env"),
+                root.join("c/d/.env")
+            ]
+        );
+        // Without a watch, change times are looked at again.
+        fs::write(root.join("a/.env"), "K=v\n").unwrap();
+        let found = walk_since(&root, &rules, &mut cache, None);
+        assert!(found.stores.contains(&root.join("a/.env")), "{found:?}");
     }
 
     #[test]
@@ -362,13 +508,13 @@ mod tests {
         let mut cache = WalkCache::default();
         let later = i128::MAX / 2;
         // Room for the root and one directory a walk.
-        let first = walk_at(&root, &PathRules::default(), &mut cache, later, 12);
+        let first = walk_at(&root, &PathRules::default(), &mut cache, later, 12, None);
         assert!(first.truncated);
         assert_eq!(first.blind.len(), 3, "{:?}", first.blind);
         // Each later walk reads on from what it remembers, until whole.
         let mut last = first;
         for _ in 0..4 {
-            last = walk_at(&root, &PathRules::default(), &mut cache, later, 12);
+            last = walk_at(&root, &PathRules::default(), &mut cache, later, 12, None);
         }
         assert!(!last.truncated && last.blind.is_empty(), "{last:?}");
         assert_eq!(last.stores, vec![root.join("d3/.env")]);

@@ -64,12 +64,12 @@ impl Sandbox {
         }
     }
 
-    /// Whether the watch saw no directory of the workspace change since
-    /// the last command's plan (false without a watch).
-    fn unchanged(&self) -> bool {
+    /// The workspace's directories the watch saw change since the last
+    /// command's plan (None without a watch, or when it lost track).
+    fn changes(&self) -> Option<crate::guard::storewalk::Changes> {
         self.written
             .as_ref()
-            .is_some_and(|w| w.lock().unwrap_or_else(|p| p.into_inner()).unchanged())
+            .and_then(|w| w.lock().unwrap_or_else(|p| p.into_inner()).changes())
     }
 
     /// Before a command: what was written since the last one is set
@@ -87,33 +87,38 @@ impl Sandbox {
         }
     }
 
-    /// After a command: the files it wrote that hold a secret the session
-    /// knows (a copy made by a path no mask covered) are moved into the
-    /// quarantine, out of every later command's and tool's reach; what
-    /// the command's output should say of it.
+    /// After a command: the files the kernel saw it write, relative to the
+    /// workspace (None without a watch).
+    pub(crate) fn written_files(&self) -> Option<Vec<String>> {
+        self.written
+            .as_ref()
+            .map(|w| w.lock().unwrap_or_else(|p| p.into_inner()).finish())
+    }
+
+    /// After a command: the files it wrote (`rels`) that hold a secret the
+    /// session knows (a copy made by a path no mask covered) are moved
+    /// into the quarantine, out of every later command's and tool's
+    /// reach; what the command's output should say of it.
     pub(crate) fn after_command(
         &self,
         guard: &Guard,
         ws: &Workspace,
         before: tools::gitcheck::Before,
+        rels: &[String],
     ) -> String {
-        let rels = match &self.written {
-            Some(w) => w.lock().unwrap_or_else(|p| p.into_inner()).finish(),
-            None => Vec::new(),
-        };
         // The repository first: a secret a command committed is taken out
         // of the commit before its copy is looked at.
         let mut note = match &self.git {
             Some(g) => g
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .after(ws, guard, before, &rels),
+                .after(ws, guard, before, rels),
             None => String::new(),
         };
         if rels.is_empty() {
             return note;
         }
-        let found = guard.secrets_written(ws, &rels);
+        let found = guard.secrets_written(ws, rels);
         for (rel, what) in &found.found {
             note.push_str(&match crate::files::quarantine(ws.root(), rel) {
                 Ok(to) => format!(
@@ -163,10 +168,12 @@ impl Sandbox {
         if !guard.policy().file_sandbox {
             return Ok((None, None, String::new()));
         }
-        let mounts = self
-            .dirs
-            .as_ref()
-            .map(|dirs| (guard.mount_plan(ws, dirs.path(), self.unchanged()), dirs));
+        let mounts = self.dirs.as_ref().map(|dirs| {
+            (
+                guard.mount_plan(ws, dirs.path(), self.changes().as_ref()),
+                dirs,
+            )
+        });
         let private = self.dirs.as_ref().map(|d| d.writable()).unwrap_or_default();
         let files = if tools::landlock::available() {
             guard.file_plan(ws, mounts.as_ref().map(|(p, _)| p), &private)

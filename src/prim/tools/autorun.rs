@@ -10,27 +10,35 @@
 //! the change with fs-write or fs-edit, which a person confirms. The
 //! workspace root is looked at for every auto-run name; the directories
 //! three levels below it for the ones tools obey there too (a crate's
-//! `.cargo/config.toml`, a workspace package's `package.json`).
+//! `.cargo/config.toml`, a workspace package's `package.json`), and, where
+//! the session watches the workspace, any depth: the plan's walk tells
+//! what was there before, the kernel which files the command wrote.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::guard::mounts::{AUTO_RUN, HOME_READ_ONLY};
+use crate::guard::paths::RUN_LATER_NESTED;
 
 /// Auto-run names obeyed in any directory a tool runs in, not only at
-/// the root.
-const NESTED: &[&str] = &[
-    ".cargo/config.toml",
-    ".cargo/config",
-    "rust-toolchain.toml",
-    "rust-toolchain",
-    ".envrc",
-    ".mise.toml",
-    "mise.toml",
-    "bunfig.toml",
-    ".vscode/tasks.json",
-    ".npmrc",
-];
+/// the root; package.json is judged by its scripts, not by being there.
+fn nested_names() -> impl Iterator<Item = &'static str> {
+    RUN_LATER_NESTED
+        .iter()
+        .copied()
+        .filter(|n| *n != "package.json")
+}
+
+/// The nested auto-run name `rel` (below the root, not at it) ends with.
+fn nested_name(rel: &str) -> Option<&'static str> {
+    nested_names().find(|n| {
+        rel.len() > n.len() && rel.ends_with(n) && rel[..rel.len() - n.len()].ends_with('/')
+    })
+}
+
+/// package.json files below the places' depth read before a command, at
+/// most (a monorepo's deep workspace packages).
+const MAX_DEEP_PACKAGES: usize = 256;
 
 /// How many directory levels below the root are looked at: a monorepo's
 /// `services/api/web/.envrc` is three down, and direnv obeys it on `cd`.
@@ -59,11 +67,18 @@ pub struct Snapshot {
     /// `~/.gradle/init.d`): the plan can make read-only only what exists,
     /// so one a command creates inside a writable cache is removed.
     home_missing: Vec<PathBuf>,
+    /// Nested repositories (their directories) at any depth.
+    repos: Vec<PathBuf>,
+    /// The plan's walk saw every depth: a run-later file the command
+    /// wrote that it did not see is new.
+    every_depth: bool,
 }
 
 /// Looks at the auto-run places under `root`: a few `stat`s, the
-/// directories three levels down, and the package.json files there.
-pub fn snapshot(root: &Path) -> Snapshot {
+/// directories three levels down, and the package.json files there; and
+/// what the plan's walk saw deeper (`seen`: every run-later file below
+/// the root, at any depth, when the walk was whole).
+pub fn snapshot(root: &Path, seen: Option<&[PathBuf]>) -> Snapshot {
     let missing = AUTO_RUN
         .iter()
         .chain(crate::guard::paths::RUN_LATER_NAMED)
@@ -73,14 +88,20 @@ pub fn snapshot(root: &Path) -> Snapshot {
     let mut nested = Vec::new();
     let mut packages = HashMap::new();
     let mut git_configs = HashMap::new();
-    for dir in places(root) {
-        if dir != root
-            && let Some(config) = nested_git_config(&dir)
+    let mut repos = Vec::new();
+    let mut note_repo = |dir: &Path, repos: &mut Vec<PathBuf>| {
+        if let Some(config) = nested_git_config(dir)
             && let Ok(bytes) = std::fs::read(&config)
         {
             git_configs.insert(config, bytes);
+            repos.push(dir.to_path_buf());
         }
-        for name in NESTED {
+    };
+    for dir in places(root) {
+        if dir != root {
+            note_repo(&dir, &mut repos);
+        }
+        for name in nested_names() {
             let path = dir.join(name);
             if dir != root && path.symlink_metadata().is_ok() {
                 nested.push(path);
@@ -104,7 +125,31 @@ pub fn snapshot(root: &Path) -> Snapshot {
                 .collect()
         })
         .unwrap_or_default();
+    let mut deep_packages = 0usize;
+    for path in seen.unwrap_or_default() {
+        let name = path.file_name().unwrap_or_default();
+        if name == ".git" {
+            if let Some(dir) = path.parent()
+                && !repos.iter().any(|r| r == dir)
+            {
+                note_repo(dir, &mut repos);
+            }
+        } else if name == "package.json" {
+            if !packages.contains_key(path) {
+                deep_packages += 1;
+                let bytes = (deep_packages <= MAX_DEEP_PACKAGES)
+                    .then(|| std::fs::read(path).ok())
+                    .flatten()
+                    .filter(|b| b.len() <= 1 << 20);
+                packages.insert(path.clone(), bytes);
+            }
+        } else if !nested.contains(path) {
+            nested.push(path.clone());
+        }
+    }
     Snapshot {
+        every_depth: seen.is_some(),
+        repos,
         git_configs,
         home_missing,
         missing,
@@ -237,6 +282,12 @@ fn runs_programs(config: &[u8]) -> bool {
     KEYS.iter().any(|k| text.contains(k))
 }
 
+/// Whether `rel` lies in a dependency or build directory (npm writes
+/// packages' own package.json files there).
+fn in_skipped(rel: &str) -> bool {
+    rel.split('/').any(|c| SKIPPED.contains(&c) || c == ".venv")
+}
+
 /// `path` relative to `root` when inside it.
 fn rel_of(root: &Path, path: &Path) -> String {
     path.strip_prefix(root)
@@ -247,8 +298,10 @@ fn rel_of(root: &Path, path: &Path) -> String {
 
 impl Snapshot {
     /// After the command: undoes what it did to auto-run places, and says
-    /// what (empty when it did nothing there).
-    pub fn undo(&self, root: &Path) -> String {
+    /// what (empty when it did nothing there). `written`: the files the
+    /// kernel saw the command write, relative to the root (None without
+    /// a watch), where run-later files at any depth are looked for.
+    pub fn undo(&self, root: &Path, written: Option<&[String]>) -> String {
         let mut notes = String::new();
         let rel = |path: &Path| {
             path.strip_prefix(root)
@@ -265,11 +318,26 @@ impl Snapshot {
         );
         let dirs = places(root);
         for dir in dirs.iter().filter(|d| d.as_path() != root) {
-            for name in NESTED {
+            for name in nested_names() {
                 let path = dir.join(name);
                 if path.symlink_metadata().is_ok() && !self.nested.contains(&path) {
                     created.push(path);
                 }
+            }
+        }
+        // Deeper, where the walk saw every depth: what the command wrote.
+        let deep: &[String] = match written {
+            Some(w) if self.every_depth => w,
+            _ => &[],
+        };
+        let deep: Vec<&String> = deep.iter().filter(|r| !in_skipped(r)).collect();
+        for rel in &deep {
+            let path = root.join(rel);
+            if nested_name(rel).is_some()
+                && !self.nested.contains(&path)
+                && !created.contains(&path)
+            {
+                created.push(path);
             }
         }
         for path in created {
@@ -287,7 +355,27 @@ impl Snapshot {
                 ),
             });
         }
-        for dir in dirs.iter().filter(|d| d.as_path() != root) {
+        let mut repos: Vec<PathBuf> = dirs
+            .iter()
+            .filter(|d| d.as_path() != root)
+            .cloned()
+            .collect();
+        for dir in self
+            .repos
+            .iter()
+            .cloned()
+            .chain(deep.iter().filter_map(|rel| {
+                let dir = rel
+                    .strip_suffix("/.git/config")
+                    .or_else(|| rel.strip_suffix("/.git"))?;
+                Some(root.join(dir))
+            }))
+        {
+            if !repos.contains(&dir) {
+                repos.push(dir);
+            }
+        }
+        for dir in &repos {
             let Some(config) = nested_git_config(dir) else {
                 continue;
             };
@@ -309,8 +397,17 @@ impl Snapshot {
                 ),
             });
         }
-        for dir in &dirs {
-            let package = dir.join("package.json");
+        let mut packages: Vec<PathBuf> = dirs.iter().map(|d| d.join("package.json")).collect();
+        for package in self.packages.keys().cloned().chain(
+            deep.iter()
+                .filter(|r| r.ends_with("/package.json"))
+                .map(|r| root.join(r)),
+        ) {
+            if !packages.contains(&package) {
+                packages.push(package);
+            }
+        }
+        for package in packages {
             let before = self.packages.get(&package);
             if matches!(before, Some(None)) {
                 continue; // too large to compare

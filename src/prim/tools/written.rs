@@ -11,7 +11,9 @@
 //! Raw syscalls through `libc`, as `netns.rs` does: four calls and one
 //! record layout.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+use crate::guard::storewalk::Changes;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -41,9 +43,15 @@ pub struct Written {
     lost: bool,
     /// When the current command started (seconds since the epoch).
     since: i64,
-    /// An entry was made, moved, removed or changed (mode, links) in a
-    /// directory since the last [`Written::unchanged`].
-    moved: bool,
+    /// Directories an entry was made, moved, removed or changed (mode,
+    /// links) in since the last [`Written::changes`].
+    changed: HashSet<PathBuf>,
+    /// Directories that could not be watched (unreadable when looked at):
+    /// they and all under them count as changed every time.
+    unwatched: Vec<PathBuf>,
+    /// Events were lost since the last [`Written::changes`], or none was
+    /// asked yet: the next walk cannot trust what it remembers.
+    untold: bool,
 }
 
 const EVENTS: u32 = libc::IN_CLOSE_WRITE
@@ -78,23 +86,31 @@ impl Written {
             incomplete: false,
             lost: false,
             since: 0,
-            moved: true,
+            changed: HashSet::new(),
+            unwatched: Vec::new(),
+            untold: true,
         };
         let mut ignored = Vec::new();
         w.watch_tree(root, &mut ignored, false);
         Some(w)
     }
 
-    /// Whether no directory of the workspace changed since the last time
-    /// this was asked (reading what the kernel queued): the plan's walk
-    /// for secret stores may then stand. Never when a directory could
-    /// not be watched or events were lost.
-    pub fn unchanged(&mut self) -> bool {
+    /// The directories of the workspace whose entries changed since the
+    /// last time this was asked (reading what the kernel queued): the
+    /// plan's walk for secret stores reads only them again. None when it
+    /// cannot be told: the first time, past the watch limit, or after
+    /// events were lost.
+    pub fn changes(&mut self) -> Option<Changes> {
         let mut files = Vec::new();
         self.read_events(&mut files);
-        let unchanged = !self.moved && !self.incomplete && !self.lost;
-        self.moved = false;
-        unchanged
+        let dirs = std::mem::take(&mut self.changed);
+        if std::mem::take(&mut self.untold) || self.incomplete {
+            return None;
+        }
+        Some(Changes {
+            dirs,
+            unwatched: self.unwatched.clone(),
+        })
     }
 
     /// Before a command: what happened since the last one (the model's
@@ -144,6 +160,8 @@ impl Written {
             if wd < 0 {
                 if std::io::Error::last_os_error().raw_os_error() == Some(libc::ENOSPC) {
                     self.incomplete = true;
+                } else {
+                    self.unwatched.push(dir);
                 }
                 continue;
             }
@@ -158,6 +176,8 @@ impl Written {
                 if kind.is_dir() {
                     if !NOT_WATCHED.iter().any(|n| entry.file_name() == *n) {
                         stack.push(entry.path());
+                    } else if report && entry.file_name() == ".git" {
+                        files.push(entry.path().join("config"));
                     }
                 } else if report {
                     files.push(entry.path());
@@ -201,31 +221,54 @@ impl Written {
                 };
                 let wd = field(0) as libc::c_int;
                 let mask = field(4);
-                if mask & MOVES != 0 {
-                    self.moved = true;
-                }
                 let len = field(12) as usize;
                 let name_bytes = &bytes[(at + header).min(n)..(at + header + len).min(n)];
                 at += header + len;
                 if mask & libc::IN_Q_OVERFLOW != 0 {
                     self.lost = true;
+                    self.untold = true;
                     continue;
                 }
                 let name = name_bytes.split(|b| *b == 0).next().unwrap_or_default();
                 let Some(dir) = self.dirs.get(&wd) else {
                     continue;
                 };
+                if mask & MOVES != 0 {
+                    self.changed.insert(dir.clone());
+                    if mask & libc::IN_ISDIR != 0 && !name.is_empty() {
+                        // A directory made, moved in or out, or its mode
+                        // changed (made readable again: watched anew).
+                        let sub = dir.join(std::ffi::OsStr::from_bytes(name));
+                        if mask & libc::IN_ATTRIB != 0
+                            && let Some(at) = self.unwatched.iter().position(|u| *u == sub)
+                        {
+                            self.unwatched.swap_remove(at);
+                            new_dirs.push(sub.clone());
+                        }
+                        self.changed.insert(sub);
+                    }
+                }
+                if mask & libc::IN_IGNORED != 0 {
+                    self.dirs.remove(&wd);
+                    continue;
+                }
                 if name.is_empty() {
                     continue;
                 }
+                let Some(dir) = self.dirs.get(&wd) else {
+                    continue;
+                };
                 let path = dir.join(std::ffi::OsStr::from_bytes(name));
                 if mask & (libc::IN_MOVED_FROM | libc::IN_DELETE | libc::IN_ATTRIB) != 0 {
                     continue; // nothing new to read back
                 }
                 if mask & libc::IN_ISDIR != 0 {
-                    if mask & (libc::IN_CREATE | libc::IN_MOVED_TO) != 0
-                        && !NOT_WATCHED.iter().any(|n| n.as_bytes() == name)
-                    {
+                    let made = mask & (libc::IN_CREATE | libc::IN_MOVED_TO) != 0;
+                    if made && name == b".git" {
+                        // A new repository, unwatched inside: its config
+                        // is what runs programs (`autorun.rs` looks).
+                        files.push(path.join("config"));
+                    } else if made && !NOT_WATCHED.iter().any(|n| n.as_bytes() == name) {
                         new_dirs.push(path);
                     }
                 } else {
@@ -330,7 +373,7 @@ mod tests {
     }
 
     #[test]
-    fn only_a_change_to_what_directories_hold_counts_as_a_change() {
+    fn only_a_change_to_what_directories_hold_counts_and_says_where() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         fs::create_dir_all(root.join("a/b")).unwrap();
@@ -338,29 +381,55 @@ mod tests {
         let Some(mut w) = Written::new(&root) else {
             return;
         };
-        // The first plan always walks.
-        assert!(!w.unchanged());
-        assert!(w.unchanged());
+        let dirs = |w: &mut Written| {
+            let mut d: Vec<PathBuf> = w.changes().unwrap().dirs.into_iter().collect();
+            d.sort();
+            d
+        };
+        // The first plan cannot be told: it walks.
+        assert!(w.changes().is_none());
+        assert!(dirs(&mut w).is_empty());
         // Writing a file's content changes no directory.
         fs::write(root.join("a/b/f.txt"), "2\n").unwrap();
-        assert!(w.unchanged());
-        let changes: [&dyn Fn(&Path); 5] = [
-            &|r| fs::write(r.join("a/b/.env"), "K=v\n").unwrap(),
-            &|r| fs::rename(r.join("a/b/.env"), r.join("a/.env")).unwrap(),
-            &|r| fs::hard_link(r.join("a/b/f.txt"), r.join("a/copy")).unwrap(),
-            &|r| fs::remove_file(r.join("a/copy")).unwrap(),
-            &|r| fs::create_dir(r.join("a/b/c")).unwrap(),
+        assert!(dirs(&mut w).is_empty());
+        let (a, b) = (root.join("a"), root.join("a/b"));
+        type Change<'a> = (&'a dyn Fn(&Path), Vec<PathBuf>);
+        let changes: [Change; 5] = [
+            (
+                &|r| fs::write(r.join("a/b/.env"), "K=v\n").unwrap(),
+                vec![b.clone()],
+            ),
+            (
+                &|r| fs::rename(r.join("a/b/.env"), r.join("a/.env")).unwrap(),
+                vec![a.clone(), b.clone()],
+            ),
+            (
+                &|r| fs::hard_link(r.join("a/b/f.txt"), r.join("a/copy")).unwrap(),
+                vec![a.clone()],
+            ),
+            // (A link count changes with no event to the directory.)
+            (
+                &|r| fs::remove_file(r.join("a/copy")).unwrap(),
+                vec![a.clone()],
+            ),
+            (
+                &|r| fs::create_dir(r.join("a/b/c")).unwrap(),
+                vec![b.clone(), root.join("a/b/c")],
+            ),
         ];
-        for change in changes {
+        for (change, want) in changes {
             change(&root);
-            assert!(!w.unchanged());
-            assert!(w.unchanged());
+            assert_eq!(dirs(&mut w), want);
+            assert!(dirs(&mut w).is_empty());
         }
         // Whatever happens during a command counts for the next plan.
         w.start();
         fs::write(root.join("a/b/c/.env"), "K=v\n").unwrap();
         w.finish();
-        assert!(!w.unchanged());
+        assert_eq!(dirs(&mut w), vec![root.join("a/b/c")]);
+        // Lost events: the next plan cannot be told.
+        w.untold = true;
+        assert!(w.changes().is_none());
     }
 
     #[test]
