@@ -87,6 +87,11 @@ impl Sandbox {
         }
     }
 
+    /// Whether the kernel tells which files commands write.
+    pub(crate) fn watching(&self) -> bool {
+        self.written.is_some()
+    }
+
     /// After a command: the files the kernel saw it write, relative to the
     /// workspace (None without a watch).
     pub(crate) fn written_files(&self) -> Option<Vec<String>> {

@@ -323,7 +323,10 @@ impl Host {
                 let sandbox = self.sandbox();
                 let (files, mounts, plan_note) = sandbox.command_plans(&self.guard, &self.ws)?;
                 let auto_run = matches!(self.shell_place, tools::ShellPlace::Local).then(|| {
-                    let seen = self.guard.run_later_seen(&self.ws);
+                    let seen = sandbox
+                        .watching()
+                        .then(|| self.guard.run_later_seen(&self.ws))
+                        .flatten();
                     tools::autorun::snapshot(self.ws.root(), seen.as_deref())
                 });
                 let contained = mounts.is_some();

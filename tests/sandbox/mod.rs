@@ -967,7 +967,9 @@ print('done')\"",
     assert!(!read(&ws, deep).contains("postinstall"), "{}", r.text);
     assert!(read(&ws, deep).contains("tsc"), "{}", r.text);
     assert!(
-        !ws.root().join("apps/api/packages/core/package.json").exists(),
+        !ws.root()
+            .join("apps/api/packages/core/package.json")
+            .exists(),
         "{}",
         r.text
     );

@@ -74,10 +74,10 @@ pub struct Snapshot {
     every_depth: bool,
 }
 
-/// Looks at the auto-run places under `root`: a few `stat`s, the
-/// directories three levels down, and the package.json files there; and
-/// what the plan's walk saw deeper (`seen`: every run-later file below
-/// the root, at any depth, when the walk was whole).
+/// Looks at the auto-run places under `root`: a few `stat`s, and the
+/// run-later files below the root the plan's walk saw (`seen`: at any
+/// depth, when the walk was whole and the kernel will tell what the
+/// command writes); without them, the directories three levels down.
 pub fn snapshot(root: &Path, seen: Option<&[PathBuf]>) -> Snapshot {
     let missing = AUTO_RUN
         .iter()
@@ -97,7 +97,12 @@ pub fn snapshot(root: &Path, seen: Option<&[PathBuf]>) -> Snapshot {
             repos.push(dir.to_path_buf());
         }
     };
-    for dir in places(root) {
+    // With the walk's list, the root alone is looked at here.
+    let looked_at = match seen {
+        Some(_) => vec![root.to_path_buf()],
+        None => places(root),
+    };
+    for dir in looked_at {
         if dir != root {
             note_repo(&dir, &mut repos);
         }
@@ -316,7 +321,12 @@ impl Snapshot {
                 .into_iter()
                 .filter(|p| !self.workspaces.contains(p)),
         );
-        let dirs = places(root);
+        // With the walk's list and the kernel's, the root alone is looked
+        // at here; without, three levels down.
+        let dirs = match written {
+            Some(_) if self.every_depth => vec![root.to_path_buf()],
+            _ => places(root),
+        };
         for dir in dirs.iter().filter(|d| d.as_path() != root) {
             for name in nested_names() {
                 let path = dir.join(name);
