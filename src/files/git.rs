@@ -285,9 +285,123 @@ pub fn run(
 }
 
 /// The filter drivers the repository's config (with its includes)
-/// defines: `filter.<name>.clean`, `.smudge` or `.process`. Reading config
-/// runs nothing.
+/// defines: `filter.<name>.clean`, `.smudge` or `.process`, remembered
+/// while no config file git reads for `dir` changes (asking is a git
+/// process, most of a quick git call's cost).
 fn filter_drivers(dir: &Path) -> Vec<String> {
+    use std::sync::Mutex;
+    type Stamps = Vec<Option<ConfigStamp>>;
+    /// By repository directory: the stamps its answer was asked under.
+    static REMEMBERED: Mutex<Vec<(std::path::PathBuf, Stamps, Vec<String>)>> =
+        Mutex::new(Vec::new());
+    /// Repositories remembered at most (a session works in a few).
+    const MAX_REMEMBERED: usize = 64;
+    let files = config_files(dir);
+    let stamps: Option<Stamps> = files
+        .as_ref()
+        .map(|f| f.iter().map(|p| ConfigStamp::of(p)).collect());
+    if let Some(stamps) = &stamps
+        && let Some((_, _, names)) = REMEMBERED
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .iter()
+            .find(|(d, was, _)| d == dir && was == stamps)
+    {
+        return names.clone();
+    }
+    let names = ask_filter_drivers(dir);
+    if let (Some(files), Some(stamps)) = (files, stamps)
+        && rememberable(&files, &stamps)
+    {
+        let mut remembered = REMEMBERED.lock().unwrap_or_else(|p| p.into_inner());
+        remembered.retain(|(d, _, _)| d != dir);
+        if remembered.len() >= MAX_REMEMBERED {
+            remembered.remove(0);
+        }
+        remembered.push((dir.to_path_buf(), stamps, names.clone()));
+    }
+    names
+}
+
+/// When a config file last changed, as far as a `stat` tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ConfigStamp {
+    modified: (i64, i64),
+    len: u64,
+    inode: u64,
+}
+
+impl ConfigStamp {
+    fn of(path: &Path) -> Option<ConfigStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let m = path.metadata().ok()?;
+        Some(ConfigStamp {
+            modified: (m.mtime(), m.mtime_nsec()),
+            len: m.len(),
+            inode: m.ino(),
+        })
+    }
+}
+
+/// The config files git reads for the repository at `dir` (system,
+/// global, local, worktree); None where this cannot tell (no `.git`
+/// directory found, a `.git` file), so nothing is remembered.
+fn config_files(dir: &Path) -> Option<Vec<std::path::PathBuf>> {
+    let env_path = |k: &str| std::env::var_os(k).map(std::path::PathBuf::from);
+    let mut files = Vec::new();
+    if std::env::var_os("GIT_CONFIG_NOSYSTEM").is_none() {
+        files.push(env_path("GIT_CONFIG_SYSTEM").unwrap_or_else(|| "/etc/gitconfig".into()));
+    }
+    match env_path("GIT_CONFIG_GLOBAL") {
+        Some(global) => files.push(global),
+        None => {
+            let home = env_path("HOME");
+            files.extend(home.as_ref().map(|h| h.join(".gitconfig")));
+            files.extend(
+                env_path("XDG_CONFIG_HOME")
+                    .or_else(|| home.map(|h| h.join(".config")))
+                    .map(|c| c.join("git/config")),
+            );
+        }
+    }
+    let mut at = dir.canonicalize().ok()?;
+    loop {
+        let git = at.join(".git");
+        match git.symlink_metadata() {
+            Ok(m) if m.is_dir() => {
+                files.push(git.join("config"));
+                files.push(git.join("config.worktree"));
+                return Some(files);
+            }
+            Ok(_) => return None,
+            Err(_) => at = at.parent()?.to_path_buf(),
+        }
+    }
+}
+
+/// Whether what was asked may be remembered: no config file includes
+/// another (which could change unseen), none changed in the last two
+/// seconds (a change within the clock's tick would leave its stamp).
+fn rememberable(files: &[std::path::PathBuf], stamps: &[Option<ConfigStamp>]) -> bool {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(i64::MAX);
+    files.iter().zip(stamps).all(|(file, stamp)| match stamp {
+        None => true,
+        Some(stamp) => {
+            now - stamp.modified.0 > 2
+                && std::fs::read(file).is_ok_and(|text| {
+                    !String::from_utf8_lossy(&text)
+                        .to_ascii_lowercase()
+                        .contains("include")
+                })
+        }
+    })
+}
+
+/// Asks git for the filter drivers. Reading config runs nothing.
+fn ask_filter_drivers(dir: &Path) -> Vec<String> {
     let out = Command::new(program(dir))
         .arg("-C")
         .arg(dir)
@@ -324,6 +438,54 @@ fn filter_drivers(dir: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_filter_added_after_the_answer_was_remembered_is_seen() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let git = |args: &[&str]| {
+            assert!(
+                Command::new("git")
+                    .arg("-C")
+                    .arg(&root)
+                    .args(args)
+                    .status()
+                    .unwrap()
+                    .success()
+            )
+        };
+        git(&["init", "-q"]);
+        // Older than the two seconds a change may hide in: remembered.
+        let age = |path: &Path| {
+            assert!(
+                Command::new("touch")
+                    .args(["-d", "1 hour ago"])
+                    .arg(path)
+                    .status()
+                    .unwrap()
+                    .success()
+            )
+        };
+        age(&root.join(".git/config"));
+        assert!(filter_drivers(&root).is_empty());
+        assert!(filter_drivers(&root).is_empty());
+        // A driver defined since: its stamp moved, so git is asked again.
+        git(&["config", "filter.evil.clean", "touch RAN"]);
+        assert_eq!(filter_drivers(&root), vec!["evil".to_string()]);
+        // One in a file the config includes is never taken from memory.
+        std::fs::write(root.join("extra.cfg"), "").unwrap();
+        git(&["config", "--unset", "filter.evil.clean"]);
+        git(&["config", "include.path", "../extra.cfg"]);
+        age(&root.join(".git/config"));
+        assert!(filter_drivers(&root).is_empty());
+        std::fs::write(
+            root.join("extra.cfg"),
+            "[filter \"other\"]\n\tsmudge = touch RAN\n",
+        )
+        .unwrap();
+        age(&root.join("extra.cfg"));
+        assert_eq!(filter_drivers(&root), vec!["other".to_string()]);
+    }
 
     #[test]
     fn a_link_planted_in_git_internals_stops_nibs_git() {
