@@ -126,21 +126,6 @@ fn linked_internals(dir: &Path) -> Result<(), GitError> {
     Ok(())
 }
 
-/// Places under home that commands may write (build caches): a `git`
-/// there could be one a command planted.
-const HOME_WRITABLE: &[&str] = &[
-    ".cargo",
-    ".npm",
-    ".cache",
-    ".yarn",
-    ".pnpm-store",
-    ".m2",
-    ".gradle",
-    ".ivy2",
-    ".sbt",
-    "go",
-];
-
 /// The git nib runs on the host for the repository at `dir`: the first on
 /// `PATH` that no command could have put there. A `PATH` that starts with
 /// the project's virtualenv (`.venv/bin`) or a writable cache (`~/go/bin`)
@@ -159,10 +144,9 @@ pub fn program(dir: &Path) -> std::path::PathBuf {
 fn program_on(dir: &Path, path: &OsStr, home: Option<&Path>) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
     let workspace = dir.canonicalize().unwrap_or_else(|_| dir.to_path_buf());
-    let writable = |entry: &Path| {
-        entry.starts_with(&workspace)
-            || home.is_some_and(|h| HOME_WRITABLE.iter().any(|w| entry.starts_with(h.join(w))))
-    };
+    let caches = home.map(super::home::writable).unwrap_or_default();
+    let writable =
+        |entry: &Path| entry.starts_with(&workspace) || caches.iter().any(|c| entry.starts_with(c));
     for entry in std::env::split_paths(path) {
         let Ok(entry) = entry.canonicalize() else {
             continue; // relative, or missing
@@ -514,10 +498,14 @@ mod tests {
         let system = base.join("usr/bin");
         fake(&ws.join(".venv/bin"));
         fake(&home.join("go/bin"));
+        fake(&home.join(".mytool-cache/bin"));
         fake(&system);
+        // A place the user's config makes writable to commands counts too.
+        super::super::home::add_writable(&["~/.mytool-cache".to_string()]);
         let path = std::env::join_paths([
             ws.join(".venv/bin"),
             home.join("go/bin"),
+            home.join(".mytool-cache/bin"),
             "relative/bin".into(),
             system.clone(),
         ])

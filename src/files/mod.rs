@@ -15,6 +15,7 @@
 mod compare;
 mod encoding;
 pub mod git;
+pub mod home;
 mod quarantine;
 mod read;
 mod resolve;

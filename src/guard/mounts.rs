@@ -30,40 +30,30 @@ use std::path::{Path, PathBuf};
 use super::paths::PathRules;
 use super::storewalk::Found;
 
-/// What the home directory shows through by default: toolchains and their
-/// caches, the version managers, git's own settings. Relative to `$HOME`;
-/// `(name, writable)`.
-pub const HOME_ALLOWED: &[(&str, bool)] = &[
-    (".cargo", true),
-    (".rustup", false),
-    (".npm", true),
-    (".cache", true),
-    (".local", false),
-    (".pyenv", false),
-    (".nvm", false),
-    (".rbenv", false),
-    (".rvm", false),
-    (".sdkman", false),
-    (".asdf", false),
-    (".volta", false),
-    (".bun", false),
-    (".deno", false),
-    (".nix-profile", false),
-    (".yarn", true),
-    (".pnpm-store", true),
-    (".m2", true),
-    (".gradle", true),
-    (".ivy2", true),
-    (".sbt", true),
-    (".conda", false),
-    ("miniconda3", false),
-    ("anaconda3", false),
-    ("go", true),
-    (".gitconfig", false),
-    (".gitignore_global", false),
-    (".config/git/config", false),
-    (".config/git/ignore", false),
-    (".config/git/attributes", false),
+/// What the home directory shows through read-only by default: toolchains,
+/// the version managers, git's own settings (relative to `$HOME`). The
+/// build caches are shown writable (`files::home::WRITABLE_CACHES`).
+pub const HOME_SHOWN: &[&str] = &[
+    ".rustup",
+    ".local",
+    ".pyenv",
+    ".nvm",
+    ".rbenv",
+    ".rvm",
+    ".sdkman",
+    ".asdf",
+    ".volta",
+    ".bun",
+    ".deno",
+    ".nix-profile",
+    ".conda",
+    "miniconda3",
+    "anaconda3",
+    ".gitconfig",
+    ".gitignore_global",
+    ".config/git/config",
+    ".config/git/ignore",
+    ".config/git/attributes",
 ];
 
 /// Credential files inside the allowed places, covered again.
@@ -291,9 +281,8 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             steps.push(MountStep::Empty {
                 target: home.to_path_buf(),
             });
-            let allowed = HOME_ALLOWED
-                .iter()
-                .map(|(n, w)| (n.to_string(), *w))
+            let allowed = home_allowed()
+                .map(|(n, w)| (n.to_string(), w))
                 .chain(inputs.home_extra.iter().map(|n| (n.clone(), true)));
             for (name, writable) in allowed {
                 let name = name.trim_start_matches("~/").trim_start_matches('/');
@@ -513,7 +502,15 @@ fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
 /// an allowed entry, or a credential file inside one.
 pub fn home_entry_masked(rel: &str) -> bool {
     let under = |name: &str| rel == name || rel.starts_with(&format!("{name}/"));
-    !HOME_ALLOWED.iter().any(|(name, _)| under(name)) || HOME_CREDENTIALS.iter().any(|n| under(n))
+    !home_allowed().any(|(name, _)| under(name)) || HOME_CREDENTIALS.iter().any(|n| under(n))
+}
+
+/// What of home commands see by default, `(name, writable)`.
+fn home_allowed() -> impl Iterator<Item = (&'static str, bool)> {
+    crate::files::home::WRITABLE_CACHES
+        .iter()
+        .map(|n| (*n, true))
+        .chain(HOME_SHOWN.iter().map(|n| (*n, false)))
 }
 
 #[cfg(test)]

@@ -37,6 +37,8 @@ impl Sandbox {
     pub(crate) fn new(guard: &Guard, ws: &Workspace, place: &tools::ShellPlace) -> Sandbox {
         let policy = guard.policy();
         let env = crate::guard::environment::child_env(std::env::vars_os(), &policy.env_allow);
+        // nib's own git is never one found where these commands may write.
+        crate::files::home::add_writable(&policy.home_allow);
         let local = matches!(place, tools::ShellPlace::Local);
         let dirs = (local && policy.file_sandbox && tools::spawn::available())
             .then(tools::mountns::SessionDirs::create)
