@@ -270,7 +270,8 @@ fn is_code(rel: &str) -> bool {
 }
 
 /// Credential stores in a home directory that the workspace patterns do
-/// not name (they are not files a project holds).
+/// not name (they are not files a project holds), besides those inside
+/// the parts of home commands see (`mounts::HOME_CREDENTIALS`).
 const HOME_CREDENTIALS: &[&str] = &[
     ".config/gh/",
     ".config/gcloud/",
@@ -283,11 +284,7 @@ const HOME_CREDENTIALS: &[&str] = &[
     ".python_history",
     ".psql_history",
     ".mysql_history",
-    ".cargo/credentials",
-    ".cargo/credentials.toml",
-    ".gem/credentials",
     ".terraform.d/credentials.tfrc.json",
-    ".local/share/keyrings/",
 ];
 
 /// A path outside the workspace is a credential file when one of its
@@ -309,13 +306,16 @@ fn outside_protected(rules: &PathRules, path: &str) -> bool {
     (0..parts.len()).rev().take(5).any(|i| {
         let tail = parts[i..].join("/");
         rules.is_protected(&tail)
-            || HOME_CREDENTIALS.iter().any(|c| {
-                let c = c.trim_end_matches('/');
-                tail.eq_ignore_ascii_case(c)
-                    || tail
-                        .to_ascii_lowercase()
-                        .starts_with(&format!("{}/", c.to_ascii_lowercase()))
-            })
+            || HOME_CREDENTIALS
+                .iter()
+                .chain(super::mounts::HOME_CREDENTIALS)
+                .any(|c| {
+                    let c = c.trim_end_matches('/');
+                    tail.eq_ignore_ascii_case(c)
+                        || tail
+                            .to_ascii_lowercase()
+                            .starts_with(&format!("{}/", c.to_ascii_lowercase()))
+                })
     })
 }
 

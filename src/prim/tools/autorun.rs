@@ -288,9 +288,11 @@ fn runs_programs(config: &[u8]) -> bool {
 }
 
 /// Whether `rel` lies in a dependency or build directory (npm writes
-/// packages' own package.json files there).
+/// packages' own package.json files there), or one the plan's walk does
+/// not enter (what was there before is not known: nothing is removed).
 fn in_skipped(rel: &str) -> bool {
-    rel.split('/').any(|c| SKIPPED.contains(&c) || c == ".venv")
+    rel.split('/')
+        .any(|c| SKIPPED.contains(&c) || crate::guard::storewalk::NOT_WALKED.contains(&c))
 }
 
 /// `path` relative to `root` when inside it.
