@@ -226,7 +226,11 @@ pub fn run(
     cmd.env("GIT_PAGER", "cat")
         .env("PAGER", "cat")
         .env("GIT_TERMINAL_PROMPT", "0")
-        .env("GIT_OPTIONAL_LOCKS", "0");
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        // What git shows is the objects as they are: a replace ref
+        // (`git replace BAD GOOD`) would show nib's checks and tools GOOD
+        // while a push sends BAD.
+        .env("GIT_NO_REPLACE_OBJECTS", "1");
     for var in SCRUBBED {
         cmd.env_remove(var);
     }

@@ -560,6 +560,69 @@ fn a_secret_file_a_command_stages_commits_or_unignores_is_taken_back() {
     assert!(!status.contains(".env"), "{status}");
 }
 
+/// A script that appends an entry naming `path` to a v2 index and fixes
+/// its checksum, as a command may (git itself refuses such a path).
+const CRAFT_INDEX: &str = r#"import hashlib, struct, sys
+path = sys.argv[1].encode()
+data = open('.git/index', 'rb').read()
+sig, ver, n = struct.unpack('>4sII', data[:12])
+body, off, entries = data[12:-20], 0, []
+for i in range(n):
+    nl = struct.unpack('>H', body[off + 60:off + 62])[0] & 0xfff
+    end = off + 62 + nl + (8 - (62 + nl) % 8)
+    entries.append(body[off:end]); off = end
+blob = hashlib.sha1(b'blob 1\x00y').digest()
+e = struct.pack('>10I', 0, 0, 0, 0, 0, 0, 0o100644, 0, 0, 1) + blob + struct.pack('>H', len(path)) + path
+entries.append(e + b'\x00' * (8 - (62 + len(path)) % 8))
+out = struct.pack('>4sII', b'DIRC', 2, len(entries)) + b''.join(entries) + body[off:]
+open('.git/index', 'wb').write(out + hashlib.sha1(out).digest())
+print('crafted')
+"#;
+
+#[test]
+fn an_index_entry_outside_the_repository_or_a_staged_secret_is_taken_out() {
+    let (_d, ws) = workspace();
+    let outside = tempfile::tempdir().unwrap();
+    let victim = outside.path().canonicalize().unwrap().join("victim.txt");
+    fs::write(&victim, "the host's own file\n").unwrap();
+    write(&ws, "app.py", "print('ok')\n");
+    write(&ws, "tools/ix.py", CRAFT_INDEX);
+    let token = "ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N";
+    write(&ws, "deploy/main.tf", &format!("token = \"{token}\"\n"));
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(ws.root())
+            .output()
+            .unwrap()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
+    let staged = || String::from_utf8_lossy(&git(&["ls-files", "-s"]).stdout).to_string();
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    let up = "../".repeat(ws.root().components().count());
+    let rel = format!("{up}{}", victim.display().to_string().trim_start_matches('/'));
+    let r = shell(&host, &format!("python3 tools/ix.py {rel}"));
+    assert!(r.ok && r.text.contains("crafted"), "{r:?}");
+    assert!(r.text.contains("rebuilt the index without them"), "{}", r.text);
+    assert!(!staged().contains("victim"), "{}", staged());
+    assert!(staged().contains("app.py"), "{}", staged());
+    let (_, diff) = host.run_json("git-diff", "{}");
+    assert!(!diff.text.contains("host's own file"), "{}", diff.text);
+    // A copy of a secret staged under a name of its own: the file is
+    // quarantined, and the index no longer holds it either.
+    let r = shell(
+        &host,
+        "python3 -c \"t = open('deploy/main.tf').read().split('\\\"')[1]\nopen('notes.txt', 'w').write(t[::-1])\" && git add notes.txt && echo staged",
+    );
+    assert!(r.ok && r.text.contains("staged"), "{r:?}");
+    assert!(r.text.contains("nib unstaged it"), "{}", r.text);
+    assert!(!staged().contains("notes.txt"), "{}", staged());
+}
+
 #[test]
 fn a_nested_repository_set_to_run_a_program_is_disarmed() {
     let (_d, ws) = workspace();
@@ -927,6 +990,22 @@ fn files_that_run_code_later_need_a_person_or_are_put_back() {
     );
     assert!(e.ok, "{e:?}");
     assert_eq!(e.decision, "write", "{e:?}");
+}
+
+#[test]
+fn a_command_has_an_ipc_namespace_of_its_own() {
+    // SysV shared memory and message queues of host processes are a
+    // channel out of the sandbox when the IPC namespace is shared.
+    let (_d, ws) = workspace();
+    let Some(host) = sandboxed(ws) else {
+        return;
+    };
+    let mine = fs::read_link("/proc/self/ns/ipc").unwrap();
+    let r = shell(&host, "readlink /proc/self/ns/ipc");
+    assert!(r.ok, "{r:?}");
+    let theirs = r.text.lines().next().unwrap_or_default().trim().to_string();
+    assert!(theirs.starts_with("ipc:["), "{}", r.text);
+    assert_ne!(theirs, mine.to_string_lossy(), "{}", r.text);
 }
 
 #[test]

@@ -2,7 +2,8 @@
 //! later, outside nib: a secret store staged (`git add -f -N .env`, which
 //! reads as empty inside the sandbox but commits the real file at the
 //! user's next `git commit -a`), a commit that holds one, or a
-//! `.gitignore` that stops ignoring one. Looked at after each command,
+//! `.gitignore` that stops ignoring one; and the index itself
+//! (`gitindex.rs`). Looked at after each command,
 //! only when git's index, `HEAD` or a `.gitignore` changed, and undone:
 //! the store unstaged, the commits undone with `git reset --soft` (their
 //! changes stay staged, the store unstaged), the store added to
@@ -125,6 +126,7 @@ impl GitCheck {
                     format!("warning: the command staged the secret file {rel} and nib could not unstage it: run `git rm --cached {rel}` before you commit\n")
                 });
             }
+            note.push_str(&super::gitindex::check(root, &root.join(".git"), guard));
             self.tracked = Some(tracked_stores(root, guard));
         }
         if written
@@ -225,7 +227,7 @@ impl GitCheck {
             );
         }
         format!(
-            "note: a commit the command made {why}; nib undid it (`git reset --soft {old}`: the changes are staged again, the secret file unstaged, and the commit {new} is in the reflog). Commit without the secret.\n"
+            "note: a commit the command made {why}; nib undid it (`git reset --soft {old}`: the changes are staged again, what holds the secret unstaged, and the commit {new} is in the reflog). Commit without the secret.\n"
         )
     }
 }

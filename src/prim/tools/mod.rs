@@ -16,6 +16,7 @@ pub mod autorun;
 mod fs;
 mod git;
 pub mod gitcheck;
+mod gitindex;
 mod grep;
 pub mod landlock;
 pub mod mountns;

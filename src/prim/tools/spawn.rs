@@ -236,11 +236,15 @@ pub fn spawn(
         let end = stack.as_mut_ptr().wrapping_add(STACK_BYTES) as usize;
         (end & !15) as *mut libc::c_void
     };
+    // Its own IPC namespace too: SysV shared memory, semaphores and
+    // message queues are otherwise the host's, a channel to any host
+    // process that reads them.
     let mut flags = libc::CLONE_VM
         | libc::CLONE_VFORK
         | libc::CLONE_NEWUSER
         | libc::CLONE_NEWNS
         | libc::CLONE_NEWPID
+        | libc::CLONE_NEWIPC
         | libc::SIGCHLD;
     if child.new_net {
         flags |= libc::CLONE_NEWNET;
