@@ -130,6 +130,7 @@ impl Guard {
             sockets: &sockets,
         });
         self.follow_moved_stores(ws.root(), &mut plan);
+        self.show_tracked_as_indexed(ws.root(), session_dir, &mut plan);
         plan
     }
 

@@ -42,6 +42,7 @@ mod kernel;
 mod learn;
 mod lifecycle;
 mod sinks;
+mod tracked;
 mod values;
 pub mod visible;
 
@@ -247,6 +248,8 @@ struct Knowledge {
     home_stores: Vec<std::path::PathBuf>,
     /// What the kernel takes away from commands in this session.
     contained: Containment,
+    /// The index's copies of the secret stores git tracks (`tracked.rs`).
+    tracked_copies: tracked::TrackedCopies,
     /// A secret reached the model in clear (a read a person approved, or
     /// output with redaction off): from then on every call that could
     /// carry data out needs a person (`sinks::session_taint`).

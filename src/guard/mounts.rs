@@ -192,6 +192,9 @@ pub enum MountStep {
     Keep { path: PathBuf, writable: bool },
     /// `path` is covered by an empty read-only file or directory.
     Mask { path: PathBuf, dir: bool },
+    /// `path` is covered read-only by `source` (git's index copy of a
+    /// secret store it tracks: `tracked.rs`).
+    MaskWith { path: PathBuf, source: PathBuf },
     /// nib's own `.nib/` is covered by a read-only directory holding only
     /// a `.gitignore` of `*`: git in the command then leaves it alone, as
     /// it would the real one (`git stash -u` would try to remove an empty

@@ -598,16 +598,31 @@ fn an_index_entry_outside_the_repository_or_a_staged_secret_is_taken_out() {
     };
     git(&["init", "-q"]);
     git(&["add", "-A"]);
-    git(&["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "init",
+    ]);
     let staged = || String::from_utf8_lossy(&git(&["ls-files", "-s"]).stdout).to_string();
     let Some(host) = sandboxed(ws.clone()) else {
         return;
     };
     let up = "../".repeat(ws.root().components().count());
-    let rel = format!("{up}{}", victim.display().to_string().trim_start_matches('/'));
+    let rel = format!(
+        "{up}{}",
+        victim.display().to_string().trim_start_matches('/')
+    );
     let r = shell(&host, &format!("python3 tools/ix.py {rel}"));
     assert!(r.ok && r.text.contains("crafted"), "{r:?}");
-    assert!(r.text.contains("rebuilt the index without them"), "{}", r.text);
+    assert!(
+        r.text.contains("rebuilt the index without them"),
+        "{}",
+        r.text
+    );
     assert!(!staged().contains("victim"), "{}", staged());
     assert!(staged().contains("app.py"), "{}", staged());
     let (_, diff) = host.run_json("git-diff", "{}");
@@ -621,6 +636,65 @@ fn an_index_entry_outside_the_repository_or_a_staged_secret_is_taken_out() {
     assert!(r.ok && r.text.contains("staged"), "{r:?}");
     assert!(r.text.contains("nib unstaged it"), "{}", r.text);
     assert!(!staged().contains("notes.txt"), "{}", staged());
+}
+
+#[test]
+fn a_tracked_secret_file_is_not_taken_for_an_edit_by_git_in_a_command() {
+    // Masked empty, a tracked .env reads to git as "every line deleted":
+    // `git stash` would keep that, and the user's `git stash pop` empty
+    // the real file.
+    let (_d, ws) = workspace();
+    let env = format!("API_TOKEN={SECRET}\nDEBUG=1\n");
+    write(&ws, ".env", &env);
+    write(&ws, "app.py", "print('ok')\n");
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(ws.root())
+            .output()
+            .unwrap()
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "init",
+    ]);
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    let r = shell(&host, "git status --porcelain; echo ---");
+    assert!(r.ok && !r.text.contains(".env"), "{}", r.text);
+    let r = shell(
+        &host,
+        "echo 'x = 2' >> app.py && git stash -q && git stash pop -q && git status --porcelain",
+    );
+    assert!(r.ok, "{r:?}");
+    assert!(
+        r.text.contains("app.py") && !r.text.contains(".env"),
+        "{}",
+        r.text
+    );
+    let r = shell(
+        &host,
+        "git -c user.name=t -c user.email=t@t commit -qam wip && echo done",
+    );
+    assert!(r.ok && r.text.contains("done"), "{r:?}");
+    assert_eq!(read(&ws, ".env"), env);
+    let show = String::from_utf8_lossy(&git(&["show", "--stat", "HEAD"]).stdout).to_string();
+    assert!(show.contains("app.py") && !show.contains(".env"), "{show}");
+    // What the command reads is the committed copy, its values redacted.
+    let r = shell(&host, "cat .env");
+    assert!(
+        r.text.contains("DEBUG=1") && !r.text.contains(SECRET),
+        "{}",
+        r.text
+    );
 }
 
 #[test]

@@ -60,9 +60,9 @@ pub struct Snapshot {
     /// Each package.json (root and nested): its bytes when small enough
     /// to compare, None when too large.
     packages: HashMap<PathBuf, Option<Vec<u8>>>,
-    /// Nested repositories' configs (`dir/.git/config`, or where a
-    /// `.git` file points): their bytes, to tell a new or changed one.
-    git_configs: HashMap<PathBuf, Vec<u8>>,
+    /// Nested repositories' and submodules' git directories: what runs
+    /// programs in them.
+    git_dirs: super::nestedgit::NestedGit,
     /// Home's run-later places that did not exist (`~/.cargo/config.toml`,
     /// `~/.gradle/init.d`): the plan can make read-only only what exists,
     /// so one a command creates inside a writable cache is removed.
@@ -87,13 +87,9 @@ pub fn snapshot(root: &Path, seen: Option<&[PathBuf]>) -> Snapshot {
         .collect();
     let mut nested = Vec::new();
     let mut packages = HashMap::new();
-    let mut git_configs = HashMap::new();
     let mut repos = Vec::new();
-    let mut note_repo = |dir: &Path, repos: &mut Vec<PathBuf>| {
-        if let Some(config) = nested_git_config(dir)
-            && let Ok(bytes) = std::fs::read(&config)
-        {
-            git_configs.insert(config, bytes);
+    let note_repo = |dir: &Path, repos: &mut Vec<PathBuf>| {
+        if super::nestedgit::git_dir_of(dir).is_some() {
             repos.push(dir.to_path_buf());
         }
     };
@@ -154,8 +150,8 @@ pub fn snapshot(root: &Path, seen: Option<&[PathBuf]>) -> Snapshot {
     }
     Snapshot {
         every_depth: seen.is_some(),
+        git_dirs: super::nestedgit::NestedGit::look(root, &repos),
         repos,
-        git_configs,
         home_missing,
         missing,
         workspaces: code_workspaces(root),
@@ -251,56 +247,14 @@ fn remove_forcibly(path: &Path, dir: bool) -> std::io::Result<()> {
     removed
 }
 
-/// The config of a repository nested at `dir`: `dir/.git/config`, or
-/// the one a `.git` file (`gitdir: …`) points at.
-fn nested_git_config(dir: &Path) -> Option<PathBuf> {
-    let dot_git = dir.join(".git");
-    let meta = dot_git.symlink_metadata().ok()?;
-    if meta.is_dir() {
-        return Some(dot_git.join("config"));
-    }
-    let text = std::fs::read_to_string(&dot_git).ok()?;
-    let target = text.strip_prefix("gitdir:")?.trim();
-    Some(dir.join(target).join("config"))
-}
-
-/// Whether git config text sets something git runs or obeys as a
-/// program.
-fn runs_programs(config: &[u8]) -> bool {
-    const KEYS: &[&str] = &[
-        "fsmonitor",
-        "hookspath",
-        "sshcommand",
-        "pager",
-        "editor",
-        "askpass",
-        "[filter",
-        "textconv",
-        "external",
-        "[alias",
-        "[include",
-        "program",
-        "[credential",
-        "gitproxy",
-    ];
-    let text = String::from_utf8_lossy(config).to_ascii_lowercase();
-    KEYS.iter().any(|k| text.contains(k))
-}
-
 /// Whether `rel` lies in a dependency or build directory (npm writes
 /// packages' own package.json files there), or one the plan's walk does
 /// not enter (what was there before is not known: nothing is removed).
 fn in_skipped(rel: &str) -> bool {
-    rel.split('/')
-        .any(|c| SKIPPED.contains(&c) || crate::guard::storewalk::NOT_WALKED.contains(&c))
-}
-
-/// `path` relative to `root` when inside it.
-fn rel_of(root: &Path, path: &Path) -> String {
-    path.strip_prefix(root)
-        .unwrap_or(path)
-        .to_string_lossy()
-        .into_owned()
+    // (A nested repository's `.git` is looked at on its own.)
+    rel.split('/').any(|c| {
+        SKIPPED.contains(&c) || (c != ".git" && crate::guard::storewalk::NOT_WALKED.contains(&c))
+    })
 }
 
 impl Snapshot {
@@ -387,28 +341,7 @@ impl Snapshot {
                 repos.push(dir);
             }
         }
-        for dir in &repos {
-            let Some(config) = nested_git_config(dir) else {
-                continue;
-            };
-            let Ok(bytes) = std::fs::read(&config) else {
-                continue;
-            };
-            if self.git_configs.get(&config) == Some(&bytes) || !runs_programs(&bytes) {
-                continue;
-            }
-            let aside = config.with_file_name("config.nib-disabled");
-            let rel = rel(&config);
-            notes.push_str(&match std::fs::rename(&config, &aside) {
-                Ok(()) => format!(
-                    "note: the command set {rel} to run a program (a fsmonitor, hook path, pager, filter…), which the user's own git would run there outside nib's sandbox; nib moved it to {}. Ask the user to set it themselves.\n",
-                    rel_of(root, &aside)
-                ),
-                Err(e) => format!(
-                    "warning: the command set {rel} to run a program outside nib's sandbox, and nib could not move it away ({e}): check it before you run git there\n"
-                ),
-            });
-        }
+        notes.push_str(&self.git_dirs.disarm(root, &repos));
         let mut packages: Vec<PathBuf> = dirs.iter().map(|d| d.join("package.json")).collect();
         for package in self.packages.keys().cloned().chain(
             deep.iter()

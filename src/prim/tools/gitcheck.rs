@@ -23,6 +23,29 @@ use crate::guard::Guard;
 pub struct Before {
     stamps: Vec<Option<SystemTime>>,
     head: Option<String>,
+    replaced: Vec<String>,
+}
+
+/// The replace refs (`refs/replace/<id>`) the repository has: each makes
+/// the user's git show another object in place of one, which a push
+/// still sends as it is.
+fn replace_refs(root: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(root.join(".git/refs/replace"))
+        .map(|e| {
+            e.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Ok(packed) = std::fs::read_to_string(root.join(".git/packed-refs")) {
+        names.extend(
+            packed
+                .lines()
+                .filter_map(|l| l.split_once(" refs/replace/").map(|(_, n)| n.to_string())),
+        );
+    }
+    names.sort();
+    names
 }
 
 /// What is remembered between commands: the secret stores tracked and
@@ -89,6 +112,7 @@ impl GitCheck {
         Before {
             stamps: stamps(root, reference.as_deref()),
             head: head(root),
+            replaced: replace_refs(root),
         }
     }
 
@@ -106,6 +130,19 @@ impl GitCheck {
             return String::new();
         }
         let mut note = String::new();
+        for name in replace_refs(root) {
+            if before.replaced.contains(&name) {
+                continue;
+            }
+            let reference = format!("refs/replace/{name}");
+            let removed =
+                run(root, &["update-ref", "-d", &reference], &[], None).is_ok_and(|o| o.ok);
+            note.push_str(&if removed {
+                format!("note: the command made the replace ref {reference}, which would show the user's git another object in place of {name} while a push sends the real one; nib removed it.\n")
+            } else {
+                format!("warning: the command made the replace ref {reference}, and nib could not remove it: run `git replace -d {name}` before you review or push\n")
+            });
+        }
         let reference = head_ref(root);
         let repo_changed = stamps(root, reference.as_deref()) != before.stamps;
         if repo_changed {

@@ -32,9 +32,9 @@ struct Entry<'a> {
 fn leaves_the_repository(path: &str) -> bool {
     path.is_empty()
         || path.starts_with('/')
-        || path.split('/').any(|c| {
-            c.is_empty() || c == "." || c == ".." || c.eq_ignore_ascii_case(".git")
-        })
+        || path
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == ".." || c.eq_ignore_ascii_case(".git"))
 }
 
 /// After a command that changed the index of the repository at `root`
@@ -120,7 +120,14 @@ fn drop_outside_entries(root: &Path, git_dir: &Path) -> String {
 fn unstage_secrets(root: &Path, guard: &Guard) -> String {
     let Ok(diff) = run(
         root,
-        &["diff", "--cached", "-p", "--text", "--no-renames", "--no-color"],
+        &[
+            "diff",
+            "--cached",
+            "-p",
+            "--text",
+            "--no-renames",
+            "--no-color",
+        ],
         &[],
         None,
     ) else {
@@ -171,8 +178,8 @@ fn unstage(root: &Path, paths: &[(String, String)]) -> String {
     if paths.is_empty() {
         return String::new();
     }
-    let has_head = run(root, &["rev-parse", "-q", "--verify", "HEAD"], &[], None)
-        .is_ok_and(|o| o.ok);
+    let has_head =
+        run(root, &["rev-parse", "-q", "--verify", "HEAD"], &[], None).is_ok_and(|o| o.ok);
     let mut args: Vec<&str> = if has_head {
         vec!["reset", "-q", "--"]
     } else {
@@ -186,7 +193,11 @@ fn unstage(root: &Path, paths: &[(String, String)]) -> String {
         format!(
             "note: git's index held staged content with a secret ({what}) in {}; nib unstaged it (`git {}`), so the user's next commit does not take it. The work tree is as the command left it.\n",
             names.join(", "),
-            if has_head { "reset -- PATH" } else { "rm --cached PATH" }
+            if has_head {
+                "reset -- PATH"
+            } else {
+                "rm --cached PATH"
+            }
         )
     } else {
         format!(
@@ -215,7 +226,14 @@ mod tests {
         ] {
             assert!(leaves_the_repository(bad), "{bad}");
         }
-        for good in ["a", "src/main.rs", ".github/x.yml", "a..b/c", ".gitignore", "x.git"] {
+        for good in [
+            "a",
+            "src/main.rs",
+            ".github/x.yml",
+            "a..b/c",
+            ".gitignore",
+            "x.git",
+        ] {
             assert!(!leaves_the_repository(good), "{good}");
         }
     }

@@ -20,6 +20,7 @@ mod gitindex;
 mod grep;
 pub mod landlock;
 pub mod mountns;
+mod nestedgit;
 pub mod netns;
 mod outline;
 mod place;

@@ -227,6 +227,17 @@ pub fn prepare(
                 recursive: false,
                 optional: true,
             }),
+            MountStep::MaskWith { path, source } => ops.push(Op::Bind {
+                slot: slot(source, &mut sources)?,
+                target: cstr(path)?,
+                ensure: Ensure {
+                    parents: Vec::new(),
+                    file: true,
+                },
+                read_only: true,
+                recursive: false,
+                optional: true,
+            }),
             MountStep::MaskOwn { path } => ops.push(Op::Bind {
                 slot: own_dir,
                 target: cstr(path)?,
