@@ -83,6 +83,9 @@ struct Listing {
 pub struct WalkCache {
     dirs: HashMap<PathBuf, Listing>,
     last: Option<(PathBuf, Found)>,
+    /// Every directory the last walk reached is remembered (it was made
+    /// with a watch, so recent ones too, and read whole).
+    whole: bool,
 }
 
 /// What the session's watch on the workspace (inotify) saw since the
@@ -122,10 +125,147 @@ pub fn walk_since(
     {
         return found.clone();
     }
-    let now = now_nanos();
-    let found = walk_at(root, rules, cache, now, MAX_FRESH, changes);
+    let found = changes
+        .and_then(|c| update_in_place(root, rules, cache, c))
+        .unwrap_or_else(|| walk_at(root, rules, cache, now_nanos(), MAX_FRESH, changes));
     cache.last = Some((root.to_path_buf(), found.clone()));
     found
+}
+
+/// The last whole walk brought up to date by reading again only the
+/// directories `changes` names (and what is new under them), without
+/// visiting the others; None where it cannot be (no whole walk before,
+/// something it could not read, a directory it could not watch), and
+/// [`walk_at`] is done instead.
+fn update_in_place(
+    root: &Path,
+    rules: &PathRules,
+    cache: &mut WalkCache,
+    changes: &Changes,
+) -> Option<Found> {
+    let (last_root, last) = cache.last.as_ref()?;
+    if !cache.whole
+        || last_root != root
+        || last.truncated
+        || !last.blind.is_empty()
+        || !changes.unwatched.is_empty()
+    {
+        return None;
+    }
+    // Parents first: a directory removed with its parent's reading is not
+    // read on its own. One not remembered lies where the walk does not go
+    // (dependencies) or is new, and its parent's reading finds it.
+    let mut changed: Vec<&PathBuf> = changes
+        .dirs
+        .iter()
+        .filter(|d| cache.dirs.contains_key(*d))
+        .collect();
+    changed.sort_by_key(|d| d.components().count());
+    let mut fresh = 0usize;
+    let mut new_dirs: Vec<PathBuf> = Vec::new();
+    for dir in changed {
+        let Some(old) = cache.dirs.get(dir) else {
+            continue;
+        };
+        let old_subdirs = old.subdirs.clone();
+        match read_stamped(dir, root, rules, &mut fresh) {
+            Ok(Some(listing)) => {
+                for sub in old_subdirs.iter().filter(|s| !listing.subdirs.contains(s)) {
+                    forget_subtree(cache, sub);
+                }
+                new_dirs.extend(
+                    listing
+                        .subdirs
+                        .iter()
+                        .filter(|s| !old_subdirs.contains(s))
+                        .cloned(),
+                );
+                cache.dirs.insert(dir.clone(), listing);
+            }
+            Ok(None) => forget_subtree(cache, dir),
+            Err(_) => return None,
+        }
+    }
+    while let Some(dir) = new_dirs.pop() {
+        if fresh > MAX_FRESH {
+            return None;
+        }
+        match read_stamped(&dir, root, rules, &mut fresh) {
+            Ok(Some(listing)) => {
+                new_dirs.extend(listing.subdirs.iter().cloned());
+                cache.dirs.insert(dir, listing);
+            }
+            Ok(None) => {}
+            Err(_) => return None,
+        }
+    }
+    let mut found = Found::default();
+    let mut linked = Vec::new();
+    for listing in cache.dirs.values() {
+        found.stores.extend(listing.stores.iter().cloned());
+        found.blind.extend(listing.blind.iter().cloned());
+        found.skipped.extend(listing.skipped.iter().cloned());
+        found.run_later.extend(listing.run_later.iter().cloned());
+        linked.extend(listing.linked.iter().cloned());
+    }
+    match_links(&mut found, linked);
+    for list in [
+        &mut found.stores,
+        &mut found.blind,
+        &mut found.skipped,
+        &mut found.run_later,
+    ] {
+        list.sort();
+    }
+    Some(found)
+}
+
+/// `dir` read with its stamp; None when it is gone (or no longer a
+/// directory).
+fn read_stamped(
+    dir: &Path,
+    root: &Path,
+    rules: &PathRules,
+    fresh: &mut usize,
+) -> std::io::Result<Option<Listing>> {
+    let meta = match dir.symlink_metadata() {
+        Ok(m) if m.is_dir() => m,
+        Ok(_) => return Ok(None),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    match read(dir, root, rules, fresh) {
+        Ok(mut listing) => {
+            listing.stamp = (meta.ctime(), meta.ctime_nsec(), meta.ino());
+            Ok(Some(listing))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+/// Forgets `dir` and every directory remembered under it.
+fn forget_subtree(cache: &mut WalkCache, dir: &Path) {
+    cache.dirs.retain(|d, _| !d.starts_with(dir));
+}
+
+/// Every other name of a secret store's inode (a hard link) is one too.
+fn match_links(found: &mut Found, linked: Vec<((u64, u64), PathBuf)>) {
+    if linked.is_empty() {
+        return;
+    }
+    let secret_inodes: HashSet<(u64, u64)> = found
+        .stores
+        .iter()
+        .filter_map(|p| std::fs::metadata(p).ok())
+        .filter(|m| m.is_file())
+        .map(|m| (m.dev(), m.ino()))
+        .collect();
+    for (inode, path) in linked {
+        if secret_inodes.contains(&inode) {
+            found.stores.push(path);
+        }
+    }
 }
 
 impl WalkCache {
@@ -227,20 +367,11 @@ fn walk_at(
         }
     }
     cache.dirs = seen;
-    if !linked.is_empty() {
-        let secret_inodes: HashSet<(u64, u64)> = found
-            .stores
-            .iter()
-            .filter_map(|p| std::fs::metadata(p).ok())
-            .filter(|m| m.is_file())
-            .map(|m| (m.dev(), m.ino()))
-            .collect();
-        for (inode, path) in linked {
-            if secret_inodes.contains(&inode) {
-                found.stores.push(path);
-            }
-        }
-    }
+    cache.whole = changes.is_some()
+        && !found.truncated
+        && found.blind.is_empty()
+        && found.root_unreadable.is_none();
+    match_links(&mut found, linked);
     found
 }
 
@@ -493,6 +624,30 @@ mod tests {
         fs::write(root.join("a/.env"), "K=v\n").unwrap();
         let found = walk_since(&root, &rules, &mut cache, None);
         assert!(found.stores.contains(&root.join("a/.env")), "{found:?}");
+        // Brought up to date in place: a subtree removed, one made.
+        let told = |dirs: &[&str]| Changes {
+            dirs: dirs.iter().map(|d| root.join(d)).collect(),
+            unwatched: Vec::new(),
+        };
+        // (After a walk without a watch, the next told of any change walks
+        // whole once.)
+        walk_since(&root, &rules, &mut cache, Some(&told(&["c"])));
+        assert!(cache.whole);
+        fs::remove_dir_all(root.join("a/b")).unwrap();
+        fs::create_dir_all(root.join("a/n/m")).unwrap();
+        fs::write(root.join("a/n/m/.env.local"), "K=v\n").unwrap();
+        let found = walk_since(&root, &rules, &mut cache, Some(&told(&["a", "a/b"])));
+        assert_eq!(
+            found.stores,
+            vec![
+                root.join("a/.env"),
+                root.join("a/n/m/.env.local"),
+                root.join("c/.env"),
+                root.join("c/d/.env")
+            ]
+        );
+        assert!(!cache.dirs.contains_key(&root.join("a/b")));
+        assert!(cache.dirs.contains_key(&root.join("a/n/m")));
     }
 
     #[test]
