@@ -1,7 +1,8 @@
-//! Git directories inside the workspace other than its own repository's
-//! config and hooks (which the mount plan makes read-only): a nested
-//! repository's (`lib/.git`, or where a `.git` file points, through its
-//! `commondir`), and a submodule's (`.git/modules/...`). A command may
+//! Git directories inside the workspace whose config and hooks the mount
+//! plan could not make read-only: a nested repository's (`lib/.git`, or
+//! where a `.git` file points, through its `commondir`), a submodule's
+//! (`.git/modules/...`), and the workspace's own when a command made it
+//! (`git init`). A command may
 //! write them, and the user's own git runs what they name at the next
 //! `git status` there (a prompt, an editor's git view): a config that
 //! runs a program is moved aside, a new or changed hook is disabled by
@@ -107,8 +108,11 @@ impl NestedGit {
     /// Before a command: the git directories of the repositories at
     /// `repos` and of the workspace's submodules.
     pub fn look(root: &Path, repos: &[PathBuf]) -> NestedGit {
+        // The workspace's own: its config and hooks are read-only to
+        // commands when it exists, but a command may make it (`git init`).
         let dirs = repos
             .iter()
+            .chain(std::iter::once(&root.to_path_buf()))
             .filter_map(|r| git_dir_of(r))
             .chain(module_dirs(root))
             .map(|d| {
@@ -124,7 +128,11 @@ impl NestedGit {
     /// a config changed to run a program is moved aside, and a hook made
     /// or changed is renamed so git does not run it. The notes say what.
     pub fn disarm(&self, root: &Path, repos: &[PathBuf]) -> String {
-        let mut dirs: Vec<PathBuf> = repos.iter().filter_map(|r| git_dir_of(r)).collect();
+        let mut dirs: Vec<PathBuf> = repos
+            .iter()
+            .chain(std::iter::once(&root.to_path_buf()))
+            .filter_map(|r| git_dir_of(r))
+            .collect();
         dirs.extend(module_dirs(root));
         dirs.extend(self.dirs.keys().cloned());
         dirs.sort();
