@@ -62,6 +62,53 @@ impl Guard {
         self.learn_config_secrets(ws);
         let home = std::env::var_os("HOME").and_then(|h| PathBuf::from(h).canonicalize().ok());
         self.learn_home_secrets(home.as_deref());
+        self.learn_git_credentials(ws, &found.run_later, home.as_deref());
+    }
+
+    /// Credentials git configs hold that no shape names: a CI checkout's
+    /// `http.<url>.extraheader` (`AUTHORIZATION: basic <base64 of
+    /// user:token>`), `smtpPass`, a password in a remote's URL. Read from
+    /// the workspace's repository, nested ones and submodules, and the
+    /// user's and the system's configs. Commands may read these files
+    /// (git needs them), so what they hold is redacted wherever it shows.
+    fn learn_git_credentials(&self, ws: &Workspace, run_later: &[PathBuf], home: Option<&Path>) {
+        let mut files: Vec<PathBuf> = Vec::new();
+        let mut repos: Vec<PathBuf> = vec![ws.root().to_path_buf()];
+        repos.extend(
+            run_later
+                .iter()
+                .filter(|p| p.ends_with(".git"))
+                .filter_map(|p| p.parent().map(Path::to_path_buf)),
+        );
+        for repo in repos.iter().take(64) {
+            files.extend(git_dirs_of(repo).into_iter().map(|d| d.join("config")));
+        }
+        if let Ok(modules) = std::fs::read_dir(ws.root().join(".git/modules")) {
+            files.extend(modules.flatten().take(64).map(|e| e.path().join("config")));
+        }
+        if let Some(home) = home {
+            files.push(home.join(".gitconfig"));
+            files.push(home.join(".config/git/config"));
+        }
+        files.push(PathBuf::from("/etc/gitconfig"));
+        files.extend(std::env::var_os("GIT_CONFIG_GLOBAL").map(PathBuf::from));
+        files.sort();
+        files.dedup();
+        for file in files {
+            let Ok(text) = std::fs::read_to_string(&file) else {
+                continue;
+            };
+            let source = format!("the git config {}", file.display());
+            let mut known = self.known();
+            for value in git_config_credentials(&text) {
+                known.ledger.add(&value, &source);
+            }
+            for hit in secrets::scan(&text) {
+                known
+                    .ledger
+                    .add(&hit.secret, &format!("{source} ({})", hit.rule));
+            }
+        }
     }
 
     /// Config files by any name (`appsettings.json`, a compose override,
@@ -261,6 +308,83 @@ pub(super) fn looks_like_fixture(rel: &str) -> bool {
         })
 }
 
+/// The git directories of the repository at `dir`: `dir/.git`, or where
+/// a `.git` file points, and that one's `commondir` (a linked worktree's
+/// config lives there).
+fn git_dirs_of(dir: &Path) -> Vec<PathBuf> {
+    let dot_git = dir.join(".git");
+    let git_dir = if dot_git.is_dir() {
+        dot_git
+    } else {
+        match std::fs::read_to_string(&dot_git) {
+            Ok(text) => match text.strip_prefix("gitdir:") {
+                Some(target) => dir.join(target.trim()),
+                None => return Vec::new(),
+            },
+            Err(_) => return Vec::new(),
+        }
+    };
+    let mut out = vec![git_dir.clone()];
+    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
+        out.push(git_dir.join(common.trim()));
+    }
+    out
+}
+
+/// Values in git config text that are credentials whatever their shape:
+/// an `extraheader`'s (and, for `basic`, the token inside its base64),
+/// and `password`, `smtpPass`, `token`-named keys' values; and the
+/// password part of any URL.
+pub(super) fn git_config_credentials(text: &str) -> Vec<String> {
+    const KEYS: &[&str] = &["extraheader", "password", "smtppass", "token", "oauthtoken"];
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let key = key.trim().to_ascii_lowercase();
+        let value = value.trim().trim_matches('"').trim();
+        if KEYS.contains(&key.as_str()) && !value.is_empty() {
+            let lower = value.to_ascii_lowercase();
+            let credential = [
+                "authorization: basic ",
+                "authorization: bearer ",
+                "authorization: token ",
+                "basic ",
+                "bearer ",
+            ]
+            .iter()
+            .find_map(|p| lower.starts_with(p).then(|| value[p.len()..].trim()))
+            .unwrap_or(value);
+            out.push(credential.to_string());
+            let decoded = super::decode::base64(credential.as_bytes());
+            if let Ok(decoded) = String::from_utf8(decoded)
+                && let Some((_, token)) = decoded.split_once(':')
+            {
+                out.push(token.trim().to_string());
+            }
+        }
+        // scheme://user:password@host
+        let mut rest = line;
+        while let Some(at) = rest.find("://") {
+            let after = &rest[at + 3..];
+            let end = after
+                .find(|c: char| c == '/' || c.is_whitespace())
+                .unwrap_or(after.len());
+            let authority = &after[..end];
+            if let Some((userinfo, _)) = authority.rsplit_once('@')
+                && let Some((_, password)) = userinfo.split_once(':')
+                && !password.is_empty()
+            {
+                out.push(password.to_string());
+            }
+            rest = &after[end..];
+        }
+    }
+    out.retain(|v| v.len() >= 8);
+    out
+}
+
 /// `dir/leaf`, or `dir` itself for an empty leaf (a variable naming the
 /// file).
 fn join_leaf(dir: &Path, leaf: &str) -> PathBuf {
@@ -337,6 +461,25 @@ mod tests {
         );
         let token = "[url \"https://x-access-token:ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N@github.com/\"]\n\tinsteadOf = https://github.com/\n";
         assert!(!secrets::scan(token).is_empty());
+    }
+
+    #[test]
+    fn git_configs_give_up_credentials_of_no_known_shape() {
+        // base64 of `x-access-token:Qw3rTy9uIoP1aS2dF4gH`.
+        let basic = "eC1hY2Nlc3MtdG9rZW46UXczclR5OXVJb1AxYVMyZEY0Z0g=".to_string();
+        let text = format!(
+            "[http \"https://github.com/\"]\n\textraheader = AUTHORIZATION: basic {basic}\n[sendemail]\n\tsmtpPass = Hunter2Hunter2\n[remote \"v\"]\n\turl = https://bot:Zx9Yw8Vu7Ts6@git.example.org/app.git\n[core]\n\teditor = vim\n"
+        );
+        let got = git_config_credentials(&text);
+        for want in [
+            basic.as_str(),
+            "Qw3rTy9uIoP1aS2dF4gH",
+            "Hunter2Hunter2",
+            "Zx9Yw8Vu7Ts6",
+        ] {
+            assert!(got.iter().any(|g| g == want), "{want} not in {got:?}");
+        }
+        assert!(!got.iter().any(|g| g == "vim"));
     }
 
     #[test]

@@ -383,7 +383,9 @@ impl SecretLedger {
 fn private_range(secret: &str) -> Range<usize> {
     let len = secret.len();
     let mut range = 0..len;
-    if let Some(rest) = secret.strip_prefix("-----BEGIN") {
+    if let Some(own) = url_private_range(secret).or_else(|| keyed_private_range(secret)) {
+        range = own;
+    } else if let Some(rest) = secret.strip_prefix("-----BEGIN") {
         let start = rest.find("-----").map_or(0, |i| "-----BEGIN".len() + i + 5);
         let end = secret.rfind("-----END").unwrap_or(len);
         range = start..end;
@@ -419,6 +421,58 @@ fn private_range(secret: &str) -> Range<usize> {
     } else {
         range
     }
+}
+
+/// A URL's own part: the password (or the whole user part, a DSN's key)
+/// when it has one, else its longest path segment that looks random (two
+/// digits or more, or long: a webhook's token). The scheme, host and the
+/// path's words (`/services/`, `/api/webhooks/`, `/IncomingWebhook/`) are
+/// what every URL of that service shares. None when it is not a URL or
+/// has no such part.
+fn url_private_range(secret: &str) -> Option<Range<usize>> {
+    let scheme_end = secret.find("://")? + 3;
+    if secret[..scheme_end - 3]
+        .chars()
+        .any(|c| !c.is_ascii_alphanumeric() && c != '+')
+    {
+        return None;
+    }
+    let rest = &secret[scheme_end..];
+    let authority_len = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..authority_len];
+    if let Some(at) = authority.rfind('@') {
+        let userinfo = &authority[..at];
+        let start = userinfo.find(':').map_or(0, |c| c + 1);
+        return Some(scheme_end + start..scheme_end + at);
+    }
+    let mut at = scheme_end + authority_len;
+    let mut best: Option<Range<usize>> = None;
+    for segment in secret[at..].split_inclusive(['/', '?', '&', '=', '#']) {
+        let body = segment.trim_end_matches(['/', '?', '&', '=', '#']);
+        let digits = body.bytes().filter(u8::is_ascii_digit).count();
+        if (digits >= 2 || body.len() >= 24) && best.as_ref().is_none_or(|b| body.len() > b.len()) {
+            best = Some(at..at + body.len());
+        }
+        at += segment.len();
+    }
+    best
+}
+
+/// A connection string's own part (`…;AccountKey=<key>;…`,
+/// `Password=<p>`): the value of the key that holds it.
+fn keyed_private_range(secret: &str) -> Option<Range<usize>> {
+    const KEYS: &[&str] = &["accountkey=", "sharedaccesskey=", "password=", "pwd="];
+    let lower = secret.to_ascii_lowercase();
+    if !lower.contains(';') {
+        return None;
+    }
+    KEYS.iter().find_map(|k| {
+        let start = lower.find(k)? + k.len();
+        let end = secret[start..]
+            .find(';')
+            .map_or(secret.len(), |e| start + e);
+        Some(start..end)
+    })
 }
 
 #[cfg(test)]
@@ -554,6 +608,41 @@ mod tests {
         assert_eq!(encodings(&hits), vec![(0, "split")]);
         // The other secret is untouched.
         assert!(l.coverage[1].iter().all(|&c| !c));
+    }
+
+    #[test]
+    fn a_url_secrets_public_part_is_not_a_piece_of_it() {
+        let mut l = SecretLedger::default();
+        for url in [
+            "https://hooks.slack.com/services/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",
+            "https://f3a9c2e7b1d84e6f@o123456.ingest.sentry.io/4505123456789",
+            "https://discord.com/api/webhooks/112233445566778899/Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N",
+            "DefaultEndpointsProtocol=https;AccountName=prodstore;AccountKey=Zq8vL2mWx9RtK4pN7cYbQ2sD==;EndpointSuffix=core.windows.net",
+        ] {
+            l.add(url, ".env");
+        }
+        for public in [
+            "PREFIX = 'https://hooks.slack.com/services/'",
+            "https://hooks.slack.com/services/T000/B000/XXXX",
+            "startswith('https://discord.com/api/webhooks/')",
+            "connect-src 'self' https://*.ingest.sentry.io/",
+            "DefaultEndpointsProtocol=https;AccountName=devstore;AccountKey=ZHVtbXk=;EndpointSuffix=core.windows.net",
+        ] {
+            assert!(
+                l.check(public).is_empty(),
+                "{public}: {:?}",
+                l.check(public)
+            );
+        }
+        // The secret part, whole or in a piece, still is.
+        for secret in [
+            "T04ABCD12/B05EFGH34/aZ9xK2mQ7pL4",
+            "f3a9c2e7b1d84e6f",
+            "x9RtK4pN7cYbQ2sDf3Gh",
+            "Zq8vL2mWx9RtK4pN7cYbQ2sD",
+        ] {
+            assert!(!l.check(&format!("v = '{secret}'")).is_empty(), "{secret}");
+        }
     }
 
     #[test]

@@ -365,6 +365,9 @@ impl Guard {
                 continue;
             }
             let verdict = match self.policy.paths.verdict(&rel) {
+                PathVerdict::Open if self.is_found_store(&rel) => {
+                    PathVerdict::Protected(format!("{rel} holds a secret the session found in it"))
+                }
                 PathVerdict::Open => match disk::hard_link_alias(ws, &self.policy.paths, &rel) {
                     Some(alias) => PathVerdict::Protected(format!(
                         "{rel} is a hard link to the protected file {alias}"
@@ -535,7 +538,9 @@ impl Guard {
     /// assignment's value in an env-style file, or the whole content of a
     /// key file.
     pub fn observe_protected(&self, rel: &str, content: &str) {
-        if !self.policy.paths.is_protected(rel) {
+        if !self.policy.paths.is_protected(rel) && !self.is_found_store(rel)
+            || paths::public_pem(content)
+        {
             return;
         }
         let mut known = self.known();

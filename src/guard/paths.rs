@@ -92,7 +92,15 @@ pub const SECRET_STORES: &[&str] = &[
     ".history",
     ".terraformrc",
     "terraform.rc",
+    // A public key is no secret (`id_ed25519.pub`, a test's fixture).
+    "!*.pub",
 ];
+
+/// Whether `text` is PEM holding no private key (a certificate, a public
+/// key): a `*.pem` store by name that is public by content.
+pub fn public_pem(text: &str) -> bool {
+    text.contains("-----BEGIN") && !text.contains("PRIVATE KEY") && !text.contains("ENCRYPTED")
+}
 
 /// Protected paths that run code or configure what does, later and
 /// outside nib's sandboxes: CI configs, hooks, editor tasks. Reading them

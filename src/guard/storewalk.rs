@@ -435,6 +435,18 @@ fn is_run_later_nested(rel: &str) -> bool {
         })
 }
 
+/// Whether `path` (`rel`) is a `.pem` file holding only public material
+/// (a test's certificate): not masked, as the project reads it.
+fn public_pem_file(path: &Path, rel: &str) -> bool {
+    use std::io::Read;
+    if !rel.to_ascii_lowercase().ends_with(".pem") {
+        return false;
+    }
+    let mut head = Vec::new();
+    let read = std::fs::File::open(path).and_then(|f| f.take(64 * 1024).read_to_end(&mut head));
+    read.is_ok() && super::paths::public_pem(&String::from_utf8_lossy(&head))
+}
+
 /// Reads one directory.
 fn read(dir: &Path, root: &Path, rules: &PathRules, fresh: &mut usize) -> std::io::Result<Listing> {
     let mut listing = Listing {
@@ -456,7 +468,7 @@ fn read(dir: &Path, root: &Path, rules: &PathRules, fresh: &mut usize) -> std::i
         if dir != root && is_run_later_nested(&rel) {
             listing.run_later.push(path.clone());
         }
-        if rules.is_secret_store(&rel) {
+        if rules.is_secret_store(&rel) && !public_pem_file(&path, &rel) {
             // A link to a secret hides where it leads (inside the
             // workspace or not); the link itself holds nothing.
             if let Ok(real) = path.canonicalize() {

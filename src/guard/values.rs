@@ -286,6 +286,14 @@ fn entropy(value: &str) -> f64 {
 }
 
 impl super::Guard {
+    /// Whether the session found `rel` holding a secret though its name
+    /// does not say so (a config file by its content at the start, a copy
+    /// a command made): protected like a store by name, for writes
+    /// (a Security confirm), searches and reads.
+    pub fn is_found_store(&self, rel: &str) -> bool {
+        self.known().tainted.contains(rel.trim_start_matches("./"))
+    }
+
     /// What fs-read shows of a secret store's text, with redaction on:
     /// default-deny, as the values it learns cannot be complete. Lines
     /// that name a key (`KEY=value`, `key: value`, `"key": value`) stay,
@@ -294,7 +302,10 @@ impl super::Guard {
     /// body, a comment holding a rotated key, a bare value) is hidden,
     /// line numbers kept.
     pub fn shown_store_text(&self, rel: &str, text: &str) -> Option<String> {
-        if !self.policy.redact || !self.policy.paths.is_secret_store(rel) {
+        if !self.policy.redact
+            || !(self.policy.paths.is_secret_store(rel) || self.is_found_store(rel))
+            || super::paths::public_pem(text)
+        {
             return None;
         }
         let mut out = String::with_capacity(text.len());

@@ -136,7 +136,7 @@ fn index_grep(host: &Host, call: &Call) -> ToolResult {
         a.pattern,
         a.path,
         a.glob,
-        &|rel| rules.is_protected(rel),
+        &|rel| rules.is_protected(rel) || host.guard.is_found_store(rel),
     ))
 }
 
