@@ -438,6 +438,11 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             }
         }
     }
+    steps.extend(
+        other_checkouts(root)
+            .into_iter()
+            .map(|path| MountStep::ReadOnly { path }),
+    );
     // Submodules' own configs and hooks.
     if let Ok(entries) = std::fs::read_dir(root.join(".git/modules")) {
         for entry in entries.flatten().take(64) {
@@ -499,6 +504,44 @@ fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
     }
     dirs.retain(|d| !d.starts_with(root));
     dirs
+}
+
+/// For a linked worktree: what of the repository belongs to the other
+/// checkouts (the main one's index, the other worktrees' directories)
+/// and what says where this one's repository is (`commondir`, `gitdir`).
+/// A command writing them would act at the user's next git command in
+/// another checkout (an index entry naming `../.bashrc` is written out by
+/// `git restore .`) or point this one's git at a planted directory.
+fn other_checkouts(root: &Path) -> Vec<PathBuf> {
+    let Some(gitdir) = std::fs::read_to_string(root.join(".git"))
+        .ok()
+        .and_then(|t| t.strip_prefix("gitdir:").map(|p| root.join(p.trim())))
+        .and_then(|p| p.canonicalize().ok())
+    else {
+        return Vec::new();
+    };
+    let Some(common) = std::fs::read_to_string(gitdir.join("commondir"))
+        .ok()
+        .and_then(|c| gitdir.join(c.trim()).canonicalize().ok())
+    else {
+        return Vec::new();
+    };
+    let mut out: Vec<PathBuf> = ["commondir", "gitdir"]
+        .iter()
+        .map(|f| gitdir.join(f))
+        .chain(std::iter::once(common.join("index")))
+        .filter(|p| p.is_file())
+        .collect();
+    if let Ok(entries) = std::fs::read_dir(common.join("worktrees")) {
+        out.extend(
+            entries
+                .flatten()
+                .take(64)
+                .map(|e| e.path())
+                .filter(|p| *p != gitdir && p.is_dir()),
+        );
+    }
+    out
 }
 
 /// Whether `rel` (relative to home) is masked from commands: not under

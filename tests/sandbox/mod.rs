@@ -564,7 +564,8 @@ fn a_secret_file_a_command_stages_commits_or_unignores_is_taken_back() {
 /// its checksum, as a command may (git itself refuses such a path).
 const CRAFT_INDEX: &str = r#"import hashlib, struct, sys
 path = sys.argv[1].encode()
-data = open('.git/index', 'rb').read()
+index = sys.argv[2] if len(sys.argv) > 2 else '.git/index'
+data = open(index, 'rb').read()
 sig, ver, n = struct.unpack('>4sII', data[:12])
 body, off, entries = data[12:-20], 0, []
 for i in range(n):
@@ -575,7 +576,7 @@ blob = hashlib.sha1(b'blob 1\x00y').digest()
 e = struct.pack('>10I', 0, 0, 0, 0, 0, 0, 0o100644, 0, 0, 1) + blob + struct.pack('>H', len(path)) + path
 entries.append(e + b'\x00' * (8 - (62 + len(path)) % 8))
 out = struct.pack('>4sII', b'DIRC', 2, len(entries)) + b''.join(entries) + body[off:]
-open('.git/index', 'wb').write(out + hashlib.sha1(out).digest())
+open(index, 'wb').write(out + hashlib.sha1(out).digest())
 print('crafted')
 "#;
 
@@ -695,6 +696,73 @@ fn a_tracked_secret_file_is_not_taken_for_an_edit_by_git_in_a_command() {
         "{}",
         r.text
     );
+}
+
+#[test]
+fn from_a_linked_worktree_no_index_is_left_naming_a_path_outside() {
+    let outside = tempfile::tempdir().unwrap();
+    let base = outside.path().canonicalize().unwrap();
+    let main = base.join("main");
+    fs::create_dir_all(&main).unwrap();
+    fs::write(base.join("victim.txt"), "the host's own file\n").unwrap();
+    fs::write(main.join("app.py"), "print('ok')\n").unwrap();
+    fs::create_dir_all(main.join("tools")).unwrap();
+    fs::write(main.join("tools/ix.py"), CRAFT_INDEX).unwrap();
+    let git = |dir: &Path, args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap()
+    };
+    git(&main, &["init", "-q"]);
+    git(&main, &["add", "-A"]);
+    git(
+        &main,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    );
+    git(&main, &["worktree", "add", "-q", "../wt"]);
+    let wt = base.join("wt");
+    let Some(host) = sandboxed(Workspace::open(&wt).unwrap()) else {
+        return;
+    };
+    let up = "../".repeat(wt.components().count());
+    let rel = format!(
+        "{up}{}",
+        base.join("victim.txt")
+            .display()
+            .to_string()
+            .trim_start_matches('/')
+    );
+    // The main checkout's index is not this session's to write.
+    let r = shell(
+        &host,
+        &format!("python3 tools/ix.py {rel} ../main/.git/index"),
+    );
+    assert!(!r.text.contains("crafted"), "{}", r.text);
+    // This worktree's own: rebuilt without the entry.
+    let r = shell(
+        &host,
+        &format!("python3 tools/ix.py {rel} \"$(git rev-parse --git-path index)\""),
+    );
+    assert!(r.text.contains("crafted"), "{}", r.text);
+    assert!(
+        r.text.contains("rebuilt the index without them"),
+        "{}",
+        r.text
+    );
+    let listed = String::from_utf8_lossy(&git(&wt, &["ls-files"]).stdout).to_string();
+    assert!(!listed.contains("victim"), "{listed}");
+    let (_, diff) = host.run_json("git-diff", "{}");
+    assert!(!diff.text.contains("host's own file"), "{}", diff.text);
 }
 
 #[test]

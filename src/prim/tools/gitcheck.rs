@@ -11,7 +11,7 @@
 //! take it back.
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use crate::files::Workspace;
@@ -29,15 +29,15 @@ pub struct Before {
 /// The replace refs (`refs/replace/<id>`) the repository has: each makes
 /// the user's git show another object in place of one, which a push
 /// still sends as it is.
-fn replace_refs(root: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(root.join(".git/refs/replace"))
+fn replace_refs(repo: &Repo) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(repo.common.join("refs/replace"))
         .map(|e| {
             e.flatten()
                 .map(|e| e.file_name().to_string_lossy().into_owned())
                 .collect()
         })
         .unwrap_or_default();
-    if let Ok(packed) = std::fs::read_to_string(root.join(".git/packed-refs")) {
+    if let Ok(packed) = std::fs::read_to_string(repo.common.join("packed-refs")) {
         names.extend(
             packed
                 .lines()
@@ -56,21 +56,48 @@ pub struct GitCheck {
     ignored: Option<BTreeSet<String>>,
 }
 
-/// The files whose change says the repository changed.
-const WATCHED: &[&str] = &[".git/index", ".git/HEAD", ".git/packed-refs"];
+/// Where the workspace's repository keeps its state: its git directory
+/// (`.git`, or a linked worktree's, where its index and `HEAD` are) and
+/// the common one (refs, objects; the same for a plain repository).
+pub(super) struct Repo {
+    pub(super) git_dir: PathBuf,
+    pub(super) common: PathBuf,
+}
 
-fn stamps(root: &Path, head_ref: Option<&str>) -> Vec<Option<SystemTime>> {
-    WATCHED
-        .iter()
-        .map(|r| root.join(r))
-        .chain(head_ref.map(|r| root.join(".git").join(r)))
-        .map(|p| p.metadata().and_then(|m| m.modified()).ok())
-        .collect()
+impl Repo {
+    /// The repository at `root`, if it has one.
+    pub(super) fn at(root: &Path) -> Option<Repo> {
+        let dot_git = root.join(".git");
+        let meta = dot_git.symlink_metadata().ok()?;
+        let git_dir = if meta.is_dir() {
+            dot_git
+        } else {
+            let text = std::fs::read_to_string(&dot_git).ok()?;
+            root.join(text.strip_prefix("gitdir:")?.trim())
+        };
+        let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+            Ok(c) => git_dir.join(c.trim()),
+            Err(_) => git_dir.clone(),
+        };
+        Some(Repo { git_dir, common })
+    }
+}
+
+fn stamps(repo: &Repo, head_ref: Option<&str>) -> Vec<Option<SystemTime>> {
+    [
+        repo.git_dir.join("index"),
+        repo.git_dir.join("HEAD"),
+        repo.common.join("packed-refs"),
+    ]
+    .into_iter()
+    .chain(head_ref.map(|r| repo.common.join(r)))
+    .map(|p| p.metadata().and_then(|m| m.modified()).ok())
+    .collect()
 }
 
 /// The ref `HEAD` points at (`refs/heads/main`), read from the file.
-fn head_ref(root: &Path) -> Option<String> {
-    std::fs::read_to_string(root.join(".git/HEAD"))
+fn head_ref(repo: &Repo) -> Option<String> {
+    std::fs::read_to_string(repo.git_dir.join("HEAD"))
         .ok()?
         .strip_prefix("ref: ")
         .map(|r| r.trim().to_string())
@@ -79,16 +106,15 @@ fn head_ref(root: &Path) -> Option<String> {
 /// The commit `HEAD` names, read from git's files (no process before
 /// every command): a detached id, the ref's file, or its line in
 /// `packed-refs`.
-fn head(root: &Path) -> Option<String> {
-    let git = root.join(".git");
-    let text = std::fs::read_to_string(git.join("HEAD")).ok()?;
+fn head(repo: &Repo) -> Option<String> {
+    let text = std::fs::read_to_string(repo.git_dir.join("HEAD")).ok()?;
     let Some(reference) = text.strip_prefix("ref: ").map(str::trim) else {
         return Some(text.trim().to_string());
     };
-    if let Ok(id) = std::fs::read_to_string(git.join(reference)) {
+    if let Ok(id) = std::fs::read_to_string(repo.common.join(reference)) {
         return Some(id.trim().to_string());
     }
-    let packed = std::fs::read_to_string(git.join("packed-refs")).ok()?;
+    let packed = std::fs::read_to_string(repo.common.join("packed-refs")).ok()?;
     packed.lines().find_map(|l| {
         l.strip_suffix(reference)?
             .strip_suffix(' ')
@@ -101,18 +127,18 @@ impl GitCheck {
     /// tracked and ignored now).
     pub fn before(&mut self, ws: &Workspace, guard: &Guard) -> Before {
         let root = ws.root();
-        if !root.join(".git").is_dir() {
+        let Some(repo) = Repo::at(root) else {
             return Before::default();
-        }
+        };
         if self.tracked.is_none() {
             self.tracked = Some(tracked_stores(root, guard));
             self.ignored = Some(ignored_stores(root, guard));
         }
-        let reference = head_ref(root);
+        let reference = head_ref(&repo);
         Before {
-            stamps: stamps(root, reference.as_deref()),
-            head: head(root),
-            replaced: replace_refs(root),
+            stamps: stamps(&repo, reference.as_deref()),
+            head: head(&repo),
+            replaced: replace_refs(&repo),
         }
     }
 
@@ -126,11 +152,11 @@ impl GitCheck {
         written: &[String],
     ) -> String {
         let root = ws.root();
-        if before.stamps.is_empty() {
+        let Some(repo) = Repo::at(root).filter(|_| !before.stamps.is_empty()) else {
             return String::new();
-        }
+        };
         let mut note = String::new();
-        for name in replace_refs(root) {
+        for name in replace_refs(&repo) {
             if before.replaced.contains(&name) {
                 continue;
             }
@@ -143,10 +169,10 @@ impl GitCheck {
                 format!("warning: the command made the replace ref {reference}, and nib could not remove it: run `git replace -d {name}` before you review or push\n")
             });
         }
-        let reference = head_ref(root);
-        let repo_changed = stamps(root, reference.as_deref()) != before.stamps;
+        let reference = head_ref(&repo);
+        let repo_changed = stamps(&repo, reference.as_deref()) != before.stamps;
         if repo_changed {
-            let now = head(root);
+            let now = head(&repo);
             if let (Some(old), Some(new)) = (&before.head, &now)
                 && old != new
             {
@@ -163,7 +189,7 @@ impl GitCheck {
                     format!("warning: the command staged the secret file {rel} and nib could not unstage it: run `git rm --cached {rel}` before you commit\n")
                 });
             }
-            note.push_str(&super::gitindex::check(root, &root.join(".git"), guard));
+            note.push_str(&super::gitindex::check(root, &repo.git_dir, guard));
             self.tracked = Some(tracked_stores(root, guard));
         }
         if written
@@ -178,7 +204,7 @@ impl GitCheck {
                 .filter(|r| !tracked.contains(*r) && root.join(r).exists())
                 .collect();
             if !lost.is_empty() {
-                let exclude = root.join(".git/info/exclude");
+                let exclude = repo.common.join("info/exclude");
                 let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
                 if !text.is_empty() && !text.ends_with('\n') {
                     text.push('\n');
@@ -187,7 +213,7 @@ impl GitCheck {
                 for rel in &lost {
                     text.push_str(&format!("/{rel}\n"));
                 }
-                let saved = std::fs::create_dir_all(root.join(".git/info"))
+                let saved = std::fs::create_dir_all(repo.common.join("info"))
                     .and_then(|()| std::fs::write(&exclude, text));
                 let names: Vec<&str> = lost.iter().map(|s| s.as_str()).collect();
                 note.push_str(&match saved {
