@@ -766,6 +766,72 @@ fn from_a_linked_worktree_no_index_is_left_naming_a_path_outside() {
 }
 
 #[test]
+fn a_branch_or_tag_a_command_makes_carries_no_secret_nor_unconfirmed_workflow() {
+    let (_d, ws) = workspace();
+    write(&ws, "app.py", "print('ok')\n");
+    let token = "ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N";
+    write(&ws, "deploy/main.tf", &format!("token = \"{token}\"\n"));
+    write(&ws, ".gitignore", "deploy/\n");
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(ws.root())
+            .output()
+            .unwrap()
+    };
+    git(&["init", "-q", "-b", "main"]);
+    git(&["add", "-A"]);
+    git(&[
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@t",
+        "commit",
+        "-qm",
+        "init",
+    ]);
+    let refs = || {
+        String::from_utf8_lossy(&git(&["for-each-ref", "--format=%(refname)"]).stdout).to_string()
+    };
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    // A workflow committed on a side branch by plumbing, never in the
+    // work tree; a tag whose message holds the token.
+    let script = "import subprocess as s\n\
+r = lambda *a, **k: s.run(list(a), capture_output=True, text=True, **k).stdout.strip()\n\
+wf = r('git', 'hash-object', '-w', '--stdin', input='on: push\\njobs: {}\\n')\n\
+s.run(['git', 'read-tree', 'HEAD'])\n\
+s.run(['git', 'update-index', '--add', '--cacheinfo', '100644,' + wf + ',.github/workflows/x.yml'])\n\
+c = r('git', '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit-tree', r('git', 'write-tree'), '-p', 'HEAD', '-m', 'ci')\n\
+s.run(['git', 'update-ref', 'refs/heads/side', c])\n\
+s.run(['git', 'reset', '-q'])\n\
+t = open('deploy/main.tf').read().split(chr(34))[1][::-1]\n\
+s.run(['git', '-c', 'user.name=t', '-c', 'user.email=t@t', 'tag', '-a', 'v1', '-m', t])\n\
+s.run(['git', 'branch', 'plain'])\n\
+print('made')\n";
+    write(&ws, "tools/mk.py", script);
+    let r = shell(&host, "python3 tools/mk.py");
+    assert!(r.ok && r.text.contains("made"), "{r:?}");
+    let now = refs();
+    assert!(!now.contains("refs/heads/side"), "{now}\n{}", r.text);
+    assert!(!now.contains("refs/tags/v1"), "{now}\n{}", r.text);
+    assert!(now.contains("refs/heads/plain"), "{now}\n{}", r.text);
+    // Made and committed on HEAD in one command: the commit is undone.
+    let first = String::from_utf8_lossy(&git(&["rev-parse", "HEAD"]).stdout).to_string();
+    let r = shell(
+        &host,
+        "python3 -c \"import os\nos.makedirs('.github/workflows', exist_ok=True)\nopen('.github/workflows/y.yml', 'w').write('on: push')\" && git add -A && git -c user.name=t -c user.email=t@t commit -qm ci && echo committed",
+    );
+    assert!(r.text.contains("committed"), "{r:?}");
+    assert!(r.text.contains("nib undid it"), "{}", r.text);
+    assert_eq!(
+        String::from_utf8_lossy(&git(&["rev-parse", "HEAD"]).stdout),
+        first
+    );
+}
+
+#[test]
 fn a_nested_repository_set_to_run_a_program_is_disarmed() {
     let (_d, ws) = workspace();
     write(&ws, "app.py", "print('ok')\n");

@@ -11,7 +11,9 @@
 //! take it back.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use super::gitrefs::Repo;
 use std::time::SystemTime;
 
 use crate::files::Workspace;
@@ -24,6 +26,7 @@ pub struct Before {
     stamps: Vec<Option<SystemTime>>,
     head: Option<String>,
     replaced: Vec<String>,
+    refs: std::collections::BTreeMap<String, String>,
 }
 
 /// The replace refs (`refs/replace/<id>`) the repository has: each makes
@@ -54,33 +57,6 @@ fn replace_refs(repo: &Repo) -> Vec<String> {
 pub struct GitCheck {
     tracked: Option<BTreeSet<String>>,
     ignored: Option<BTreeSet<String>>,
-}
-
-/// Where the workspace's repository keeps its state: its git directory
-/// (`.git`, or a linked worktree's, where its index and `HEAD` are) and
-/// the common one (refs, objects; the same for a plain repository).
-pub(super) struct Repo {
-    pub(super) git_dir: PathBuf,
-    pub(super) common: PathBuf,
-}
-
-impl Repo {
-    /// The repository at `root`, if it has one.
-    pub(super) fn at(root: &Path) -> Option<Repo> {
-        let dot_git = root.join(".git");
-        let meta = dot_git.symlink_metadata().ok()?;
-        let git_dir = if meta.is_dir() {
-            dot_git
-        } else {
-            let text = std::fs::read_to_string(&dot_git).ok()?;
-            root.join(text.strip_prefix("gitdir:")?.trim())
-        };
-        let common = match std::fs::read_to_string(git_dir.join("commondir")) {
-            Ok(c) => git_dir.join(c.trim()),
-            Err(_) => git_dir.clone(),
-        };
-        Some(Repo { git_dir, common })
-    }
 }
 
 fn stamps(repo: &Repo, head_ref: Option<&str>) -> Vec<Option<SystemTime>> {
@@ -139,6 +115,7 @@ impl GitCheck {
             stamps: stamps(&repo, reference.as_deref()),
             head: head(&repo),
             replaced: replace_refs(&repo),
+            refs: super::gitrefs::refs(&repo),
         }
     }
 
@@ -170,6 +147,16 @@ impl GitCheck {
             });
         }
         let reference = head_ref(&repo);
+        let refs = super::gitrefs::refs(&repo);
+        if refs != before.refs {
+            note.push_str(&super::gitrefs::check(
+                root,
+                guard,
+                &before.refs,
+                &refs,
+                reference.as_deref(),
+            ));
+        }
         let repo_changed = stamps(&repo, reference.as_deref()) != before.stamps;
         if repo_changed {
             let now = head(&repo);
@@ -263,17 +250,41 @@ impl GitCheck {
             .lines()
             .filter(|n| guard.policy().paths.is_secret_store(n))
             .collect();
-        let text = run(root, &["log", "-p", "--format=%B", &range], &[], None)
-            .map(|o| o.stdout_text())
-            .unwrap_or_default();
+        let text = run(
+            root,
+            &[
+                "log",
+                "-p",
+                "--text",
+                "--format=%an%n%ae%n%cn%n%ce%n%B",
+                &range,
+            ],
+            &[],
+            None,
+        )
+        .map(|o| o.stdout_text())
+        .unwrap_or_default();
         let secret = guard.known_secret_in(&text);
-        if stores.is_empty() && secret.is_none() {
+        let changed = run(
+            root,
+            &["diff", "--name-only", "--no-renames", old, new],
+            &[],
+            None,
+        )
+        .map(|o| o.stdout_text())
+        .unwrap_or_default();
+        let run_later =
+            super::gitrefs::run_later_unlike_work_tree(root, guard, new, changed.lines());
+        if stores.is_empty() && secret.is_none() && run_later.is_none() {
             return String::new();
         }
-        let why = match (stores.first(), &secret) {
-            (Some(store), _) => format!("adds the secret file {store}"),
-            (None, Some(what)) => format!("holds a secret: {what}"),
-            (None, None) => String::new(),
+        let why = match (stores.first(), &secret, &run_later) {
+            (Some(store), _, _) => format!("adds the secret file {store}"),
+            (None, Some(what), _) => format!("holds a secret: {what}"),
+            (None, None, Some(path)) => format!(
+                "changes {path}, a file that runs on its own, unlike the work tree (which a person confirms)"
+            ),
+            (None, None, None) => String::new(),
         };
         let reset = run(root, &["reset", "--soft", "-q", old], &[], None).is_ok_and(|o| o.ok);
         if !reset {

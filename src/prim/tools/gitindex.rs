@@ -43,7 +43,40 @@ fn leaves_the_repository(path: &str) -> bool {
 pub fn check(root: &Path, git_dir: &Path, guard: &Guard) -> String {
     let mut note = drop_outside_entries(root, git_dir);
     note.push_str(&unstage_secrets(root, guard));
+    note.push_str(&unstage_run_later(root, guard));
     note
+}
+
+/// Staged files that run code on its own (a CI workflow, a hook's config)
+/// whose staged content is not the work tree's: a person confirmed the
+/// work tree's (or nib put it back), so the index must not carry another
+/// into the user's next commit.
+fn unstage_run_later(root: &Path, guard: &Guard) -> String {
+    let rules = &guard.policy().paths;
+    let Ok(staged) = run(
+        root,
+        &["diff", "--cached", "--name-only", "--no-renames", "-z"],
+        &[],
+        None,
+    ) else {
+        return String::new();
+    };
+    let names: Vec<String> = String::from_utf8_lossy(&staged.stdout)
+        .split('\0')
+        .filter(|n| !n.is_empty() && rules.is_protected(n) && !rules.is_secret_store(n))
+        .map(str::to_string)
+        .collect();
+    let unlike: Vec<(String, String)> = names
+        .into_iter()
+        .filter(|n| !run(root, &["diff", "--quiet", "--", n], &[], None).is_ok_and(|o| o.ok))
+        .map(|n| {
+            (
+                n,
+                "runs code on its own and differs from the work tree's copy, which a person confirms".to_string(),
+            )
+        })
+        .collect();
+    unstage(root, &unlike)
 }
 
 fn drop_outside_entries(root: &Path, git_dir: &Path) -> String {
@@ -141,7 +174,7 @@ fn unstage_secrets(root: &Path, guard: &Guard) -> String {
         let mut paths: Vec<(String, String)> = Vec::new();
         for section in sections(&text) {
             if let Some(what) = guard.known_secret_in(section.1) {
-                paths.push((section.0.to_string(), what));
+                paths.push((section.0.to_string(), format!("holds a secret ({what})")));
             }
         }
         unstage(root, &paths)
@@ -188,10 +221,10 @@ fn unstage(root: &Path, paths: &[(String, String)]) -> String {
     args.extend(paths.iter().map(|(p, _)| p.as_str()));
     let done = run(root, &args, &[], None).is_ok_and(|o| o.ok);
     let names: Vec<&str> = paths.iter().map(|(p, _)| p.as_str()).collect();
-    let what = &paths[0].1;
+    let why = &paths[0].1;
     if done {
         format!(
-            "note: git's index held staged content with a secret ({what}) in {}; nib unstaged it (`git {}`), so the user's next commit does not take it. The work tree is as the command left it.\n",
+            "note: git's index held a staged change to {} that {why}; nib unstaged it (`git {}`), so the user's next commit does not take it. The work tree is as it was.\n",
             names.join(", "),
             if has_head {
                 "reset -- PATH"
@@ -201,7 +234,7 @@ fn unstage(root: &Path, paths: &[(String, String)]) -> String {
         )
     } else {
         format!(
-            "warning: git's index holds staged content with a secret ({what}) in {}, and nib could not unstage it: run `git reset -- {}` before you commit\n",
+            "warning: git's index holds a staged change to {} that {why}, and nib could not unstage it: run `git reset -- {}` before you commit\n",
             names.join(", "),
             names.join(" ")
         )

@@ -17,6 +17,7 @@ mod fs;
 mod git;
 pub mod gitcheck;
 mod gitindex;
+mod gitrefs;
 mod grep;
 pub mod landlock;
 pub mod mountns;
