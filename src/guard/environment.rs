@@ -109,6 +109,13 @@ pub fn child_env(vars: impl Iterator<Item = (OsString, OsString)>, named: &[Stri
             out.dropped.push(n.to_string());
         }
     }
+    // Python writes no bytecode beside the sources: a `.pyc` a command
+    // leaves runs in place of the source the user reviews (stamped with
+    // its time and size), so `autorun.rs` removes those it finds.
+    if !out.vars.iter().any(|(n, _)| n == "PYTHONDONTWRITEBYTECODE") {
+        out.vars
+            .push(("PYTHONDONTWRITEBYTECODE".into(), "1".into()));
+    }
     out.vars.sort();
     out.dropped.sort();
     out

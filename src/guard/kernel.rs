@@ -210,6 +210,22 @@ impl Guard {
             let Ok(meta) = path.symlink_metadata() else {
                 continue;
             };
+            // A name, or a link's target, is content too: git commits
+            // both, and listings show them.
+            let mut named = known.ledger.check(rel);
+            if meta.file_type().is_symlink()
+                && let Ok(target) = std::fs::read_link(&path)
+            {
+                named.extend(known.ledger.check(&target.to_string_lossy()));
+            }
+            if let Some(hit) = named.first() {
+                out.found.push((
+                    rel.clone(),
+                    format!("{} ({}, in its name or link)", hit.source, hit.encoding),
+                ));
+                known.tainted.insert(rel.clone());
+                continue;
+            }
             if !meta.is_file() {
                 continue;
             }

@@ -247,6 +247,42 @@ fn remove_forcibly(path: &Path, dir: bool) -> std::io::Result<()> {
     removed
 }
 
+/// Python bytecode a command wrote into the project's `__pycache__`
+/// (commands run with `PYTHONDONTWRITEBYTECODE`, so Python itself wrote
+/// none): a `.pyc` stamped with a source's time and size runs in its
+/// place, unseen by review or `git status`. Removed; Python compiles
+/// the sources again. Virtualenvs and dependencies are left alone.
+fn remove_bytecode(root: &Path, written: &[String]) -> String {
+    let mut removed = Vec::new();
+    for rel in written {
+        // (`in_skipped` counts `__pycache__` itself as skipped.)
+        let dir = rel.rsplit_once("__pycache__/").map_or("", |(d, _)| d);
+        if !rel.ends_with(".pyc") || !rel.contains("__pycache__/") || in_skipped(dir) {
+            continue;
+        }
+        let path = root.join(rel);
+        if std::fs::remove_file(&path).is_ok() {
+            removed.push(rel.as_str());
+            // Left empty, it goes too (only an empty one can be removed).
+            if let Some(cache) = path.parent() {
+                let _ = std::fs::remove_dir(cache);
+            }
+        }
+    }
+    match removed.as_slice() {
+        [] => String::new(),
+        some => format!(
+            "note: the command wrote Python bytecode ({}{}), which would run in place of its source later outside nib's sandbox; nib removed it (Python compiles the sources again).\n",
+            some.iter().take(3).copied().collect::<Vec<_>>().join(", "),
+            if some.len() > 3 {
+                format!(" and {} more", some.len() - 3)
+            } else {
+                String::new()
+            }
+        ),
+    }
+}
+
 /// Whether `rel` lies in a dependency or build directory (npm writes
 /// packages' own package.json files there), or one the plan's walk does
 /// not enter (what was there before is not known: nothing is removed).
@@ -342,6 +378,7 @@ impl Snapshot {
             }
         }
         notes.push_str(&self.git_dirs.disarm(root, &repos));
+        notes.push_str(&remove_bytecode(root, written.unwrap_or_default()));
         let mut packages: Vec<PathBuf> = dirs.iter().map(|d| d.join("package.json")).collect();
         for package in self.packages.keys().cloned().chain(
             deep.iter()
