@@ -203,6 +203,10 @@ fn kernel_contains(rule: &str, contained: super::Containment) -> bool {
         // git's settings are read-only to commands: a setting given for
         // one command (`git -c`) runs what it names inside the sandbox.
         "git-config" => contained.mounts,
+        // What plumbing writes is looked at when the command ends, at the
+        // boundary: the index, every ref it made or moved, replace refs
+        // (`prim/tools/gitcheck.rs`).
+        "git-plumbing" => contained.mounts,
         _ => false,
     }
 }

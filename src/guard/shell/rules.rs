@@ -328,6 +328,13 @@ impl Context<'_> {
             {
                 let pathspecs = match rest.iter().position(|a| *a == "--") {
                     Some(at) => rest[at + 1..].iter().map(|p| p.to_string()).collect(),
+                    // `git blame [rev] file`: the file is its last word.
+                    None if matches!(sub, "blame" | "annotate") => rest
+                        .iter()
+                        .rev()
+                        .find(|a| !a.starts_with('-'))
+                        .map(|p| vec![p.to_string()])
+                        .unwrap_or_default(),
                     None => Vec::new(),
                 };
                 self.out
@@ -345,8 +352,23 @@ impl Context<'_> {
                     "`git archive` packs the repository into one file".into(),
                 );
                 // What it packs comes from git's objects, which the
-                // sandbox does not mask: a committed secret file is in it.
-                self.out.git_history = Some(Vec::new());
+                // sandbox does not mask: a committed secret file is in it,
+                // unless the paths after the tree leave it out.
+                let mut skip_value = false;
+                let mut positional = Vec::new();
+                for a in rest.iter() {
+                    if skip_value {
+                        skip_value = false;
+                    } else if matches!(
+                        *a,
+                        "-o" | "--output" | "--prefix" | "--format" | "--remote" | "--exec"
+                    ) {
+                        skip_value = true;
+                    } else if !a.starts_with('-') {
+                        positional.push(a.to_string());
+                    }
+                }
+                self.out.git_history = Some(positional.into_iter().skip(1).collect());
             }
             "clone" | "fetch" | "pull" | "ls-remote" | "submodule" => {
                 if let Some(url) = rest.iter().find(|a| is_remote_spec(a)) {

@@ -464,6 +464,16 @@ fn git_commands_that_print_history_and_proc_environments() {
         history("git diff HEAD -- src/a.py"),
         Some(vec!["src/a.py".to_string()])
     );
+    // The file blamed, the paths archived: only their history.
+    assert_eq!(
+        history("git blame -L 1,5 src/app.py"),
+        Some(vec!["src/app.py".to_string()])
+    );
+    assert_eq!(
+        history("git archive --format=tar -o out.tar HEAD src docs"),
+        Some(vec!["src".to_string(), "docs".to_string()])
+    );
+    assert_eq!(history("git archive HEAD"), Some(vec![]));
     assert_eq!(history("git log --oneline -5"), None);
     assert_eq!(history("git show --stat HEAD"), None);
     assert_eq!(history("git status"), None);

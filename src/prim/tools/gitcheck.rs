@@ -149,12 +149,24 @@ impl GitCheck {
         let reference = head_ref(&repo);
         let refs = super::gitrefs::refs(&repo);
         if refs != before.refs {
+            // The branch HEAD is on is left to `new_commits` below when it
+            // moved forward; made anew or rewritten, it is judged here.
+            let forward = reference.as_deref().filter(|name| {
+                match (before.refs.get(*name), refs.get(*name)) {
+                    (Some(old), Some(new)) => {
+                        old == new
+                            || run(root, &["merge-base", "--is-ancestor", old, new], &[], None)
+                                .is_ok_and(|o| o.ok)
+                    }
+                    _ => false,
+                }
+            });
             note.push_str(&super::gitrefs::check(
                 root,
                 guard,
                 &before.refs,
                 &refs,
-                reference.as_deref(),
+                forward,
             ));
         }
         let repo_changed = stamps(&repo, reference.as_deref()) != before.stamps;
