@@ -274,7 +274,11 @@ mod tests {
         fs::write(dir.path().join("ws/.env"), "K=v\n").unwrap();
         fs::write(dir.path().join("ws/.env.example"), "K=\n").unwrap();
         fs::write(dir.path().join("ws/src/app.py"), "x = 1\n").unwrap();
-        fs::write(dir.path().join("ws/src/server.pem"), "-----BEGIN\n").unwrap();
+        fs::write(
+            dir.path().join("ws/src/server.pem"),
+            "-----BEGIN PRIVATE KEY-----\n",
+        )
+        .unwrap();
         fs::write(dir.path().join("home/.ssh/id_ed25519"), "key\n").unwrap();
         fs::write(dir.path().join("home/.npmrc"), "//r/:_authToken=x\n").unwrap();
         fs::write(dir.path().join("home/.bashrc"), "alias\n").unwrap();
