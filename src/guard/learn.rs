@@ -208,7 +208,11 @@ impl Guard {
                     .add(&hit.secret, &format!("{rel} ({})", hit.rule));
             }
             if holds_known {
-                known.tainted.insert(rel);
+                known.tainted.insert(rel.clone());
+                drop(known);
+                // Its other values too (a password beside the key): an
+                // edit of their lines asks a person, as for `.env`.
+                self.observe_protected(&rel, &text);
             }
         }
     }

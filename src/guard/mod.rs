@@ -365,7 +365,10 @@ impl Guard {
                 continue;
             }
             let verdict = match self.policy.paths.verdict(&rel) {
-                PathVerdict::Open if self.is_found_store(&rel) => {
+                PathVerdict::Open
+                    if self.is_found_store(&rel)
+                        && !self.plain_edit_of_found_store(ws, call, &rel) =>
+                {
                     PathVerdict::Protected(format!("{rel} holds a secret the session found in it"))
                 }
                 PathVerdict::Open => match disk::hard_link_alias(ws, &self.policy.paths, &rel) {

@@ -441,6 +441,7 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
     steps.extend(
         other_checkouts(root)
             .into_iter()
+            .chain(included_configs(root))
             .map(|path| MountStep::ReadOnly { path }),
     );
     // Submodules' own configs and hooks.
@@ -540,6 +541,39 @@ fn other_checkouts(root: &Path) -> Vec<PathBuf> {
                 .map(|e| e.path())
                 .filter(|p| *p != gitdir && p.is_dir()),
         );
+    }
+    out
+}
+
+/// Files in the workspace that the repository's config includes
+/// (`[include] path = ../.gitconfig`, a project's shared settings): git
+/// obeys them as its own config, which is read-only to commands.
+fn included_configs(root: &Path) -> Vec<PathBuf> {
+    let Ok(text) = std::fs::read_to_string(root.join(".git/config")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut in_include = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_include = line.to_ascii_lowercase().starts_with("[include");
+            continue;
+        }
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if !in_include || !key.trim().eq_ignore_ascii_case("path") {
+            continue;
+        }
+        let value = value.trim().trim_matches('"');
+        // Relative to the config's own directory, as git reads it.
+        if let Ok(path) = root.join(".git").join(value).canonicalize()
+            && path.starts_with(root)
+            && path.is_file()
+        {
+            out.push(path);
+        }
     }
     out
 }

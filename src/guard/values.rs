@@ -294,6 +294,54 @@ impl super::Guard {
         self.known().tainted.contains(rel.trim_start_matches("./"))
     }
 
+    /// Whether an fs-edit `call` of `rel`, a store found by content, only
+    /// changes lines that hold no secret the session knows: each edit's
+    /// old text found in the file, on lines without one. Then it is a
+    /// plain Write (the port beside a key in `config/app.yml`). Anything
+    /// else, an old text not found included, asks a person first, so
+    /// "not found" and "touches the secret" read the same and the edit
+    /// tells nothing of what the file holds.
+    pub(super) fn plain_edit_of_found_store(
+        &self,
+        ws: &crate::files::Workspace,
+        call: &crate::call::Call,
+        rel: &str,
+    ) -> bool {
+        if call.decl.name != "fs-edit" {
+            return false;
+        }
+        let Some(text) = super::disk::current_text(ws, rel) else {
+            return false;
+        };
+        let mut olds: Vec<String> = Vec::new();
+        let old = call.arg("old").as_str();
+        if !old.is_empty() {
+            olds.push(old.to_string());
+        }
+        for edit in call.arg("edits").as_list() {
+            olds.extend(
+                edit.iter()
+                    .filter(|(k, _)| k == "old")
+                    .map(|(_, v)| v.as_str().to_string()),
+            );
+        }
+        if olds.is_empty() {
+            return false;
+        }
+        let known = self.known();
+        olds.iter().all(|old| {
+            let Some(at) = text.find(old.as_str()) else {
+                return false;
+            };
+            // The whole lines the old text lies on.
+            let start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+            let end = text[at + old.len()..]
+                .find('\n')
+                .map_or(text.len(), |i| at + old.len() + i);
+            known.ledger.check(&text[start..end]).is_empty()
+        })
+    }
+
     /// What fs-read shows of a secret store's text, with redaction on:
     /// default-deny, as the values it learns cannot be complete. Lines
     /// that name a key (`KEY=value`, `key: value`, `"key": value`) stay,

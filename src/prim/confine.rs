@@ -126,15 +126,22 @@ impl Sandbox {
             return note;
         }
         let found = guard.secrets_written(ws, rels);
+        let mut moved = Vec::new();
         for (rel, what) in &found.found {
             note.push_str(&match crate::files::quarantine(ws.root(), rel) {
-                Ok(to) => format!(
+                Ok(to) => {
+                    moved.push(rel.clone());
+                    format!(
                     "note: the command wrote {rel} holding a secret: {what}. nib moved it to {to}, where only the user can read it; secrets stay in the files they came from.\n"
-                ),
+                )
+                }
                 Err(e) => format!(
                     "warning: the command wrote {rel} holding a secret: {what}, and nib could not move it away ({e}): commands no longer see it; the user should delete it\n"
                 ),
             });
+        }
+        if self.git.is_some() {
+            note.push_str(&tools::gitindex::unstage_moved(ws.root(), &moved));
         }
         if !found.unchecked.is_empty() {
             note.push_str(&format!(

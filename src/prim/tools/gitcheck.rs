@@ -27,6 +27,60 @@ pub struct Before {
     head: Option<String>,
     replaced: Vec<String>,
     refs: std::collections::BTreeMap<String, String>,
+    todo_execs: Vec<String>,
+}
+
+/// The files a rebase, cherry-pick or revert in progress reads its next
+/// steps from: an `exec` line in one runs at the user's `--continue`.
+const TODOS: &[&str] = &["rebase-merge/git-rebase-todo", "sequencer/todo"];
+
+/// The `exec` lines (`exec cmd`, `x cmd`) of the todos in progress.
+fn todo_execs(repo: &Repo) -> Vec<String> {
+    TODOS
+        .iter()
+        .filter_map(|t| std::fs::read_to_string(repo.git_dir.join(t)).ok())
+        .flat_map(|text| {
+            text.lines()
+                .map(str::trim)
+                .filter(|l| l.starts_with("exec ") || l.starts_with("x "))
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Takes out of the todos the `exec` lines not in `kept`, saying so.
+fn drop_new_execs(repo: &Repo, kept: &[String]) -> String {
+    let mut note = String::new();
+    for todo in TODOS {
+        let path = repo.git_dir.join(todo);
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let mut dropped = Vec::new();
+        let mut out = String::with_capacity(text.len());
+        for line in text.split_inclusive('\n') {
+            let t = line.trim();
+            if (t.starts_with("exec ") || t.starts_with("x ")) && !kept.iter().any(|k| k == t) {
+                dropped.push(t.to_string());
+            } else {
+                out.push_str(line);
+            }
+        }
+        if dropped.is_empty() {
+            continue;
+        }
+        note.push_str(&match std::fs::write(&path, out) {
+            Ok(()) => format!(
+                "note: the command put `exec` steps into the {todo} git runs at the user's next `--continue` ({}); nib took them out. Run such steps yourself, in a command.\n",
+                dropped.join("; ")
+            ),
+            Err(e) => format!(
+                "warning: the command put `exec` steps into git's {todo}, and nib could not take them out ({e}): do not `--continue` before you check it\n"
+            ),
+        });
+    }
+    note
 }
 
 /// The replace refs (`refs/replace/<id>`) the repository has: each makes
@@ -116,6 +170,7 @@ impl GitCheck {
             head: head(&repo),
             replaced: replace_refs(&repo),
             refs: super::gitrefs::refs(&repo),
+            todo_execs: todo_execs(&repo),
         }
     }
 
@@ -145,6 +200,12 @@ impl GitCheck {
             } else {
                 format!("warning: the command made the replace ref {reference}, and nib could not remove it: run `git replace -d {name}` before you review or push\n")
             });
+        }
+        if todo_execs(&repo)
+            .iter()
+            .any(|e| !before.todo_execs.contains(e))
+        {
+            note.push_str(&drop_new_execs(&repo, &before.todo_execs));
         }
         let reference = head_ref(&repo);
         let refs = super::gitrefs::refs(&repo);

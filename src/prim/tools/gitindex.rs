@@ -9,10 +9,12 @@
 //!   of an index it reads, so nib's own host-side `git diff` would print
 //!   that host file, and the user's `git restore .` would overwrite it.
 //!   Such entries are taken out (the index is rebuilt from the others);
-//! - staged content holding a secret the session knows (a copy whose
-//!   file was quarantined, a commit nib undid, a file name, a link's
-//!   target): git commits the index, not the work tree, so the user's
-//!   next plain `git commit` would send it. It is unstaged.
+//! - staged content holding a secret the session knows that the work
+//!   tree no longer shows (a copy whose file was quarantined, a commit
+//!   nib undid, a file name, a link's target): git commits the index,
+//!   not the work tree, so the user's next plain `git commit` would send
+//!   it unseen. It is unstaged. (Staged as the work tree has it, the
+//!   commit check asks a person when it is committed.)
 
 use std::path::Path;
 
@@ -173,12 +175,52 @@ fn unstage_secrets(root: &Path, guard: &Guard) -> String {
     guard.known_secret_in(&text).map_or_else(String::new, |_| {
         let mut paths: Vec<(String, String)> = Vec::new();
         for section in sections(&text) {
-            if let Some(what) = guard.known_secret_in(section.1) {
-                paths.push((section.0.to_string(), format!("holds a secret ({what})")));
+            // Staged as the work tree has it, the commit check asks a
+            // person when it is committed; staged unlike it (the file
+            // quarantined, rewritten), nobody would see it go.
+            if let Some(what) = guard.known_secret_in(section.1)
+                && !run(root, &["diff", "--quiet", "--", section.0], &[], None).is_ok_and(|o| o.ok)
+            {
+                paths.push((
+                    section.0.to_string(),
+                    format!("holds a secret ({what}) the work tree no longer shows"),
+                ));
             }
         }
         unstage(root, &paths)
     })
+}
+
+/// After nib moved `rels` away (files holding a secret, quarantined):
+/// those git had staged are unstaged, so the index does not keep what
+/// the work tree no longer shows.
+pub fn unstage_moved(root: &Path, rels: &[String]) -> String {
+    if rels.is_empty() || !root.join(".git").exists() {
+        return String::new();
+    }
+    let mut args = vec![
+        "diff",
+        "--cached",
+        "--name-only",
+        "--no-renames",
+        "-z",
+        "--",
+    ];
+    args.extend(rels.iter().map(String::as_str));
+    let Ok(staged) = run(root, &args, &[], None) else {
+        return String::new();
+    };
+    let paths: Vec<(String, String)> = String::from_utf8_lossy(&staged.stdout)
+        .split('\0')
+        .filter(|n| !n.is_empty())
+        .map(|n| {
+            (
+                n.to_string(),
+                "holds a secret; nib moved the file into the quarantine".to_string(),
+            )
+        })
+        .collect();
+    unstage(root, &paths)
 }
 
 /// The patch's per-file sections, with the path each changes.

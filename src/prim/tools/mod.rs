@@ -16,7 +16,7 @@ pub mod autorun;
 mod fs;
 mod git;
 pub mod gitcheck;
-mod gitindex;
+pub(crate) mod gitindex;
 mod gitrefs;
 mod grep;
 pub mod landlock;
