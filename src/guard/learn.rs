@@ -361,10 +361,12 @@ pub(super) fn git_config_credentials(text: &str) -> Vec<String> {
             .find_map(|p| lower.starts_with(p).then(|| value[p.len()..].trim()))
             .unwrap_or(value);
             out.push(credential.to_string());
+            // base64 of `user:token`, or of the token alone.
             let decoded = super::decode::base64(credential.as_bytes());
             if let Ok(decoded) = String::from_utf8(decoded)
-                && let Some((_, token)) = decoded.split_once(':')
+                && decoded.chars().all(|c| c.is_ascii_graphic())
             {
+                let token = decoded.split_once(':').map_or(decoded.as_str(), |(_, t)| t);
                 out.push(token.trim().to_string());
             }
         }

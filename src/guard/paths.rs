@@ -163,6 +163,18 @@ pub const RUN_LATER_NESTED: &[&str] = &[
 /// makes them read-only and removes one a command creates: a name here
 /// matches a file or a directory).
 pub const RUN_LATER_NAMED: &[&str] = &[
+    // Found by a third red team: more agents' MCP servers and commands
+    // they run on their own, and cloud IDEs' start-up tasks.
+    ".aider.conf.yml",
+    ".continue",
+    "opencode.json",
+    ".roo/mcp.json",
+    ".kiro/settings",
+    ".amazonq/mcp.json",
+    ".replit",
+    ".idx/dev.nix",
+    ".codesandbox/tasks.json",
+    "devfile.yaml",
     ".mcp.json",
     ".claude/settings.json",
     ".claude/settings.local.json",

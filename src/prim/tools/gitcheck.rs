@@ -386,7 +386,10 @@ fn tracked_stores(root: &Path, guard: &Guard) -> BTreeSet<String> {
             o.stdout
                 .split(|b| *b == 0)
                 .map(|n| String::from_utf8_lossy(n).into_owned())
-                .filter(|n| !n.is_empty() && guard.policy().paths.is_secret_store(n))
+                .filter(|n| {
+                    !n.is_empty()
+                        && (guard.policy().paths.is_secret_store(n) || guard.is_found_store(n))
+                })
                 .collect()
         })
         .unwrap_or_default()
@@ -401,7 +404,7 @@ fn ignored_stores(root: &Path, guard: &Guard) -> BTreeSet<String> {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for entry in entries.flatten().take(2048) {
                 let rel = format!("{prefix}{}", entry.file_name().to_string_lossy());
-                if guard.policy().paths.is_secret_store(&rel) {
+                if guard.policy().paths.is_secret_store(&rel) || guard.is_found_store(&rel) {
                     candidates.push(rel);
                 }
             }
