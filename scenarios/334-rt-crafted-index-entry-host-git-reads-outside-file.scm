@@ -23,4 +23,5 @@
   (expect
     (decision 1 write)
     (decision 2 allow)
+    (decision 3 allow)
     (no-canary-in-requests)))

@@ -27,6 +27,35 @@ fn shell(host: &Host, command: &str) -> nib::prim::ToolResult {
     host.run_json("shell", &args).1
 }
 
+/// `git ARGS` run in `dir` (not through nib), its output.
+fn git_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap()
+}
+
+/// A repository at `dir` (branch `main`) with everything in it committed.
+fn committed_repo(dir: &Path) {
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "commit",
+            "-qm",
+            "init",
+        ],
+    ] {
+        assert!(git_in(dir, args).status.success(), "git {args:?}");
+    }
+}
+
 /// A host as `nib exec --approve writes` makes it, or None (with the
 /// reason printed) where the system has no mount namespaces.
 fn sandboxed(ws: Workspace) -> Option<Host> {
@@ -317,25 +346,8 @@ fn a_copy_a_script_makes_of_a_secret_is_moved_into_the_quarantine() {
     write(&ws, "app.py", "print('ok')\n");
     // The repository committed its .env once: git's objects hold it where
     // no mask covers.
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(ws.root())
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .unwrap()
-    };
-    git(&["init", "-q"]);
-    git(&["add", "-A"]);
-    git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-qm",
-        "init",
-    ]);
+    let git = |args: &[&str]| git_in(ws.root(), args);
+    committed_repo(ws.root());
     let Some(host) = sandboxed(ws.clone()) else {
         return;
     };
@@ -503,24 +515,8 @@ fn a_secret_file_a_command_stages_commits_or_unignores_is_taken_back() {
     write(&ws, ".env", &format!("API_TOKEN={SECRET}\n"));
     write(&ws, ".gitignore", ".env\n");
     write(&ws, "app.py", "print('ok')\n");
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(ws.root())
-            .output()
-            .unwrap()
-    };
-    git(&["init", "-q"]);
-    git(&["add", "-A"]);
-    git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-qm",
-        "init",
-    ]);
+    let git = |args: &[&str]| git_in(ws.root(), args);
+    committed_repo(ws.root());
     let head = || {
         String::from_utf8_lossy(&git(&["rev-parse", "HEAD"]).stdout)
             .trim()
@@ -587,24 +583,8 @@ fn an_index_entry_outside_the_repository_or_a_staged_secret_is_taken_out() {
     write(&ws, "tools/ix.py", CRAFT_INDEX);
     let token = "ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N";
     write(&ws, "deploy/main.tf", &format!("token = \"{token}\"\n"));
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(ws.root())
-            .output()
-            .unwrap()
-    };
-    git(&["init", "-q"]);
-    git(&["add", "-A"]);
-    git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-qm",
-        "init",
-    ]);
+    let git = |args: &[&str]| git_in(ws.root(), args);
+    committed_repo(ws.root());
     let staged = || String::from_utf8_lossy(&git(&["ls-files", "-s"]).stdout).to_string();
     let Some(host) = sandboxed(ws.clone()) else {
         return;
@@ -645,24 +625,8 @@ fn a_tracked_secret_file_is_not_taken_for_an_edit_by_git_in_a_command() {
     let env = format!("API_TOKEN={SECRET}\nDEBUG=1\n");
     write(&ws, ".env", &env);
     write(&ws, "app.py", "print('ok')\n");
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(ws.root())
-            .output()
-            .unwrap()
-    };
-    git(&["init", "-q"]);
-    git(&["add", "-A"]);
-    git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-qm",
-        "init",
-    ]);
+    let git = |args: &[&str]| git_in(ws.root(), args);
+    committed_repo(ws.root());
     let Some(host) = sandboxed(ws.clone()) else {
         return;
     };
@@ -705,27 +669,8 @@ fn from_a_linked_worktree_no_index_is_left_naming_a_path_outside() {
     fs::write(main.join("app.py"), "print('ok')\n").unwrap();
     fs::create_dir_all(main.join("tools")).unwrap();
     fs::write(main.join("tools/ix.py"), CRAFT_INDEX).unwrap();
-    let git = |dir: &Path, args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap()
-    };
-    git(&main, &["init", "-q"]);
-    git(&main, &["add", "-A"]);
-    git(
-        &main,
-        &[
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "commit",
-            "-qm",
-            "init",
-        ],
-    );
+    let git = git_in;
+    committed_repo(&main);
     git(&main, &["worktree", "add", "-q", "../wt"]);
     let wt = base.join("wt");
     let Some(host) = sandboxed(Workspace::open(&wt).unwrap()) else {
@@ -769,24 +714,8 @@ fn a_branch_or_tag_a_command_makes_carries_no_secret_nor_unconfirmed_workflow() 
     let token = "ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDf3Gh5Jk7Lm9N";
     write(&ws, "deploy/main.tf", &format!("token = \"{token}\"\n"));
     write(&ws, ".gitignore", "deploy/\n");
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(ws.root())
-            .output()
-            .unwrap()
-    };
-    git(&["init", "-q", "-b", "main"]);
-    git(&["add", "-A"]);
-    git(&[
-        "-c",
-        "user.name=t",
-        "-c",
-        "user.email=t@t",
-        "commit",
-        "-qm",
-        "init",
-    ]);
+    let git = |args: &[&str]| git_in(ws.root(), args);
+    committed_repo(ws.root());
     let refs = || {
         String::from_utf8_lossy(&git(&["for-each-ref", "--format=%(refname)"]).stdout).to_string()
     };
@@ -889,13 +818,7 @@ fn a_secret_store_made_between_commands_is_masked_in_the_next() {
 #[test]
 fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
     let (_d, ws) = workspace();
-    let git = |args: &[&str]| {
-        Command::new("git")
-            .args(args)
-            .current_dir(ws.root())
-            .output()
-            .unwrap()
-    };
+    let git = |args: &[&str]| git_in(ws.root(), args);
     git(&["init", "-q"]);
     // A script already in the project (not the session's, so the word
     // rules do not read it) tries every way the red team found.
