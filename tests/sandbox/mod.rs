@@ -346,7 +346,6 @@ fn a_copy_a_script_makes_of_a_secret_is_moved_into_the_quarantine() {
     write(&ws, "app.py", "print('ok')\n");
     // The repository committed its .env once: git's objects hold it where
     // no mask covers.
-    let git = |args: &[&str]| git_in(ws.root(), args);
     committed_repo(ws.root());
     let Some(host) = sandboxed(ws.clone()) else {
         return;
