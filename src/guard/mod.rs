@@ -381,6 +381,7 @@ impl Guard {
             };
             match verdict {
                 PathVerdict::Denied(message) => deny.push(Reason::new("denylist", param, message)),
+                PathVerdict::Protected(_) if self.public_pem_write(ws, call, &rel) => {}
                 PathVerdict::Protected(message) => {
                     security.push(Reason::new("protected-path", param, message))
                 }

@@ -485,3 +485,23 @@ fn a_secret_files_lines_that_name_no_key_are_hidden_from_fs_read() {
     // Not a secret store: shown as it is.
     assert!(g.shown_store_text("src/main.rs", text).is_none());
 }
+
+#[test]
+fn a_public_pem_is_written_as_any_file_and_a_private_one_asks() {
+    let (_d, ws) = ws();
+    let g = guard();
+    let cert = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIUQ2Vy\n-----END CERTIFICATE-----\n";
+    let key = "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEG\n-----END PRIVATE KEY-----\n";
+    let write = |path: &str, content: &str| {
+        g.judge(
+            &parse(&FS_WRITE, &json!({"path": path, "content": content})).unwrap(),
+            &ws,
+        )
+    };
+    assert_eq!(write("tests/fixtures/ca.pem", cert).as_str(), "write");
+    assert_eq!(write("tests/fixtures/key.pem", key).as_str(), "security");
+    // A certificate over a private key replaces a secret: asked.
+    std::fs::create_dir_all(ws.root().join("deploy")).unwrap();
+    std::fs::write(ws.root().join("deploy/server.pem"), key).unwrap();
+    assert_eq!(write("deploy/server.pem", cert).as_str(), "security");
+}

@@ -342,6 +342,25 @@ impl super::Guard {
         })
     }
 
+    /// Whether an fs-write of `rel`, a `.pem` by name, writes only public
+    /// material (a test's certificate) over none or over public material:
+    /// no secret is written or replaced, so it is a plain Write.
+    pub(super) fn public_pem_write(
+        &self,
+        ws: &crate::files::Workspace,
+        call: &crate::call::Call,
+        rel: &str,
+    ) -> bool {
+        if call.decl.name != "fs-write" || !rel.to_ascii_lowercase().ends_with(".pem") {
+            return false;
+        }
+        let content = call.arg("content").as_str();
+        let existing = ws.root().join(rel).symlink_metadata().is_ok();
+        super::paths::public_pem(content)
+            && (!existing
+                || super::disk::current_text(ws, rel).is_some_and(|t| super::paths::public_pem(&t)))
+    }
+
     /// What fs-read shows of a secret store's text, with redaction on:
     /// default-deny, as the values it learns cannot be complete. Lines
     /// that name a key (`KEY=value`, `key: value`, `"key": value`) stay,
