@@ -52,6 +52,7 @@ pub fn refs(repo: &Repo) -> BTreeMap<String, String> {
             if let Some((id, name)) = line.split_once(' ')
                 && !line.starts_with('#')
                 && !line.starts_with('^')
+                && !name.starts_with("refs/remotes/")
             {
                 out.insert(name.to_string(), id.to_string());
             }
@@ -70,7 +71,11 @@ pub fn refs(repo: &Repo) -> BTreeMap<String, String> {
             }
             let path = entry.path();
             if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                stack.push(path);
+                // Remote-tracking refs move only on a fetch (no network
+                // here) and are never pushed: not read before every command.
+                if path != repo.common.join("refs/remotes") {
+                    stack.push(path);
+                }
             } else if let (Ok(id), Ok(rel)) = (
                 std::fs::read_to_string(&path),
                 path.strip_prefix(&repo.common),
