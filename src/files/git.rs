@@ -126,6 +126,35 @@ fn linked_internals(dir: &Path) -> Result<(), GitError> {
     Ok(())
 }
 
+/// Where a repository keeps its state: its git directory (`.git`, or
+/// where a `.git` file points: a linked worktree's or a submodule's, with
+/// its index and `HEAD`) and the common one (`commondir`: config, hooks,
+/// refs, objects; the same directory for a plain repository).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GitDirs {
+    pub git_dir: std::path::PathBuf,
+    pub common: std::path::PathBuf,
+}
+
+/// The git directories of the repository whose work tree is `dir`, read
+/// from its `.git` (a directory, or a `gitdir:` file) and `commondir`;
+/// None when `dir` has no `.git` of either kind.
+pub fn locate(dir: &Path) -> Option<GitDirs> {
+    let dot_git = dir.join(".git");
+    let meta = dot_git.symlink_metadata().ok()?;
+    let git_dir = if meta.is_dir() {
+        dot_git
+    } else {
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        dir.join(text.strip_prefix("gitdir:")?.trim())
+    };
+    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
+        Ok(c) => git_dir.join(c.trim()),
+        Err(_) => git_dir.clone(),
+    };
+    Some(GitDirs { git_dir, common })
+}
+
 /// The git nib runs on the host for the repository at `dir`: the first on
 /// `PATH` that no command could have put there. A `PATH` that starts with
 /// the project's virtualenv (`.venv/bin`) or a writable cache (`~/go/bin`)

@@ -81,7 +81,10 @@ impl Guard {
                 .filter_map(|p| p.parent().map(Path::to_path_buf)),
         );
         for repo in repos.iter().take(64) {
-            files.extend(git_dirs_of(repo).into_iter().map(|d| d.join("config")));
+            if let Some(dirs) = crate::files::git::locate(repo) {
+                files.push(dirs.git_dir.join("config"));
+                files.push(dirs.common.join("config"));
+            }
         }
         if let Ok(modules) = std::fs::read_dir(ws.root().join(".git/modules")) {
             files.extend(modules.flatten().take(64).map(|e| e.path().join("config")));
@@ -312,29 +315,6 @@ pub(super) fn looks_like_fixture(rel: &str) -> bool {
         })
 }
 
-/// The git directories of the repository at `dir`: `dir/.git`, or where
-/// a `.git` file points, and that one's `commondir` (a linked worktree's
-/// config lives there).
-fn git_dirs_of(dir: &Path) -> Vec<PathBuf> {
-    let dot_git = dir.join(".git");
-    let git_dir = if dot_git.is_dir() {
-        dot_git
-    } else {
-        match std::fs::read_to_string(&dot_git) {
-            Ok(text) => match text.strip_prefix("gitdir:") {
-                Some(target) => dir.join(target.trim()),
-                None => return Vec::new(),
-            },
-            Err(_) => return Vec::new(),
-        }
-    };
-    let mut out = vec![git_dir.clone()];
-    if let Ok(common) = std::fs::read_to_string(git_dir.join("commondir")) {
-        out.push(git_dir.join(common.trim()));
-    }
-    out
-}
-
 /// Values in git config text that are credentials whatever their shape:
 /// an `extraheader`'s (and, for `basic`, the token inside its base64),
 /// and `password`, `smtpPass`, `token`-named keys' values; and the
@@ -370,22 +350,13 @@ pub(super) fn git_config_credentials(text: &str) -> Vec<String> {
                 out.push(token.trim().to_string());
             }
         }
-        // scheme://user:password@host
-        let mut rest = line;
-        while let Some(at) = rest.find("://") {
-            let after = &rest[at + 3..];
-            let end = after
-                .find(|c: char| c == '/' || c.is_whitespace())
-                .unwrap_or(after.len());
-            let authority = &after[..end];
-            if let Some((userinfo, _)) = authority.rsplit_once('@')
-                && let Some((_, password)) = userinfo.split_once(':')
-                && !password.is_empty()
-            {
-                out.push(password.to_string());
-            }
-            rest = &after[end..];
-        }
+        // scheme://user:password@host, a local default left out.
+        out.extend(
+            line.split(|c: char| c.is_whitespace() || c == '"')
+                .filter_map(super::values::url_password)
+                .filter(|p| !p.is_empty())
+                .map(str::to_string),
+        );
     }
     out.retain(|v| v.len() >= 8);
     out

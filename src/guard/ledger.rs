@@ -623,7 +623,7 @@ mod tests {
         }
         for public in [
             "PREFIX = 'https://hooks.slack.com/services/'",
-            "https://hooks.slack.com/services/T000/B000/XXXX",
+            "https://hooks.slack.com/services/T0TEST000/B0TEST000/testtoken",
             "startswith('https://discord.com/api/webhooks/')",
             "connect-src 'self' https://*.ingest.sentry.io/",
             "DefaultEndpointsProtocol=https;AccountName=devstore;AccountKey=ZHVtbXk=;EndpointSuffix=core.windows.net",

@@ -482,29 +482,30 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
 /// file (`gitdir: …`): its own git directory and the common one
 /// (`commondir`), those outside the workspace, canonical.
 fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
-    let dot_git = root.join(".git");
-    if !dot_git.is_file() {
-        return Vec::new();
-    }
-    let Some(gitdir) = std::fs::read_to_string(&dot_git)
-        .ok()
-        .and_then(|t| t.strip_prefix("gitdir:").map(|p| p.trim().to_string()))
-    else {
+    let Some((gitdir, common)) = linked(root) else {
         return Vec::new();
     };
-    let Ok(gitdir) = root.join(gitdir).canonicalize() else {
-        return Vec::new();
+    // The worktree's own directory lies inside the common one.
+    let mut dirs = if gitdir.starts_with(&common) {
+        vec![common]
+    } else {
+        vec![gitdir, common]
     };
-    let mut dirs = vec![gitdir.clone()];
-    if let Ok(common) = std::fs::read_to_string(gitdir.join("commondir"))
-        && let Ok(common) = gitdir.join(common.trim()).canonicalize()
-    {
-        // The worktree's own directory lies inside the common one.
-        dirs.retain(|d| !d.starts_with(&common));
-        dirs.push(common);
-    }
     dirs.retain(|d| !d.starts_with(root));
     dirs
+}
+
+/// A linked worktree's git directory and the common one, canonical;
+/// None for a plain repository (its `.git` a directory) or none.
+fn linked(root: &Path) -> Option<(PathBuf, PathBuf)> {
+    if !root.join(".git").is_file() {
+        return None;
+    }
+    let dirs = crate::files::git::locate(root)?;
+    Some((
+        dirs.git_dir.canonicalize().ok()?,
+        dirs.common.canonicalize().ok()?,
+    ))
 }
 
 /// For a linked worktree: what of the repository belongs to the other
@@ -514,17 +515,7 @@ fn linked_git_dirs(root: &Path) -> Vec<PathBuf> {
 /// another checkout (an index entry naming `../.bashrc` is written out by
 /// `git restore .`) or point this one's git at a planted directory.
 fn other_checkouts(root: &Path) -> Vec<PathBuf> {
-    let Some(gitdir) = std::fs::read_to_string(root.join(".git"))
-        .ok()
-        .and_then(|t| t.strip_prefix("gitdir:").map(|p| root.join(p.trim())))
-        .and_then(|p| p.canonicalize().ok())
-    else {
-        return Vec::new();
-    };
-    let Some(common) = std::fs::read_to_string(gitdir.join("commondir"))
-        .ok()
-        .and_then(|c| gitdir.join(c.trim()).canonicalize().ok())
-    else {
+    let Some((gitdir, common)) = linked(root).filter(|(g, c)| g != c) else {
         return Vec::new();
     };
     let mut out: Vec<PathBuf> = ["commondir", "gitdir"]

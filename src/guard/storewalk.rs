@@ -66,6 +66,18 @@ pub struct Found {
     pub run_later: Vec<PathBuf>,
 }
 
+impl Found {
+    /// What one directory's listing holds, added (its hard-linked files
+    /// into `linked`, matched against the stores at the end).
+    fn add(&mut self, listing: &Listing, linked: &mut Vec<((u64, u64), PathBuf)>) {
+        self.stores.extend(listing.stores.iter().cloned());
+        self.blind.extend(listing.blind.iter().cloned());
+        self.skipped.extend(listing.skipped.iter().cloned());
+        self.run_later.extend(listing.run_later.iter().cloned());
+        linked.extend(listing.linked.iter().cloned());
+    }
+}
+
 /// One directory as last read.
 #[derive(Debug, Clone)]
 struct Listing {
@@ -202,11 +214,7 @@ fn update_in_place(
     let mut found = Found::default();
     let mut linked = Vec::new();
     for listing in cache.dirs.values() {
-        found.stores.extend(listing.stores.iter().cloned());
-        found.blind.extend(listing.blind.iter().cloned());
-        found.skipped.extend(listing.skipped.iter().cloned());
-        found.run_later.extend(listing.run_later.iter().cloned());
-        linked.extend(listing.linked.iter().cloned());
+        found.add(listing, &mut linked);
     }
     match_links(&mut found, linked);
     for list in [
@@ -315,11 +323,7 @@ fn walk_at(
             && changes.trusts(&dir)
             && let Some(listing) = cache.dirs.remove(&dir)
         {
-            found.stores.extend(listing.stores.iter().cloned());
-            found.blind.extend(listing.blind.iter().cloned());
-            found.skipped.extend(listing.skipped.iter().cloned());
-            found.run_later.extend(listing.run_later.iter().cloned());
-            linked.extend(listing.linked.iter().cloned());
+            found.add(&listing, &mut linked);
             stack.extend(listing.subdirs.iter().cloned());
             seen.insert(dir, listing);
             continue;
@@ -354,11 +358,7 @@ fn walk_at(
                 }
             },
         };
-        found.stores.extend(listing.stores.iter().cloned());
-        found.blind.extend(listing.blind.iter().cloned());
-        found.skipped.extend(listing.skipped.iter().cloned());
-        found.run_later.extend(listing.run_later.iter().cloned());
-        linked.extend(listing.linked.iter().cloned());
+        found.add(&listing, &mut linked);
         stack.extend(listing.subdirs.iter().cloned());
         // With a watch, a later change is told however soon it comes.
         let changed = i128::from(stamp.0) * 1_000_000_000 + i128::from(stamp.1);

@@ -155,7 +155,7 @@ pub(super) fn names_a_key(line: &str) -> bool {
         && rest.trim_start().starts_with(['=', ':'])
 }
 
-fn url_password(value: &str) -> Option<&str> {
+pub(super) fn url_password(value: &str) -> Option<&str> {
     let (_, rest) = value.split_once("://")?;
     let userinfo = rest.split(['/', '?', '#']).next()?.rsplit_once('@')?.0;
     let (user, password) = userinfo.split_once(':')?;

@@ -157,7 +157,7 @@ impl GitCheck {
     /// tracked and ignored now).
     pub fn before(&mut self, ws: &Workspace, guard: &Guard) -> Before {
         let root = ws.root();
-        let Some(repo) = Repo::at(root) else {
+        let Some(repo) = crate::files::git::locate(root) else {
             return Before::default();
         };
         if self.tracked.is_none() {
@@ -184,7 +184,8 @@ impl GitCheck {
         written: &[String],
     ) -> String {
         let root = ws.root();
-        let Some(repo) = Repo::at(root).filter(|_| !before.stamps.is_empty()) else {
+        let Some(repo) = crate::files::git::locate(root).filter(|_| !before.stamps.is_empty())
+        else {
             return String::new();
         };
         let mut note = String::new();

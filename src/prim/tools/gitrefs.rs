@@ -9,37 +9,13 @@
 //! does is put back where it was (or removed, if new), with a note.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::files::git::run;
 use crate::guard::Guard;
 
-/// Where the workspace's repository keeps its state: its git directory
-/// (`.git`, or a linked worktree's, where its index and `HEAD` are) and
-/// the common one (refs, objects; the same for a plain repository).
-pub struct Repo {
-    pub git_dir: PathBuf,
-    pub common: PathBuf,
-}
-
-impl Repo {
-    /// The repository at `root`, if it has one.
-    pub fn at(root: &Path) -> Option<Repo> {
-        let dot_git = root.join(".git");
-        let meta = dot_git.symlink_metadata().ok()?;
-        let git_dir = if meta.is_dir() {
-            dot_git
-        } else {
-            let text = std::fs::read_to_string(&dot_git).ok()?;
-            root.join(text.strip_prefix("gitdir:")?.trim())
-        };
-        let common = match std::fs::read_to_string(git_dir.join("commondir")) {
-            Ok(c) => git_dir.join(c.trim()),
-            Err(_) => git_dir.clone(),
-        };
-        Some(Repo { git_dir, common })
-    }
-}
+/// Where the workspace's repository keeps its state (`files::git`).
+pub use crate::files::git::GitDirs as Repo;
 
 /// Refs read at most (loose ones, walking `refs/`).
 const MAX_REFS: usize = 5_000;

@@ -32,21 +32,9 @@ pub struct NestedGit {
 }
 
 /// The git directory whose config and hooks serve the repository at
-/// `dir`: `dir/.git`, or where a `.git` file points, or that one's
-/// `commondir`.
+/// `dir`: the common one (`files::git::locate`).
 pub fn git_dir_of(dir: &Path) -> Option<PathBuf> {
-    let dot_git = dir.join(".git");
-    let meta = dot_git.symlink_metadata().ok()?;
-    let git_dir = if meta.is_dir() {
-        dot_git
-    } else {
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        dir.join(text.strip_prefix("gitdir:")?.trim())
-    };
-    match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(common) => Some(git_dir.join(common.trim())),
-        Err(_) => Some(git_dir),
-    }
+    crate::files::git::locate(dir).map(|d| d.common)
 }
 
 /// The submodules' git directories under the workspace's own
