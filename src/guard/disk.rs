@@ -259,6 +259,7 @@ fn is_code(rel: &str) -> bool {
         "makefile"
             | "gnumakefile"
             | "package.json"
+            | "composer.json"
             | "justfile"
             | "rakefile"
             | "dockerfile"

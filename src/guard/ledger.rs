@@ -14,6 +14,7 @@
 //! looked for), `forms` the encoders and the spelled-out readings of a
 //! value (spaces, joined literals, character codes, zero-width stripped).
 
+mod folded;
 mod forms;
 mod literals;
 mod matcher;
@@ -82,6 +83,12 @@ struct Entry {
 
 #[derive(Debug, Clone)]
 struct Matcher {
+    /// Whole secrets' forms in a value folded to its letters and digits.
+    folded: Option<Literals<8>>,
+    folded_owner: Vec<(usize, &'static str)>,
+    /// Some whole form folds too short for `folded`: the value's spaced
+    /// and joined readings are searched too.
+    spelled: bool,
     /// Variants and 12-character pieces.
     variants: Option<Literals<8>>,
     variant_owner: Vec<(usize, &'static str)>,
@@ -155,8 +162,13 @@ impl SecretLedger {
         let mut found: Vec<(usize, &'static str)> = Vec::new();
         matcher.variants_in(value.as_bytes(), &mut found);
         // Spelled out in pieces: characters spaced or split into joined
-        // string literals, or written as character codes.
-        let (spaced, joined) = spelled_out(value);
+        // string literals (the fold finds these, unless some form of a
+        // secret folds too short), or written as character codes.
+        let (spaced, joined) = if matcher.spelled {
+            spelled_out(value)
+        } else {
+            (None, None)
+        };
         let [decimal, octal, binary] = char_codes(value, MIN_SECRET_LEN);
         for (form, label) in [
             (spaced, "spaced"),
@@ -239,6 +251,13 @@ impl SecretLedger {
                 found.push((secret, label));
             }
         }
+        // Separators, case, lookalike letters and keyless letter ciphers:
+        // the value folded to its letters and digits.
+        matcher.folded_in(value, |secret, label, _, _| {
+            if !found.iter().any(|&(s, e)| s == secret && e != "piece") {
+                found.push((secret, label));
+            }
+        });
         self.hits(found)
     }
 
@@ -332,6 +351,13 @@ impl SecretLedger {
             if encoding != "raw" {
                 spans.push((start, start + set.len_of(index)));
             }
+        });
+        matcher.folded_in(text, |_, _, first, last| {
+            let end = text[last..]
+                .chars()
+                .next()
+                .map_or(last, |c| last + c.len_utf8());
+            spans.push((first, end));
         });
         if let Some(fragments) = &matcher.fragments {
             for (part, reading) in super::decode::readings(text).each() {
@@ -718,7 +744,7 @@ mod tests {
         let (a, b) = PW.split_at(7);
         let (b, c) = b.split_at(6);
         for (value, want) in [
-            (spaced.join(" "), "spaced"),
+            (spaced.join(" "), "folded"),
             (format!("bytes([{}])", codes.join(", ")), "char-codes"),
             (format!("{{{}}}", hex_codes.join(",")), "char-codes"),
             (format!("k = \"{a}\" + \"{b}\" + '{c}'"), "joined"),
@@ -735,6 +761,102 @@ mod tests {
             "a b c d e f g h i j k l m n o p\n",
         ] {
             assert!(ledger.check(value).is_empty(), "{value}");
+        }
+    }
+
+    #[test]
+    fn keyless_forms_are_found_and_their_spans_marked() {
+        let l = ledger();
+        let chars: Vec<char> = GH.chars().collect();
+        let join = |sep: &str| {
+            chars
+                .iter()
+                .map(char::to_string)
+                .collect::<Vec<_>>()
+                .join(sep)
+        };
+        let each = |f: &dyn Fn(char) -> String| chars.iter().map(|&c| f(c)).collect::<String>();
+        let homoglyphs: String = GH
+            .chars()
+            .map(|c| match c {
+                'a' => 'а',
+                'e' => 'е',
+                'x' => 'х',
+                'B' => 'В',
+                'H' => 'Н',
+                'K' => 'К',
+                'M' => 'М',
+                c => c,
+            })
+            .collect();
+        let caesar = |shift: u8| {
+            each(&|c| match c {
+                'a'..='z' => char::from(b'a' + (c as u8 - b'a' + shift) % 26).to_string(),
+                'A'..='Z' => char::from(b'A' + (c as u8 - b'A' + shift) % 26).to_string(),
+                c => c.to_string(),
+            })
+        };
+        let even: String = chars.iter().step_by(2).collect();
+        let odd: String = chars.iter().skip(1).step_by(2).collect();
+        let chunks: Vec<String> = chars.chunks(6).map(|c| c.iter().collect()).collect();
+        for value in [
+            join("."),
+            join("\t"),
+            join("\u{a0}"),
+            chunks.join("\n"),
+            GH.chars()
+                .map(|c| {
+                    if c.is_ascii_uppercase() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        c.to_ascii_uppercase()
+                    }
+                })
+                .collect(),
+            homoglyphs,
+            each(&|c| format!("{c}\u{301}")),
+            each(&|c| format!("{c}\u{fe0f}")),
+            each(&|c| match c {
+                'A'..='Z' => char::from_u32(0x1D5D4 + (c as u32 - 'A' as u32))
+                    .unwrap()
+                    .to_string(),
+                'a'..='z' => char::from_u32(0x24D0 + (c as u32 - 'a' as u32))
+                    .unwrap()
+                    .to_string(),
+                c => c.to_string(),
+            }),
+            caesar(1),
+            caesar(7),
+            each(&|c| match c {
+                'a'..='z' => char::from(b'z' - (c as u8 - b'a')).to_string(),
+                'A'..='Z' => char::from(b'Z' - (c as u8 - b'A')).to_string(),
+                c => c.to_string(),
+            }),
+            each(&|c| char::from(b'!' + ((c as u8 - b'!') + 47) % 94).to_string()),
+            format!("{even}\n{odd}"),
+        ] {
+            let text = format!("before\n{value}\nafter\n");
+            assert!(!l.check(&text).is_empty(), "{value:?}");
+            // Marked where it stands: the lines around it are kept.
+            let spans = l.encoded_spans(&text);
+            assert_eq!(spans.len(), 1, "{value:?}: {spans:?}");
+            assert!(spans[0].0 >= "before\n".len(), "{value:?}: {spans:?}");
+            assert!(
+                spans[0].1 <= text.len() - "\nafter\n".len(),
+                "{value:?}: {spans:?}"
+            );
+        }
+        // Another token of the same shape, words, and the secret's
+        // public prefix spread out hold none of it.
+        let other = "ghp_Q8zt2Lw9Rk4mV7nX1cB5Yd0Ef3Gh6Ij9Kl2";
+        for value in [
+            other.to_string(),
+            other.chars().map(|c| format!("{c}.")).collect(),
+            "The quick brown fox jumps over the lazy dog, again and again.".to_string(),
+            "g h p _ R 8 x 2".to_string(),
+        ] {
+            assert!(l.check(&value).is_empty(), "{value}");
+            assert!(l.encoded_spans(&value).is_empty(), "{value}");
         }
     }
 

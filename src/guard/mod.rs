@@ -20,7 +20,7 @@
 pub mod environment;
 pub mod ledger;
 pub use kernel::WrittenSecrets;
-pub use lifecycle::lifecycle_scripts_changed;
+pub use lifecycle::{MANIFESTS, lifecycle_scripts_changed, manifest_tool};
 pub mod mounts;
 pub mod outside;
 pub mod paths;
@@ -475,17 +475,19 @@ impl Guard {
         {
             out.push(Reason::new("gitignore", "path", m));
         }
-        // npm runs a package's scripts on its own (`postinstall`,
-        // `prepare`, `test` from a runner): a new script is judged as the
-        // command line it is.
-        if name == "package.json" {
-            for hook in lifecycle_scripts_changed(old, new) {
+        // npm and Composer run a package's scripts on their own
+        // (`postinstall`, `post-install-cmd`; `test` from a runner): a new
+        // script is judged as the command line it is.
+        if let Some(tool) = manifest_tool(name) {
+            for hook in lifecycle_scripts_changed(name, old, new) {
                 out.push(Reason::new(
                     "auto-run",
                     "payload",
-                    format!("the write sets package.json's `{hook}` script, which npm runs on its own at the next install, outside nib's sandbox"),
+                    format!("the write sets {name}'s `{hook}` script, which {tool} runs on its own at the next install, outside nib's sandbox"),
                 ));
             }
+        }
+        if name == "package.json" {
             let before = shell::package_scripts(old);
             for script in shell::package_scripts(new) {
                 if before.contains(&script) {

@@ -91,6 +91,15 @@ pub const HOME_CREDENTIALS: &[&str] = &[
     ".local/share/jupyter/runtime",
     ".local/share/code-server",
     ".cache/git/credential",
+    // Found by a third red team: editors' and tools' state in allowed
+    // places (uv's index credentials, Neovim's shada history of yanks
+    // and commands).
+    ".local/share/uv/credentials",
+    ".local/state/nvim/shada",
+    ".local/share/nvim/shada",
+    ".local/state/vim",
+    ".viminfo",
+    ".local/share/recently-used.xbel",
 ];
 
 /// Places inside the allowed parts of home that run code later, outside

@@ -92,6 +92,23 @@ pub const SECRET_STORES: &[&str] = &[
     ".history",
     ".terraformrc",
     "terraform.rc",
+    // Found by a third red team: stores named by the tools that read
+    // them (Ansible's vault password, Dynaconf's secrets, Android's
+    // signing keystore, Rails' database config, Composer's auth, Google
+    // client tokens, Docker secrets).
+    ".vault_pass",
+    ".vault_pass.txt",
+    "vault_pass.txt",
+    ".vault-password",
+    "vault-password.txt",
+    "vault_password.txt",
+    ".secrets.toml",
+    "keystore.properties",
+    "config/database.yml",
+    "auth.json",
+    "token.json",
+    "token.pickle",
+    "docker/secrets/",
     // A public key is no secret (`id_ed25519.pub`, a test's fixture).
     "!*.pub",
 ];
@@ -141,8 +158,9 @@ pub const RUNS_ON_ITS_OWN: &[&str] = &[
 
 /// Run-later files that tools obey in any directory they run in, not
 /// only at the workspace's root (a crate's `.cargo/config.toml`, direnv's
-/// `.envrc` on `cd`), with `package.json`, whose lifecycle scripts npm
-/// runs for every workspace package: looked for at any depth.
+/// `.envrc` on `cd`), with `package.json` and `composer.json`, whose
+/// lifecycle scripts npm and Composer run for every workspace package:
+/// looked for at any depth.
 pub const RUN_LATER_NESTED: &[&str] = &[
     ".cargo/config.toml",
     ".cargo/config",
@@ -155,6 +173,7 @@ pub const RUN_LATER_NESTED: &[&str] = &[
     ".vscode/tasks.json",
     ".npmrc",
     "package.json",
+    "composer.json",
 ];
 
 /// More files that run code later, found by a second red team: other
@@ -593,6 +612,11 @@ mod tests {
             "infra/terraform.tfstate",
             "vpn/office.ovpn",
             "keys/putty.ppk",
+            "deploy/.vault_pass",
+            "config/database.yml",
+            "app/keystore.properties",
+            "docker/secrets/db_password",
+            "token.pickle",
         ] {
             assert!(rules.is_protected(path), "{path}");
         }
@@ -601,6 +625,8 @@ mod tests {
             "docs/kube.md",
             "state.rs",
             "tfstate.md",
+            "docs/database.yml.md",
+            "src/auth_json.rs",
         ] {
             assert!(!rules.is_protected(path), "{path}");
         }

@@ -151,6 +151,10 @@ pub(super) fn scan_value(
                     "spaced" => "with spaces between its characters".to_string(),
                     "joined" => "split into pieces joined in code".to_string(),
                     "char-codes" => "as character codes".to_string(),
+                    "folded" => "spread out, recased or in lookalike letters".to_string(),
+                    "caesar" | "atbash" | "rot47" =>
+                        format!("under a letter cipher ({})", hit.encoding),
+                    "interleaved" => "as its even and odd characters apart".to_string(),
                     enc => format!("encoded as {enc}"),
                 }
             ),

@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
+use super::folded;
 use super::forms::{
     BASE85, base32_stable, base64_inner, base85_inner, hex_lower, percent_reserved, rot13,
 };
@@ -59,11 +60,53 @@ impl Matcher {
             .filter(|(_, (_, e))| *e != "piece")
             .map(|(p, o)| (p.as_bytes(), *o))
             .unzip();
+        // The fold of each whole form (what spaced out, joined or recased
+        // copies of it fold to), then the ciphers of the secret's fold.
+        // Where a form folds too short to look for, the value's spaced
+        // and joined readings are still searched for it.
+        let mut folded_patterns: Vec<Vec<u8>> = Vec::new();
+        let mut folded_owner = Vec::new();
+        let mut folded_seen = std::collections::HashSet::new();
+        let mut spelled = false;
+        let mut add = |form: Vec<u8>, owner: (usize, &'static str)| {
+            if folded_seen.insert(form.clone()) {
+                folded_patterns.push(form);
+                folded_owner.push(owner);
+            }
+        };
+        for (pattern, &(index, encoding)) in whole.iter().zip(&whole_owner) {
+            let form = std::str::from_utf8(pattern)
+                .map(folded::fold_str)
+                .unwrap_or_default();
+            if form.len() < folded::FOLDED_MIN {
+                spelled = true;
+                continue;
+            }
+            add(
+                form,
+                (
+                    index,
+                    if encoding == "raw" {
+                        "folded"
+                    } else {
+                        encoding
+                    },
+                ),
+            );
+        }
+        for (index, entry) in entries.iter().enumerate() {
+            for (form, label) in folded::cipher_forms(&entry.value) {
+                add(form, (index, label));
+            }
+        }
         // Every literal is at least as long as its set's head (variants
         // and fragments at least MIN_SECRET_LEN = FRAGMENT_LEN = 8 bytes,
         // chunks CHUNK_LEN = 4), so each set is built; an empty one is
         // None and matches nothing.
         Matcher {
+            folded: Literals::new(folded_patterns.iter().map(Vec::as_slice)),
+            folded_owner,
+            spelled,
             whole: Literals::new(whole),
             whole_owner,
             variants: Literals::new(patterns.iter().map(String::as_bytes)),
@@ -84,6 +127,24 @@ impl Matcher {
             if !found.contains(&hit) {
                 found.push(hit);
             }
+        });
+    }
+
+    /// Whole secrets in `value` folded to its letters and digits (see
+    /// `folded`), each with where its first and last characters start.
+    pub(super) fn folded_in(
+        &self,
+        value: &str,
+        mut found: impl FnMut(usize, &'static str, usize, usize),
+    ) {
+        let Some(set) = &self.folded else {
+            return;
+        };
+        let (fold, at) = folded::fold(value);
+        set.each_match(&fold, |index, start| {
+            let (secret, label) = self.folded_owner[index];
+            let last = start + set.len_of(index) - 1;
+            found(secret, label, at[start] as usize, at[last] as usize);
         });
     }
 
@@ -129,6 +190,14 @@ fn variants(secret: &str, private: &Range<usize>) -> Vec<(String, &'static str)>
         out.push((upper, "upper"));
     }
     out.push((reversed, "reversed"));
+    let rot47: String = secret
+        .chars()
+        .map(|c| match c {
+            '!'..='~' => char::from(b'!' + ((c as u8 - b'!') + 47) % 94),
+            _ => c,
+        })
+        .collect();
+    out.push((rot47, "rot47"));
     let base32 = base32_stable(bytes);
     out.push((base32.to_ascii_lowercase(), "base32"));
     out.push((base32, "base32"));

@@ -3,10 +3,11 @@
 //! The mount sandbox makes the existing ones read-only
 //! (`guard::mounts::AUTO_RUN`); a path that does not exist yet cannot be
 //! mounted over, and `package.json` must stay writable (`npm install`
-//! writes it). So the host looks before and after a command: an auto-run
-//! file the command created is removed, and a change to a package.json's
-//! lifecycle scripts (`postinstall`, `prepare`, ...) is put back (a new
-//! package.json with one is removed), each with a note that says to make
+//! writes it, as `composer require` writes `composer.json`). So the host
+//! looks before and after a command: an auto-run file the command created
+//! is removed, and a change to a manifest's lifecycle scripts
+//! (`postinstall`, `prepare`, `post-install-cmd`, ...) is put back (a new
+//! manifest with one is removed), each with a note that says to make
 //! the change with fs-write or fs-edit, which a person confirms. The
 //! workspace root is looked at for every auto-run name; the directories
 //! three levels below it for the ones tools obey there too (a crate's
@@ -19,14 +20,16 @@ use std::path::{Path, PathBuf};
 
 use crate::guard::mounts::{AUTO_RUN, HOME_READ_ONLY};
 use crate::guard::paths::RUN_LATER_NESTED;
+use crate::guard::{MANIFESTS, lifecycle_scripts_changed, manifest_tool};
 
 /// Auto-run names obeyed in any directory a tool runs in, not only at
-/// the root; package.json is judged by its scripts, not by being there.
+/// the root; a package manifest is judged by its scripts, not by being
+/// there.
 fn nested_names() -> impl Iterator<Item = &'static str> {
     RUN_LATER_NESTED
         .iter()
         .copied()
-        .filter(|n| *n != "package.json")
+        .filter(|n| manifest_tool(n).is_none())
 }
 
 /// The nested auto-run name `rel` (below the root, not at it) ends with.
@@ -36,7 +39,7 @@ fn nested_name(rel: &str) -> Option<&'static str> {
     })
 }
 
-/// package.json files below the places' depth read before a command, at
+/// Package manifests below the places' depth read before a command, at
 /// most (a monorepo's deep workspace packages).
 const MAX_DEEP_PACKAGES: usize = 256;
 
@@ -57,7 +60,7 @@ pub struct Snapshot {
     workspaces: Vec<PathBuf>,
     /// Nested auto-run files that existed.
     nested: Vec<PathBuf>,
-    /// Each package.json (root and nested): its bytes when small enough
+    /// Each package manifest (root and nested): its bytes when small enough
     /// to compare, None when too large.
     packages: HashMap<PathBuf, Option<Vec<u8>>>,
     /// Nested repositories' and submodules' git directories: what runs
@@ -108,12 +111,14 @@ pub fn snapshot(root: &Path, seen: Option<&[PathBuf]>) -> Snapshot {
                 nested.push(path);
             }
         }
-        let package = dir.join("package.json");
-        if let Ok(meta) = package.symlink_metadata() {
-            let bytes = (meta.is_file() && meta.len() <= 1 << 20)
-                .then(|| std::fs::read(&package).ok())
-                .flatten();
-            packages.insert(package, bytes);
+        for (manifest, _) in MANIFESTS {
+            let package = dir.join(manifest);
+            if let Ok(meta) = package.symlink_metadata() {
+                let bytes = (meta.is_file() && meta.len() <= 1 << 20)
+                    .then(|| std::fs::read(&package).ok())
+                    .flatten();
+                packages.insert(package, bytes);
+            }
         }
     }
     let home_missing = std::env::var_os("HOME")
@@ -135,7 +140,7 @@ pub fn snapshot(root: &Path, seen: Option<&[PathBuf]>) -> Snapshot {
             {
                 note_repo(dir, &mut repos);
             }
-        } else if name == "package.json" {
+        } else if name.to_str().and_then(manifest_tool).is_some() {
             if !packages.contains_key(path) {
                 deep_packages += 1;
                 let bytes = (deep_packages <= MAX_DEEP_PACKAGES)
@@ -379,10 +384,17 @@ impl Snapshot {
         }
         notes.push_str(&self.git_dirs.disarm(root, &repos));
         notes.push_str(&remove_bytecode(root, written.unwrap_or_default()));
-        let mut packages: Vec<PathBuf> = dirs.iter().map(|d| d.join("package.json")).collect();
+        let mut packages: Vec<PathBuf> = dirs
+            .iter()
+            .flat_map(|d| MANIFESTS.iter().map(|(m, _)| d.join(m)))
+            .collect();
         for package in self.packages.keys().cloned().chain(
             deep.iter()
-                .filter(|r| r.ends_with("/package.json"))
+                .filter(|r| {
+                    MANIFESTS
+                        .iter()
+                        .any(|(m, _)| r.strip_suffix(m).is_some_and(|d| d.ends_with('/')))
+                })
                 .map(|r| root.join(r)),
         ) {
             if !packages.contains(&package) {
@@ -402,8 +414,14 @@ impl Snapshot {
                 continue;
             }
             let old = String::from_utf8_lossy(before.unwrap_or_default());
-            let hooks =
-                crate::guard::lifecycle_scripts_changed(&old, &String::from_utf8_lossy(&after));
+            let name = package
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            let Some(tool) = manifest_tool(name) else {
+                continue;
+            };
+            let hooks = lifecycle_scripts_changed(name, &old, &String::from_utf8_lossy(&after));
             if hooks.is_empty() {
                 continue;
             }
@@ -412,18 +430,18 @@ impl Snapshot {
             notes.push_str(&match before {
                 None => match std::fs::remove_file(&package) {
                     Ok(()) => format!(
-                        "note: the command created {rel} with a {names} script, which npm runs on its own at the next install outside nib's sandbox; nib removed it. Write it with fs-write so the user can confirm it.\n"
+                        "note: the command created {rel} with a {names} script, which {tool} runs on its own at the next install outside nib's sandbox; nib removed it. Write it with fs-write so the user can confirm it.\n"
                     ),
                     Err(e) => format!(
-                        "warning: the command created {rel} with a {names} script, which npm runs on its own, and nib could not remove it ({e}): check it before the next install\n"
+                        "warning: the command created {rel} with a {names} script, which {tool} runs on its own, and nib could not remove it ({e}): check it before the next install\n"
                     ),
                 },
                 Some(before) => match crate::files::write_atomic(&package, before) {
                     Ok(()) => format!(
-                        "note: the command changed {rel}'s {names} script, which npm runs on its own at the next install outside nib's sandbox; nib put {rel} back as it was. Change that script with fs-edit so the user can confirm it.\n"
+                        "note: the command changed {rel}'s {names} script, which {tool} runs on its own at the next install outside nib's sandbox; nib put {rel} back as it was. Change that script with fs-edit so the user can confirm it.\n"
                     ),
                     Err(e) => format!(
-                        "warning: the command changed {rel}'s {names} script, which npm runs on its own, and nib could not put it back ({e}): check it before the next install\n"
+                        "warning: the command changed {rel}'s {names} script, which {tool} runs on its own, and nib could not put it back ({e}): check it before the next install\n"
                     ),
                 },
             });

@@ -1,0 +1,213 @@
+//! A value folded to its bare letters and digits, and the forms of a
+//! secret looked for in that fold: what no list of encodings can keep up
+//! with. Separators between characters (`g.h.p`, one per line, a tab or a
+//! no-break space between), case changed (`swapcase`, upper), lookalike
+//! letters (Cyrillic `а`, Greek `Ο`, full-width, mathematical bold,
+//! circled), marks and selectors put after each character (U+0301,
+//! U+FE0F): each folds to the same lower-case ASCII run as the secret,
+//! so one search of the fold finds them all. Keyless letter ciphers
+//! (Caesar shifts, Atbash) and the even/odd split are forms of the fold,
+//! made once per secret; rot47, which turns letters into punctuation, is
+//! one of the ledger's listed encodings, whose folds are looked for too.
+//!
+//! Only whole secrets count here. The fold of a secret (or of one of its
+//! listed encodings) is looked for when it is as long as the ledger's
+//! shortest secret: what spacing a secret out or joining its pieces in
+//! code spelled before, and a few more. A cipher of one only when it is
+//! [`CIPHER_MIN`] long: a fold keeps about five bits a character, and a
+//! shift of a word can spell another word.
+
+/// The shortest fold of a secret or an encoding of it looked for.
+pub(super) const FOLDED_MIN: usize = super::MIN_SECRET_LEN;
+/// The shortest cipher of a secret's fold looked for.
+pub(super) const CIPHER_MIN: usize = 16;
+
+/// `text` folded: its letters and digits, lower-cased ASCII, with the byte
+/// offset in `text` each came from.
+pub(super) fn fold(text: &str) -> (Vec<u8>, Vec<u32>) {
+    let mut out = Vec::with_capacity(text.len());
+    let mut at = Vec::with_capacity(text.len());
+    fold_with(text, |b, i| {
+        out.push(b);
+        at.push(i as u32);
+    });
+    (out, at)
+}
+
+/// The fold of `value` alone.
+pub(super) fn fold_str(value: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(value.len());
+    fold_with(value, |b, _| out.push(b));
+    out
+}
+
+/// Each folded character of `text` with its byte offset.
+fn fold_with(text: &str, mut keep: impl FnMut(u8, usize)) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b < 0x80 {
+            if b.is_ascii_alphanumeric() {
+                keep(b.to_ascii_lowercase(), i);
+            }
+            i += 1;
+            continue;
+        }
+        let Some(c) = text[i..].chars().next() else {
+            break;
+        };
+        if let Some(folded) = fold_char(c) {
+            keep(folded, i);
+        }
+        i += c.len_utf8();
+    }
+}
+
+/// The ASCII letter or digit a non-ASCII character reads as, if any.
+/// Marks, selectors and other symbols read as nothing.
+fn fold_char(c: char) -> Option<u8> {
+    let cp = c as u32;
+    let letter = |i: u32| Some(b'a' + (i % 26) as u8);
+    let digit = |i: u32| Some(b'0' + (i % 10) as u8);
+    match cp {
+        // Full-width digits and letters.
+        0xFF10..=0xFF19 => digit(cp - 0xFF10),
+        0xFF21..=0xFF3A => letter(cp - 0xFF21),
+        0xFF41..=0xFF5A => letter(cp - 0xFF41),
+        // Mathematical alphanumerics: 13 styles of A-Z a-z, 5 of 0-9.
+        0x1D400..=0x1D6A3 => letter((cp - 0x1D400) % 52),
+        0x1D7CE..=0x1D7FF => digit(cp - 0x1D7CE),
+        // Circled, parenthesised, squared letters and digits.
+        0x24B6..=0x24CF => letter(cp - 0x24B6),
+        0x24D0..=0x24E9 => letter(cp - 0x24D0),
+        0x249C..=0x24B5 => letter(cp - 0x249C),
+        0x2460..=0x2468 => digit(cp - 0x2460 + 1),
+        0x24EA => Some(b'0'),
+        0x1F130..=0x1F149 => letter(cp - 0x1F130),
+        0x1F150..=0x1F169 => letter(cp - 0x1F150),
+        0x1F170..=0x1F189 => letter(cp - 0x1F170),
+        // Superscript and subscript digits.
+        0x2070 => Some(b'0'),
+        0x00B9 => Some(b'1'),
+        0x00B2 => Some(b'2'),
+        0x00B3 => Some(b'3'),
+        0x2074..=0x2079 => digit(cp - 0x2070),
+        0x2080..=0x2089 => digit(cp - 0x2080),
+        _ => lookalike(c),
+    }
+}
+
+/// Letters that look like an ASCII letter: Cyrillic and Greek homoglyphs
+/// (Unicode's confusables, the common ones), Latin letters with marks.
+fn lookalike(c: char) -> Option<u8> {
+    let ascii = match c {
+        'а' | 'А' | 'Α' | 'α' | 'à'..='å' | 'À'..='Å' | 'ā' | 'Ā' => 'a',
+        'в' | 'В' | 'Β' | 'ь' | 'Ь' => 'b',
+        'с' | 'С' | 'ϲ' | 'ç' | 'Ç' => 'c',
+        'ԁ' => 'd',
+        'е' | 'Е' | 'Ε' | 'ё' | 'Ё' | 'è'..='ë' | 'È'..='Ë' | 'ē' | 'Ē' => 'e',
+        'ɡ' => 'g',
+        'н' | 'Н' | 'Η' | 'һ' => 'h',
+        'і' | 'І' | 'Ι' | 'ι' | 'ì'..='ï' | 'Ì'..='Ï' | 'ı' => 'i',
+        'ј' | 'Ј' => 'j',
+        'к' | 'К' | 'Κ' | 'κ' => 'k',
+        'ӏ' | 'Ӏ' => 'l',
+        'м' | 'М' | 'Μ' => 'm',
+        'Ν' | 'ñ' | 'Ñ' => 'n',
+        'о' | 'О' | 'Ο' | 'ο' | 'ò'..='ö' | 'Ò'..='Ö' | 'ø' | 'Ø' => 'o',
+        'р' | 'Р' | 'Ρ' | 'ρ' => 'p',
+        'ԛ' => 'q',
+        'ѕ' | 'Ѕ' => 's',
+        'т' | 'Т' | 'Τ' => 't',
+        'υ' | 'ù'..='ü' | 'Ù'..='Ü' => 'u',
+        'ν' | 'ѵ' => 'v',
+        'ԝ' => 'w',
+        'х' | 'Х' | 'Χ' | 'χ' => 'x',
+        'у' | 'У' | 'Υ' | 'ý' | 'ÿ' | 'Ý' => 'y',
+        'Ζ' => 'z',
+        _ => return None,
+    };
+    Some(ascii as u8)
+}
+
+/// The keyless letter ciphers of a secret's fold to look for, with their
+/// labels: every Caesar shift of its letters, Atbash, and its even and odd
+/// characters one after the other. Forms
+/// shorter than [`CIPHER_MIN`] are left out. (The fold of each of the
+/// secret's encodings the ledger lists is the matcher's to add.)
+pub(super) fn cipher_forms(secret: &str) -> Vec<(Vec<u8>, &'static str)> {
+    let folded = fold_str(secret);
+    if folded.len() < CIPHER_MIN {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    for shift in 1..26u8 {
+        out.push((
+            folded
+                .iter()
+                .map(|&b| {
+                    if b.is_ascii_lowercase() {
+                        b'a' + (b - b'a' + shift) % 26
+                    } else {
+                        b
+                    }
+                })
+                .collect(),
+            "caesar",
+        ));
+    }
+    out.push((
+        folded
+            .iter()
+            .map(|&b| {
+                if b.is_ascii_lowercase() {
+                    b'z' - (b - b'a')
+                } else {
+                    b
+                }
+            })
+            .collect(),
+        "atbash",
+    ));
+    let chars: Vec<char> = secret.chars().collect();
+    let even: String = chars.iter().step_by(2).collect();
+    let odd: String = chars.iter().skip(1).step_by(2).collect();
+    for (first, second) in [(&even, &odd), (&odd, &even)] {
+        let mut split = fold_str(first);
+        split.extend(fold_str(second));
+        out.push((split, "interleaved"));
+    }
+    out.retain(|(form, _)| form.len() >= CIPHER_MIN);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn separators_case_and_lookalikes_fold_away() {
+        let (folded, at) = fold("G.h\tP_\u{a0}аВ\u{301}ｃ𝐝ⓔ①\u{fe0f}");
+        assert_eq!(folded, b"ghpabcde1");
+        // Offsets point at each character's first byte.
+        assert_eq!(at[0], 0);
+        assert_eq!(at[3], 8, "the Cyrillic а after P, _ and a no-break space");
+    }
+
+    #[test]
+    fn ciphers_are_of_long_folds_only() {
+        assert!(
+            cipher_forms("Tr0ub4dor&3-horse?").is_empty(),
+            "a fold of 15"
+        );
+        let forms = cipher_forms("ghp_Q8zt2Lw9Rk4mV7nX1cB5");
+        let labels: Vec<&str> = forms.iter().map(|f| f.1).collect();
+        for label in ["caesar", "atbash", "interleaved"] {
+            assert!(labels.contains(&label), "{label} in {labels:?}");
+        }
+        assert!(forms.iter().all(|(f, _)| f.len() >= CIPHER_MIN));
+        // Caesar by 13 is rot13 of the fold; by 1, each letter the next.
+        assert!(forms.iter().any(|(f, _)| f == b"hiqr8au2mx9sl4nw7oy1dc5"));
+    }
+}
