@@ -207,6 +207,12 @@ fn kernel_contains(rule: &str, contained: super::Containment) -> bool {
         // boundary: the index, every ref it made or moved, replace refs
         // (`prim/tools/gitcheck.rs`).
         "git-plumbing" => contained.mounts,
+        // `.git/config` is read-only to commands: a remote cannot be
+        // added. A push reaches no host without the network, and no
+        // repository outside the workspace without writes there; what
+        // it would send is still checked for secrets (`outgoing`).
+        "git-remote" => contained.mounts,
+        "git-push" => contained.network && contained.writes && contained.mounts,
         _ => false,
     }
 }

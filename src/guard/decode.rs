@@ -22,7 +22,7 @@ use std::sync::OnceLock;
 use regex::bytes::Regex;
 
 use codecs::Base85;
-pub(crate) use escapes::{Unescaped, char_codes, unescaped};
+pub(crate) use escapes::{Unescaped, char_codes, code_runs, unescaped};
 
 /// Every decoded reading of a value, one after another in `text`, each
 /// followed by a 0 byte.
@@ -78,6 +78,26 @@ const MIN_BASE85_RUN: usize = 10;
 const MIN_READING: usize = 8;
 /// Codecs composed at most.
 const DEPTH: usize = 3;
+
+/// The bytes of `text` from `at` on, when they are UTF-16 of ASCII text
+/// (every other byte zero, either order), narrowed to that text in place.
+fn utf16_narrowed(text: &mut Vec<u8>, at: usize) {
+    let len = text.len() - at;
+    if len < 2 * MIN_READING || !len.is_multiple_of(2) {
+        return;
+    }
+    let zero_at = |first: usize| text[at + first..].iter().step_by(2).all(|&b| b == 0);
+    let keep = if zero_at(0) {
+        1
+    } else if zero_at(1) {
+        0
+    } else {
+        return;
+    };
+    let narrowed: Vec<u8> = text[at + keep..].iter().step_by(2).copied().collect();
+    text.truncate(at);
+    text.extend_from_slice(&narrowed);
+}
 
 /// `text` decoded as base64 of either alphabet (padding ends it).
 pub(crate) fn base64(text: &[u8]) -> Vec<u8> {
@@ -235,6 +255,7 @@ impl Reader {
         }
         let at = self.out.text.len();
         decode(&mut self.out.text);
+        utf16_narrowed(&mut self.out.text, at);
         let len = self.out.text.len() - at;
         let reading = &self.out.text[at..];
         // A reading with no eight printable bytes in a row holds no

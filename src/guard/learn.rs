@@ -251,6 +251,13 @@ impl Guard {
                 name.is_some_and(|n| n.starts_with("ssh_host_") && n.ends_with("_key"))
             }));
         }
+        // Other deployments' stores, key files variables name, files at
+        // `/` and `/etc/profile.d`: the system directories are shown whole.
+        let vars: Vec<(String, String)> = std::env::vars().collect();
+        let system = super::system::look(&self.policy.paths, &vars);
+        let by_name = system.stores.clone();
+        always.extend(system.stores);
+        candidates.extend(system.candidates);
         for (var, files, credentials) in TOOLCHAIN_CONFIGS {
             let Some(dir) = std::env::var_os(var).filter(|v| !v.is_empty()) else {
                 continue;
@@ -281,11 +288,21 @@ impl Guard {
             let hits = secrets::scan(&text);
             let mut known = self.known();
             let shown = real.display().to_string();
-            let holds = !hits.is_empty();
+            let mut holds = !hits.is_empty();
             for hit in hits {
                 known
                     .ledger
                     .add(&hit.secret, &format!("{shown} ({})", hit.rule));
+            }
+            // Shapeless values: a credential's export, a store's every
+            // assignment.
+            let mut values = super::system::credential_assignments(&text);
+            if by_name.contains(&path) {
+                values.extend(super::values::protected_values(&text));
+            }
+            for value in values {
+                known.ledger.add(&value, &shown);
+                holds |= value.trim().chars().count() >= super::ledger::MIN_SECRET_LEN;
             }
             if holds || always.contains(&path) {
                 stores.push(real);

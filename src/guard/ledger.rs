@@ -352,6 +352,17 @@ impl SecretLedger {
                 spans.push((start, start + set.len_of(index)));
             }
         });
+        // Character codes (`103 104 112 …`, bits), where their run stands.
+        if let Some(whole) = &matcher.whole {
+            for (form, runs) in super::decode::code_runs(text, MIN_SECRET_LEN) {
+                whole.each_match(form.as_bytes(), |_, at| {
+                    let index = runs.partition_point(|r| r.at <= at);
+                    if let Some(run) = index.checked_sub(1).and_then(|i| runs.get(i)) {
+                        spans.push(run.span);
+                    }
+                });
+            }
+        }
         matcher.folded_in(text, |_, _, first, last| {
             let end = text[last..]
                 .chars()
@@ -834,6 +845,17 @@ mod tests {
             }),
             each(&|c| char::from(b'!' + ((c as u8 - b'!') + 47) % 94).to_string()),
             format!("{even}\n{odd}"),
+            each(&|c| char::from_u32(c as u32 + 1).unwrap().to_string()),
+            GH.bytes()
+                .map(|b| b.to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            GH.bytes()
+                .map(|b| format!("{b:08b}"))
+                .collect::<Vec<_>>()
+                .join(" "),
+            GH.bytes().map(|b| format!("00{b:02x}")).collect(),
+            base64_encode(&GH.bytes().flat_map(|b| [b, 0]).collect::<Vec<_>>(), false),
         ] {
             let text = format!("before\n{value}\nafter\n");
             assert!(!l.check(&text).is_empty(), "{value:?}");

@@ -42,6 +42,7 @@ mod kernel;
 mod learn;
 mod lifecycle;
 mod sinks;
+mod system;
 mod tracked;
 mod values;
 pub mod visible;

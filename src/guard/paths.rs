@@ -105,9 +105,11 @@ pub const SECRET_STORES: &[&str] = &[
     ".secrets.toml",
     "keystore.properties",
     "config/database.yml",
-    "auth.json",
-    "token.json",
-    "token.pickle",
+    // At the root only, where the tools write them: a test's fixture of
+    // that name is no store.
+    "/auth.json",
+    "/token.json",
+    "/token.pickle",
     "docker/secrets/",
     // A public key is no secret (`id_ed25519.pub`, a test's fixture).
     "!*.pub",
@@ -617,6 +619,7 @@ mod tests {
             "app/keystore.properties",
             "docker/secrets/db_password",
             "token.pickle",
+            "auth.json",
         ] {
             assert!(rules.is_protected(path), "{path}");
         }
@@ -627,6 +630,7 @@ mod tests {
             "tfstate.md",
             "docs/database.yml.md",
             "src/auth_json.rs",
+            "test/fixtures/token.json",
         ] {
             assert!(!rules.is_protected(path), "{path}");
         }

@@ -9,12 +9,31 @@
 /// it), binary (`01110001`, eight digits a byte, spaced or run
 /// together)], each None where there are none.
 pub(crate) fn char_codes(value: &str, min: usize) -> [Option<String>; 3] {
-    let mut out: [String; 3] = Default::default();
+    code_runs(value, min).map(|(text, _)| (!text.is_empty()).then_some(text))
+}
+
+/// Where a run of codes stands: its first byte in the decoded text, and
+/// the bytes of the value it was read from.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CodeRun {
+    pub at: usize,
+    pub span: (usize, usize),
+}
+
+/// `char_codes`' three readings, each with where its runs came from.
+pub(crate) fn code_runs(value: &str, min: usize) -> [(String, Vec<CodeRun>); 3] {
+    let mut out: [(String, Vec<CodeRun>); 3] = Default::default();
     let mut runs: [String; 3] = Default::default();
-    let flush = |run: &mut String, out: &mut String| {
+    // The value's bytes each open run spans.
+    let mut spans: [(usize, usize); 3] = [(0, 0); 3];
+    let flush = |run: &mut String, span: (usize, usize), out: &mut (String, Vec<CodeRun>)| {
         if run.len() >= min {
-            out.push_str(run);
-            out.push('\n');
+            out.1.push(CodeRun {
+                at: out.0.len(),
+                span,
+            });
+            out.0.push_str(run);
+            out.0.push('\n');
         }
         run.clear();
     };
@@ -22,12 +41,15 @@ pub(crate) fn char_codes(value: &str, min: usize) -> [Option<String>; 3] {
         code.and_then(char::from_u32)
             .filter(|c| (' '..='~').contains(c))
     };
+    let base = value.as_ptr() as usize;
     // Split on bytes: a token is ASCII letters and digits, and every byte
     // of a wider character separates, as the character would.
     for token in value.as_bytes().split(|b| !b.is_ascii_alphanumeric()) {
         if token.is_empty() {
             continue;
         }
+        let start = token.as_ptr() as usize - base;
+        let end = start + token.len();
         // Words are no code (but `x71` and `u0071` are): the common case.
         if token[0].is_ascii_alphabetic() && !matches!(token[0], b'x' | b'u') {
             // `chr(113)+chr(56)`, `String.fromCharCode(…)`: the words
@@ -46,8 +68,8 @@ pub(crate) fn char_codes(value: &str, min: usize) -> [Option<String>; 3] {
                 b"c",
             ];
             if !WORDS.iter().any(|w| token.eq_ignore_ascii_case(w)) {
-                for (run, out) in runs.iter_mut().zip(out.iter_mut()) {
-                    flush(run, out);
+                for ((run, span), out) in runs.iter_mut().zip(spans).zip(out.iter_mut()) {
+                    flush(run, span, out);
                 }
             }
             continue;
@@ -61,21 +83,32 @@ pub(crate) fn char_codes(value: &str, min: usize) -> [Option<String>; 3] {
             Some(hex) => number(hex, 16),
             None => number(token, 10),
         };
+        let fresh = [runs[0].is_empty(), runs[1].is_empty(), runs[2].is_empty()];
         let read = [
             printable(decimal).map(|c| runs[0].push(c)),
             octal(token).map(|c| runs[1].push(c)),
             binary(token).map(|chars| runs[2].push_str(&chars)),
         ];
-        for ((read, run), out) in read.iter().zip(runs.iter_mut()).zip(out.iter_mut()) {
+        for ((((read, run), span), out), fresh) in read
+            .iter()
+            .zip(runs.iter_mut())
+            .zip(spans.iter_mut())
+            .zip(out.iter_mut())
+            .zip(fresh)
+        {
             if read.is_none() {
-                flush(run, out);
+                flush(run, *span, out);
+            } else if fresh {
+                *span = (start, end);
+            } else {
+                span.1 = end;
             }
         }
     }
-    for (run, out) in runs.iter_mut().zip(out.iter_mut()) {
-        flush(run, out);
+    for ((run, span), out) in runs.iter_mut().zip(spans).zip(out.iter_mut()) {
+        flush(run, span, out);
     }
-    out.map(|o| (!o.is_empty()).then_some(o))
+    out
 }
 
 /// An octal code (`161`, `0o161`, echo -e's `0161`) as a printable char.

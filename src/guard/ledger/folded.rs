@@ -132,8 +132,9 @@ fn lookalike(c: char) -> Option<u8> {
 }
 
 /// The keyless letter ciphers of a secret's fold to look for, with their
-/// labels: every Caesar shift of its letters, Atbash, and its even and odd
-/// characters one after the other. Forms
+/// labels: every Caesar shift of its letters, Atbash, every character
+/// moved by up to three code points, and its even and odd characters one
+/// after the other. Forms
 /// shorter than [`CIPHER_MIN`] are left out. (The fold of each of the
 /// secret's encodings the ledger lists is the matcher's to add.)
 pub(super) fn cipher_forms(secret: &str) -> Vec<(Vec<u8>, &'static str)> {
@@ -170,6 +171,15 @@ pub(super) fn cipher_forms(secret: &str) -> Vec<(Vec<u8>, &'static str)> {
             .collect(),
         "atbash",
     ));
+    // Every character moved a few code points (`chr(ord(c) + 1)`): the
+    // letters and digits that stay letters and digits, folded.
+    for shift in [-3i32, -2, -1, 1, 2, 3] {
+        let moved: String = secret
+            .chars()
+            .filter_map(|c| char::from_u32((c as u32).checked_add_signed(shift)?))
+            .collect();
+        out.push((fold_str(&moved), "shifted"));
+    }
     let chars: Vec<char> = secret.chars().collect();
     let even: String = chars.iter().step_by(2).collect();
     let odd: String = chars.iter().skip(1).step_by(2).collect();
