@@ -487,6 +487,50 @@ fn a_secret_files_lines_that_name_no_key_are_hidden_from_fs_read() {
 }
 
 #[test]
+fn a_diff_of_a_secret_store_shows_changed_keys_not_its_other_lines() {
+    let g = guard();
+    let diff = "diff --git a/.env b/.env\n\
+        index 1..2 100644\n\
+        --- a/.env\n\
+        +++ b/.env\n\
+        @@ -1,3 +1,6 @@\n \
+        APP_ENV=dev\n\
+        -DB_PASSWORD=changeme\n\
+        +DB_PASSWORD=Rt3LocalDbPassw0rd42\n\
+        +# prod key: Rt3OldProdKeyCommented99\n\
+        +SIGNING_KEY=\"-----BEGIN EC PRIVATE KEY-----\n\
+        +Rt3MultiLineKeyBody0123456789abcdef\n\
+        diff --git a/src/app.py b/src/app.py\n\
+        --- a/src/app.py\n\
+        +++ b/src/app.py\n\
+        @@ -1 +1 @@\n\
+        -# old comment\n\
+        +# Rt3 a comment in code\n";
+    let shown = g.shown_store_diff(diff);
+    for hidden in [
+        "Rt3OldProdKeyCommented99",
+        "Rt3MultiLineKeyBody0123456789abcdef",
+    ] {
+        assert!(!shown.contains(hidden), "{shown}");
+    }
+    assert!(shown.contains("+«hidden: not a KEY=value line of a secret file»\n"));
+    // Keys, the diff's own lines and other files' hunks stay.
+    for kept in [
+        "+DB_PASSWORD=Rt3LocalDbPassw0rd42\n",
+        " APP_ENV=dev\n",
+        "+++ b/.env\n",
+        "+# Rt3 a comment in code\n",
+    ] {
+        assert!(shown.contains(kept), "{kept}: {shown}");
+    }
+    assert_eq!(shown.lines().count(), diff.lines().count());
+    assert!(matches!(
+        g.shown_store_diff("diff --git a/x.rs b/x.rs\n+// x\n"),
+        std::borrow::Cow::Borrowed(_)
+    ));
+}
+
+#[test]
 fn a_public_pem_is_written_as_any_file_and_a_private_one_asks() {
     let (_d, ws) = ws();
     let g = guard();

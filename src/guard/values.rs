@@ -285,6 +285,15 @@ fn entropy(value: &str) -> f64 {
         .sum()
 }
 
+/// What stands for a line of a secret store a reader does not see.
+const HIDDEN_LINE: &str = "«hidden: not a KEY=value line of a secret file»";
+
+/// Whether a line of a secret store is shown: blank, punctuation only, or
+/// naming a key (its value is redacted as learned).
+fn shown_store_line(body: &str) -> bool {
+    body.trim().is_empty() || !body.chars().any(char::is_alphanumeric) || names_a_key(body)
+}
+
 impl super::Guard {
     /// Whether the session found `rel` holding a secret though its name
     /// does not say so (a config file by its content at the start, a copy
@@ -379,16 +388,57 @@ impl super::Guard {
         for line in text.split_inclusive('\n') {
             let body = line.trim_end_matches(['\n', '\r']);
             let ending = &line[body.len()..];
-            if body.trim().is_empty()
-                || !body.chars().any(char::is_alphanumeric)
-                || names_a_key(body)
-            {
+            if shown_store_line(body) {
                 out.push_str(line);
             } else {
-                out.push_str("«hidden: not a KEY=value line of a secret file»");
+                out.push_str(HIDDEN_LINE);
                 out.push_str(ending);
             }
         }
         Some(out)
+    }
+
+    /// A unified diff (the git-diff tool's) as a reader may see it: the
+    /// lines of a secret store's hunks under the same default-deny view
+    /// as `shown_store_text`, with their `+`, `-` or ` ` kept, so a
+    /// tracked `.env` edited locally shows which keys changed, not a
+    /// commented key or a PEM body. Borrowed when no store is in it.
+    pub fn shown_store_diff<'a>(&self, diff: &'a str) -> std::borrow::Cow<'a, str> {
+        if !self.policy.redact {
+            return std::borrow::Cow::Borrowed(diff);
+        }
+        let mut out = String::new();
+        let mut store = false;
+        let mut changed = false;
+        for line in diff.split_inclusive('\n') {
+            if let Some(header) = line.strip_prefix("diff --git ") {
+                // `a/PATH b/PATH`: the new side's path.
+                let path = header
+                    .trim_end()
+                    .rsplit_once(" b/")
+                    .map_or("", |(_, b)| b.trim_matches('"'));
+                store = (self.policy.paths.is_secret_store(path) || self.is_found_store(path))
+                    && !path.to_ascii_lowercase().ends_with(".pub");
+                out.push_str(line);
+                continue;
+            }
+            let body = line.trim_end_matches(['\n', '\r']);
+            let hunk_line = matches!(body.as_bytes().first(), Some(b'+' | b'-' | b' '))
+                && !body.starts_with("+++ ")
+                && !body.starts_with("--- ");
+            if store && hunk_line && !shown_store_line(&body[1..]) {
+                out.push_str(&body[..1]);
+                out.push_str(HIDDEN_LINE);
+                out.push_str(&line[body.len()..]);
+                changed = true;
+            } else {
+                out.push_str(line);
+            }
+        }
+        if changed {
+            std::borrow::Cow::Owned(out)
+        } else {
+            std::borrow::Cow::Borrowed(diff)
+        }
     }
 }

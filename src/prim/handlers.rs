@@ -149,7 +149,11 @@ fn git_status(host: &Host, _: &Call) -> ToolResult {
 }
 
 fn git_diff(host: &Host, call: &Call) -> ToolResult {
-    text(tools::git_diff(&host.ws, GitDiff::of(call).path))
+    // A tracked secret file edited locally: its hunks as fs-read shows
+    // the file (default-deny), not every line it holds.
+    let diff = tools::git_diff(&host.ws, GitDiff::of(call).path)
+        .map(|d| host.guard().shown_store_diff(&d).into_owned());
+    text(diff)
 }
 
 fn git_log(host: &Host, call: &Call) -> ToolResult {

@@ -46,11 +46,13 @@ fn git_ok(ws: &Workspace, args: &[&str]) -> Result<String, ToolError> {
     }
 }
 
-/// Checks that the workspace is inside a git work tree.
-fn ensure_repo(ws: &Workspace) -> Result<(), ToolError> {
-    let out = git(ws, &["rev-parse", "--is-inside-work-tree"])?;
-    if out.ok && out.stdout.trim() == "true" {
-        return Ok(());
+/// Checks that the workspace is inside a git work tree; returns where in
+/// it the workspace is (`""` at its top, `services/api/` in a monorepo).
+fn ensure_repo(ws: &Workspace) -> Result<String, ToolError> {
+    let out = git(ws, &["rev-parse", "--is-inside-work-tree", "--show-prefix"])?;
+    let mut lines = out.stdout.lines();
+    if out.ok && lines.next().map(str::trim) == Some("true") {
+        return Ok(lines.next().unwrap_or_default().trim().to_string());
     }
     if !out.ok && !out.stderr.contains("not a git repository") && !out.stderr.is_empty() {
         // Something else: unsafe ownership, a broken repository, ...
@@ -70,11 +72,18 @@ fn has_head(ws: &Workspace) -> Result<bool, ToolError> {
 
 /// The working tree's status, `git status --short --branch`.
 pub fn git_status(ws: &Workspace) -> Result<String, ToolError> {
-    ensure_repo(ws)?;
-    let mut out = git_ok(ws, &["status", "--short", "--branch"])?;
+    let prefix = ensure_repo(ws)?;
+    let mut args = vec!["status", "--short", "--branch"];
+    // A workspace inside a larger repository sees its own files only:
+    // the rest of the repository is not the session's.
+    if !prefix.is_empty() {
+        args.extend(["--", "."]);
+    }
+    let mut out = git_ok(ws, &args)?;
     if out.lines().all(|l| l.starts_with("##")) {
         out.push_str("working tree clean: nothing modified, staged or untracked\n");
     }
+    out.insert_str(0, &within(&prefix));
     Ok(cap(
         out,
         "see one directory at a time with git-diff on a path, or shell with git status -- PATH",
@@ -91,7 +100,7 @@ pub fn git_diff(ws: &Workspace, path: &str) -> Result<String, ToolError> {
         let r = ws.resolve(path)?;
         Some(r.rel)
     };
-    ensure_repo(ws)?;
+    let prefix = ensure_repo(ws)?;
     let head = has_head(ws)?;
     let base = if head {
         "HEAD".to_string()
@@ -108,8 +117,10 @@ pub fn git_diff(ws: &Workspace, path: &str) -> Result<String, ToolError> {
         base.as_str(),
         "--",
     ];
-    if let Some(rel) = &rel {
-        args.push(rel.as_str());
+    match &rel {
+        Some(rel) => args.push(rel.as_str()),
+        None if !prefix.is_empty() => args.push("."),
+        None => {}
     }
     let diff = git_ok(ws, &args)?;
     let scope = match &rel {
@@ -127,9 +138,12 @@ pub fn git_diff(ws: &Workspace, path: &str) -> Result<String, ToolError> {
         ));
     }
     let out = if head {
-        diff
+        format!("{}{diff}", within(&prefix))
     } else {
-        format!("no commits yet: the diff shows every tracked (added) file as new\n{diff}")
+        format!(
+            "{}no commits yet: the diff shows every tracked (added) file as new\n{diff}",
+            within(&prefix)
+        )
     };
     Ok(cap(
         out,
@@ -139,24 +153,37 @@ pub fn git_diff(ws: &Workspace, path: &str) -> Result<String, ToolError> {
 
 /// The last `n` commits (<= 0 means 20), one line each.
 pub fn git_log(ws: &Workspace, n: i64) -> Result<String, ToolError> {
-    ensure_repo(ws)?;
+    let prefix = ensure_repo(ws)?;
     if !has_head(ws)? {
         return Ok("no commits yet\n".to_string());
     }
     let n = if n <= 0 { DEFAULT_LOG } else { n };
     let count = n.to_string();
-    let out = git_ok(
-        ws,
-        &[
-            "log",
-            "--oneline",
-            "--decorate=short",
-            "--no-color",
-            "-n",
-            count.as_str(),
-        ],
-    )?;
+    let mut args = vec![
+        "log",
+        "--oneline",
+        "--decorate=short",
+        "--no-color",
+        "-n",
+        count.as_str(),
+    ];
+    if !prefix.is_empty() {
+        args.extend(["--", "."]);
+    }
+    let out = format!("{}{}", within(&prefix), git_ok(ws, &args)?);
     Ok(cap(out, "ask for fewer commits"))
+}
+
+/// The first line of a git tool's answer in a workspace that is a
+/// directory of a larger repository; nothing at its top.
+fn within(prefix: &str) -> String {
+    if prefix.is_empty() {
+        return String::new();
+    }
+    format!(
+        "(the workspace is {} in a larger repository: only what is under it is shown)\n",
+        prefix.trim_end_matches('/')
+    )
 }
 
 /// git's message on one line.
@@ -317,6 +344,38 @@ mod tests {
         assert!(diff.contains("new file mode"), "{diff}");
         assert!(diff.contains("+hello\n+world\n"), "{diff}");
         assert!(!diff.contains("untracked"), "{diff}");
+    }
+
+    #[test]
+    fn a_workspace_inside_a_larger_repository_sees_its_own_files() {
+        let (dir, _) = repo();
+        std::fs::create_dir_all(dir.path().join("services/api")).unwrap();
+        std::fs::create_dir_all(dir.path().join("services/billing")).unwrap();
+        std::fs::write(dir.path().join("services/api/app.py"), "a = 1\n").unwrap();
+        std::fs::write(dir.path().join("services/billing/keys.py"), "K = 'x'\n").unwrap();
+        run(dir.path(), &["add", "-A"]);
+        commit(dir.path(), "two services");
+        std::fs::write(dir.path().join("services/api/app.py"), "a = 2\n").unwrap();
+        std::fs::write(
+            dir.path().join("services/billing/keys.py"),
+            "K = 'sibling'\n",
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("services/billing/new.txt"), "n\n").unwrap();
+        let ws = Workspace::open(&dir.path().join("services/api")).unwrap();
+        let status = git_status(&ws).unwrap();
+        let diff = git_diff(&ws, "").unwrap();
+        let log = git_log(&ws, 5).unwrap();
+        for out in [&status, &diff, &log] {
+            assert!(
+                out.starts_with("(the workspace is services/api in a larger repository"),
+                "{out}"
+            );
+            assert!(!out.contains("billing"), "{out}");
+        }
+        assert!(status.contains("app.py"), "{status}");
+        assert!(diff.contains("+a = 2"), "{diff}");
+        assert!(log.contains("two services"), "{log}");
     }
 
     #[test]
