@@ -73,9 +73,15 @@ impl Guard {
                 ));
             }
         }
-        if let Some(pathspecs) = &analysis.git_history
-            && let Some(name) = git::history_protected(ws, rules, pathspecs)
-        {
+        // The names are remembered between commands; git runs without the
+        // session's lock held.
+        let history = analysis.git_history.as_ref().and_then(|pathspecs| {
+            let mut names = std::mem::take(&mut self.known().history);
+            let found = git::history_protected(ws, rules, pathspecs, &mut names);
+            self.known().history = names;
+            found
+        });
+        if let Some(name) = history {
             out.push(Reason::new(
                 "git-history",
                 "command",

@@ -20,36 +20,93 @@ fn git(ws: &Workspace, args: &[&str]) -> Result<String, String> {
     Ok(out.stdout_text())
 }
 
+/// The secret stores' names a repository's history and index hold,
+/// remembered with the state of its refs and index they were read at.
+#[derive(Debug, Default)]
+pub(super) struct HistoryNames {
+    stamp: Vec<(std::path::PathBuf, Option<std::time::SystemTime>, u64)>,
+    names: Vec<String>,
+}
+
+/// What a ref or index change touches: every loose ref, `packed-refs`,
+/// `HEAD` and the index, with their times and sizes.
+fn history_stamp(ws: &Workspace) -> Vec<(std::path::PathBuf, Option<std::time::SystemTime>, u64)> {
+    let Some(dirs) = crate::files::git::locate(ws.root()) else {
+        return Vec::new();
+    };
+    let mut paths = vec![
+        dirs.common.join("packed-refs"),
+        dirs.git_dir.join("HEAD"),
+        dirs.git_dir.join("index"),
+    ];
+    let mut dirs_left = vec![dirs.common.join("refs")];
+    while let Some(dir) = dirs_left.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs_left.push(entry.path());
+            } else {
+                paths.push(entry.path());
+            }
+        }
+    }
+    paths.sort();
+    paths
+        .into_iter()
+        .map(|p| {
+            let meta = p.metadata().ok();
+            let modified = meta.as_ref().and_then(|m| m.modified().ok());
+            (p, modified, meta.map_or(0, |m| m.len()))
+        })
+        .collect()
+}
+
 /// A protected file the repository holds or ever held (outside `.git/`),
-/// within `pathspecs` when there are any.
+/// within `pathspecs` when there are any. The names are read again only
+/// when a ref or the index changed since `cache` was filled: a whole
+/// history's log is seconds in a large repository.
 pub(super) fn history_protected(
     ws: &Workspace,
     rules: &PathRules,
     pathspecs: &[String],
+    cache: &mut HistoryNames,
 ) -> Option<String> {
-    let names = git(
-        ws,
-        &[
-            "log",
-            "--all",
-            "--format=",
-            "--name-only",
-            "--diff-filter=ACR",
-            "--no-renames",
-        ],
-    )
-    // not a repository, or no commits: nothing in history
-    .ok()?;
-    // Through the same read-only runner: a repository's configured
-    // fsmonitor must not run for the guard's own questions.
-    let index = git(ws, &["ls-files", "--cached"]).unwrap_or_default();
-    names
-        .lines()
-        .chain(index.lines())
-        .filter(|n| !n.is_empty() && !n.to_lowercase().starts_with(".git/"))
-        // What reading history exposes: secrets, not files that only
-        // run code later (a tracked CI workflow).
-        .filter(|n| rules.is_secret_store(n))
+    let stamp = history_stamp(ws);
+    if stamp.is_empty() || stamp != cache.stamp {
+        let names = git(
+            ws,
+            &[
+                "log",
+                "--all",
+                "--format=",
+                "--name-only",
+                "--diff-filter=ACR",
+                "--no-renames",
+            ],
+        )
+        // not a repository, or no commits: nothing in history
+        .ok()?;
+        // Through the same read-only runner: a repository's configured
+        // fsmonitor must not run for the guard's own questions.
+        let index = git(ws, &["ls-files", "--cached"]).unwrap_or_default();
+        let mut stores: Vec<String> = names
+            .lines()
+            .chain(index.lines())
+            .filter(|n| !n.is_empty() && !n.to_lowercase().starts_with(".git/"))
+            // What reading history exposes: secrets, not files that only
+            // run code later (a tracked CI workflow).
+            .filter(|n| rules.is_secret_store(n))
+            .map(str::to_string)
+            .collect();
+        stores.sort();
+        stores.dedup();
+        *cache = HistoryNames {
+            stamp,
+            names: stores,
+        };
+    }
+    cache
+        .names
+        .iter()
         .find(|n| {
             pathspecs.is_empty()
                 || pathspecs.iter().any(|p| {
@@ -61,7 +118,7 @@ pub(super) fn history_protected(
                         || shell::glob_matches(p, n)
                 })
         })
-        .map(str::to_string)
+        .cloned()
 }
 
 /// What a commit or push would carry. For a commit: the index after the

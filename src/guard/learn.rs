@@ -27,6 +27,38 @@ const MAX_TEXT_FILES: usize = 2_000;
 const MAX_TEXT_BYTES: u64 = 16 * 1024 * 1024;
 
 impl Guard {
+    /// Remember the values of a protected file the session read: every
+    /// assignment's value in an env-style file, or the whole content of a
+    /// key file.
+    pub fn observe_protected(&self, rel: &str, content: &str) {
+        if !self.policy.paths.is_protected(rel) && !self.is_found_store(rel) {
+            return;
+        }
+        self.learn_store_values(rel, content);
+    }
+    /// Learn the values of a secret store's `content`, shown as `shown`.
+    fn learn_store_values(&self, shown: &str, content: &str) {
+        if super::paths::public_pem(content) {
+            return;
+        }
+        let mut known = self.known();
+        let source = format!("the protected file {shown}");
+        // Secrets of a known shape anywhere in it, whatever the file's
+        // syntax (a JSON value on an env line, a key inside a long line
+        // that a reader cuts).
+        for hit in secrets::scan(content) {
+            known.ledger.add(&hit.secret, &source);
+        }
+        let mut any = false;
+        for value in super::values::protected_values(content) {
+            if known.ledger.add(&value, &source) || known.ledger.secrets().any(|s| s == value) {
+                any = true;
+            }
+        }
+        if !any && content.contains("-----BEGIN") {
+            known.ledger.add(content.trim(), &source);
+        }
+    }
     /// Learns the secrets the session starts with: the values in the
     /// workspace's secret files (what a command could print, masked or
     /// not) and the credentials left out of commands' environment. Any
@@ -58,6 +90,13 @@ impl Guard {
             if let Ok(text) = std::fs::read_to_string(&path) {
                 self.observe_protected(&rel, &text);
             }
+        }
+        // Stores only history holds (a `.env` committed once, removed):
+        // commands may read git's objects.
+        for (rel, commit, text) in super::history::stores_in_history(ws.root(), &self.policy.paths)
+        {
+            let short = commit.get(..12).unwrap_or(&commit);
+            self.learn_store_values(&format!("{rel} (in commit {short})"), &text);
         }
         self.learn_config_secrets(ws);
         let home = std::env::var_os("HOME").and_then(|h| PathBuf::from(h).canonicalize().ok());

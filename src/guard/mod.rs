@@ -38,6 +38,7 @@ mod command;
 mod decode;
 mod disk;
 mod git;
+mod history;
 mod kernel;
 mod learn;
 mod lifecycle;
@@ -47,7 +48,8 @@ mod tracked;
 mod values;
 pub mod visible;
 
-pub(crate) use values::protected_values;
+#[cfg(test)]
+use values::protected_values;
 use values::without_line_numbers;
 
 use std::fmt;
@@ -225,6 +227,8 @@ impl Default for GuardPolicy {
 #[derive(Debug, Default)]
 struct Knowledge {
     ledger: ledger::SecretLedger,
+    /// Secret stores' names in the repository's history (`git.rs`).
+    history: git::HistoryNames,
     redactor: redact::Redactor,
     destinations: taint::Destinations,
     /// Workspace files this session wrote (scripts it may run next),
@@ -540,33 +544,6 @@ impl Guard {
         // 12-character piece of one (a line cut in two) is no more the
         // model's to see than the secret itself.
         mark_encoded(redacted, ledger)
-    }
-    /// Remember the values of a protected file the session read: every
-    /// assignment's value in an env-style file, or the whole content of a
-    /// key file.
-    pub fn observe_protected(&self, rel: &str, content: &str) {
-        if !self.policy.paths.is_protected(rel) && !self.is_found_store(rel)
-            || paths::public_pem(content)
-        {
-            return;
-        }
-        let mut known = self.known();
-        let source = format!("the protected file {rel}");
-        // Secrets of a known shape anywhere in it, whatever the file's
-        // syntax (a JSON value on an env line, a key inside a long line
-        // that a reader cuts).
-        for hit in secrets::scan(content) {
-            known.ledger.add(&hit.secret, &source);
-        }
-        let mut any = false;
-        for value in protected_values(content) {
-            if known.ledger.add(&value, &source) || known.ledger.secrets().any(|s| s == value) {
-                any = true;
-            }
-        }
-        if !any && content.contains("-----BEGIN") {
-            known.ledger.add(content.trim(), &source);
-        }
     }
     /// Note a workspace file this session wrote: a script it runs later is
     /// judged like a command typed in the call.
