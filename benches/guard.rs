@@ -187,6 +187,17 @@ fn judge_rows(edits: &[String], command: &str, sandbox: bool) {
         black_box(guard.judge(&call, &ws));
     });
     row("Guard::judge, the 20-edit fs-edit call", edit, "< 5 ms");
+    // What the model receives of a tool's output: scan, redaction, and
+    // every encoded or folded form of a known secret marked.
+    let output = edits.concat();
+    let observed = measure(100, || {
+        black_box(guard.observe_output(&output, false));
+    });
+    row(
+        "Guard::observe_output, 64 KiB of output",
+        observed,
+        "< 5 ms",
+    );
 
     // Other shapes: a lockfile's worth of integrity hashes (64 KiB of
     // base64 runs, each decoded two codecs deep), and the prose call

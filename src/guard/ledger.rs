@@ -253,7 +253,7 @@ impl SecretLedger {
         }
         // Separators, case, lookalike letters and keyless letter ciphers:
         // the value folded to its letters and digits.
-        matcher.folded_in(value, |secret, label, _, _| {
+        matcher.folded_secrets_in(value, |secret, label| {
             if !found.iter().any(|&(s, e)| s == secret && e != "piece") {
                 found.push((secret, label));
             }

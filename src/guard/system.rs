@@ -152,8 +152,11 @@ pub(super) fn credential_assignments(text: &str) -> Vec<String> {
         {
             continue;
         }
+        let quoted = value.trim().starts_with(['"', '\'']);
         let value = value.trim().trim_matches(['"', '\'']);
-        if !value.is_empty() && !value.starts_with('$') {
+        // A path names where a credential is (masked when a variable of
+        // the environment names it), not the credential.
+        if !value.starts_with(['$', '/', '~']) && super::values::secret_like(name, value, quoted) {
             out.push(value.to_string());
         }
     }
@@ -222,7 +225,7 @@ mod tests {
 
     #[test]
     fn exports_of_credentials_are_read() {
-        let text = "# deploy\nexport DEPLOY_TOKEN=\"d3pl0y-s3cr3t-v4lue\"\nexport PATH=$PATH:/opt/bin\nDB_PASSWORD='hunter2hunter2'\nAPI_KEY=$FROM_ELSEWHERE\n";
+        let text = "# deploy\nexport DEPLOY_TOKEN=\"d3pl0y-s3cr3t-v4lue\"\nexport PATH=$PATH:/opt/bin\nDB_PASSWORD='hunter2hunter2'\nAPI_KEY=$FROM_ELSEWHERE\nexport XAUTHORITY=/home/dev/.Xauthority\n";
         assert_eq!(
             credential_assignments(text),
             vec!["d3pl0y-s3cr3t-v4lue", "hunter2hunter2"]

@@ -218,7 +218,7 @@ fn base64_text(value: &str) -> Option<String> {
 /// three kinds of characters, or a long random-looking run of two.
 /// Ordinary settings stay out of the ledger, or every later mention of
 /// "production" or "eu-central-1" would be a leak.
-fn secret_like(key: &str, value: &str, quoted: bool) -> bool {
+pub(super) fn secret_like(key: &str, value: &str, quoted: bool) -> bool {
     let n = value.chars().count();
     if n < 8 || (!quoted && value.contains(char::is_whitespace)) || value.contains('\n') {
         return false;

@@ -67,7 +67,14 @@ pub(crate) fn code_runs(value: &str, min: usize) -> [(String, Vec<CodeRun>); 3] 
                 b"pack",
                 b"c",
             ];
-            if !WORDS.iter().any(|w| token.eq_ignore_ascii_case(w)) {
+            // Most words are none of these: told by length and first
+            // letter before comparing.
+            let maybe = token.len() <= 12
+                && matches!(
+                    token[0] | 0x20,
+                    b'r' | b'c' | b's' | b'f' | b'b' | b'o' | b'p'
+                );
+            if !maybe || !WORDS.iter().any(|w| token.eq_ignore_ascii_case(w)) {
                 for ((run, span), out) in runs.iter_mut().zip(spans).zip(out.iter_mut()) {
                     flush(run, span, out);
                 }

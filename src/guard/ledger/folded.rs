@@ -41,6 +41,20 @@ pub(super) fn fold_str(value: &str) -> Vec<u8> {
     out
 }
 
+/// Each ASCII byte folded: its lower case when a letter or digit, else 0.
+const ASCII: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() {
+            table[b] = c.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    table
+};
+
 /// Each folded character of `text` with its byte offset.
 fn fold_with(text: &str, mut keep: impl FnMut(u8, usize)) {
     let bytes = text.as_bytes();
@@ -48,8 +62,9 @@ fn fold_with(text: &str, mut keep: impl FnMut(u8, usize)) {
     while i < bytes.len() {
         let b = bytes[i];
         if b < 0x80 {
-            if b.is_ascii_alphanumeric() {
-                keep(b.to_ascii_lowercase(), i);
+            let folded = ASCII[usize::from(b)];
+            if folded != 0 {
+                keep(folded, i);
             }
             i += 1;
             continue;

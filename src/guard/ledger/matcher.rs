@@ -148,6 +148,21 @@ impl Matcher {
         });
     }
 
+    /// The secrets `folded_in` finds, without where: the fold alone.
+    pub(super) fn folded_secrets_in(
+        &self,
+        value: &str,
+        mut found: impl FnMut(usize, &'static str),
+    ) {
+        let Some(set) = &self.folded else {
+            return;
+        };
+        set.each_match(&folded::fold_str(value), |index, _| {
+            let (secret, label) = self.folded_owner[index];
+            found(secret, label);
+        });
+    }
+
     pub(super) fn variants_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
         let Some(set) = &self.variants else {
             return;
