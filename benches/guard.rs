@@ -89,6 +89,8 @@ fn main() {
         ledger.add(&secret, "bench");
     }
     ledger.add(&fake("GH", 77).expect("fake"), "bench");
+    // A word-like password, as real `.env` files hold (see judge_rows).
+    ledger.add("Welcome2024!", "bench");
     let planted: usize = edits.iter().map(|e| ledger.check(e).len()).sum();
     assert!(planted >= 1, "the planted secret is in the ledger");
     black_box(ledger.check("warm up the automaton"));
@@ -169,6 +171,9 @@ fn judge_rows(edits: &[String], command: &str, sandbox: bool) {
         let secret = fake(kind, 1_000 + i as u64).expect("a fake of each kind");
         guard.observe_protected(".env", &format!("K{i}={secret}\n"));
     }
+    // A word-like password too, as real `.env` files hold: the ledger then
+    // also reads values spaced out and joined (`ledger/folded.rs`).
+    guard.observe_protected(".env", "DB_PASSWORD=Welcome2024!\n");
     let list: Vec<serde_json::Value> = edits
         .iter()
         .map(|e| serde_json::json!({"old": e.lines().next().unwrap_or(""), "new": e}))

@@ -152,6 +152,7 @@ pub(super) fn scan_value(
                     "joined" => "split into pieces joined in code".to_string(),
                     "char-codes" => "as character codes".to_string(),
                     "folded" => "spread out, recased or in lookalike letters".to_string(),
+                    "dump" => "in a dump's text column".to_string(),
                     "caesar" | "atbash" | "rot47" | "shifted" =>
                         format!("under a letter cipher ({})", hit.encoding),
                     "interleaved" => "as its even and odd characters apart".to_string(),

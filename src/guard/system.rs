@@ -27,9 +27,23 @@ const SKIPPED: &[&str] = &[
     "locale",
 ];
 
-/// Entries read at most across the app directories, and how deep.
-const MAX_ENTRIES: usize = 20_000;
-const MAX_DEPTH: usize = 6;
+/// Entries read at most across the app directories, in any one
+/// directory (a dataset or a toolchain's thousands of files cannot use up
+/// the rest's share), and how deep.
+const MAX_ENTRIES: usize = 50_000;
+const MAX_DIR_ENTRIES: usize = 2_000;
+const MAX_DEPTH: usize = 8;
+
+/// Variables that name a credential file by a name of no credential word.
+const CREDENTIAL_FILE_VARS: &[&str] = &[
+    "KUBECONFIG",
+    "AWS_CONFIG_FILE",
+    "NETRC",
+    "PGSERVICEFILE",
+    "BOTO_CONFIG",
+    "RCLONE_CONFIG",
+    "S3CFG",
+];
 
 /// What the look found.
 #[derive(Debug, Default)]
@@ -63,7 +77,7 @@ fn look_in(rules: &PathRules, vars: &[(String, String)], apps: &[&Path]) -> Syst
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        for entry in entries.flatten() {
+        for entry in entries.flatten().take(MAX_DIR_ENTRIES) {
             read += 1;
             if read > MAX_ENTRIES {
                 break;
@@ -77,16 +91,30 @@ fn look_in(rules: &PathRules, vars: &[(String, String)], apps: &[&Path]) -> Syst
             let Ok(kind) = entry.file_type() else {
                 continue;
             };
-            if rules.is_builtin_secret_store(&rel) && !kind.is_symlink() {
-                out.stores.push(entry.path());
+            if rules.is_builtin_secret_store(&rel) {
+                // A link is masked where it leads (a deployment's shared
+                // `.env` kept in `/etc`).
+                if let Ok(real) = entry.path().canonicalize()
+                    && real.is_file()
+                {
+                    out.stores.push(real);
+                }
             } else if kind.is_dir() && depth < MAX_DEPTH && !SKIPPED.contains(&name.as_str()) {
                 queue.push_back((entry.path(), rel, depth + 1));
             }
         }
     }
     for (name, value) in vars {
-        if names_credential_file(name) && value.starts_with('/') && Path::new(value).is_file() {
-            out.stores.push(PathBuf::from(value));
+        if !names_credential_file(name) {
+            continue;
+        }
+        // `KUBECONFIG=a:b` names several.
+        for path in value.split(':').filter(|p| p.starts_with('/')) {
+            if let Ok(real) = Path::new(path).canonicalize()
+                && real.is_file()
+            {
+                out.stores.push(real);
+            }
         }
     }
     let top_files = std::fs::read_dir("/").into_iter().flatten().flatten();
@@ -120,7 +148,7 @@ pub(super) fn names_credential_file(name: &str) -> bool {
     ]
     .iter()
     .any(|w| n.contains(w))
-        || n == "KUBECONFIG";
+        || CREDENTIAL_FILE_VARS.contains(&n.as_str());
     let public = [
         "CA_BUNDLE",
         "CA_CERT",
@@ -176,6 +204,8 @@ mod tests {
             "PGPASSFILE",
             "SSL_KEY_FILE",
             "VAULT_TOKEN_FILE",
+            "AWS_CONFIG_FILE",
+            "NETRC",
         ] {
             assert!(names_credential_file(name), "{name}");
         }
@@ -204,7 +234,24 @@ mod tests {
         std::fs::write(site.join("index.php"), "<?php\n").unwrap();
         let key = apps.path().join("key.json");
         std::fs::write(&key, "{}").unwrap();
+        let kube = apps.path().join("kube.yaml");
+        std::fs::write(&kube, "users: []\n").unwrap();
+        // A deployment's `.env` that is a link to where it is kept.
+        let kept = apps.path().join("kept.env");
+        std::fs::write(&kept, "TOKEN=x\n").unwrap();
+        std::fs::create_dir_all(apps.path().join("www/other")).unwrap();
+        std::os::unix::fs::symlink(&kept, apps.path().join("www/other/.env")).unwrap();
+        // A big directory beside them does not use up the look.
+        let big = apps.path().join("www/big");
+        std::fs::create_dir_all(&big).unwrap();
+        for i in 0..MAX_DIR_ENTRIES + 10 {
+            std::fs::write(big.join(format!("f{i}")), "").unwrap();
+        }
         let vars = vec![
+            (
+                "KUBECONFIG".to_string(),
+                format!("/nonexistent:{}", kube.display()),
+            ),
             (
                 "GOOGLE_APPLICATION_CREDENTIALS".to_string(),
                 key.display().to_string(),
@@ -215,7 +262,15 @@ mod tests {
             ),
         ];
         let found = look_in(&PathRules::default(), &vars, &[apps.path()]);
-        let mut want = vec![site.join(".env"), key, site.join("config/master.key")];
+        let apps_real = apps.path().canonicalize().unwrap();
+        let site = apps_real.join("www/site");
+        let mut want = vec![
+            site.join(".env"),
+            apps_real.join("key.json"),
+            apps_real.join("kube.yaml"),
+            apps_real.join("kept.env"),
+            site.join("config/master.key"),
+        ];
         want.sort();
         // A dependency's own file is not looked into; a CA bundle's
         // variable names no credential.

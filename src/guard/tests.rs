@@ -307,6 +307,10 @@ fn protected_values_are_learned_in_every_common_shape() {
         values.contains(&"9f8e7d6c5b4a39281706f5e4d3c2b1a0".to_string()),
         "{values:?}"
     );
+    // A default its own key spells is no secret.
+    let defaults =
+        super::protected_values("POSTGRES_PASSWORD=postgres\nREDIS_PASSWORD=redispassword\n");
+    assert!(defaults.is_empty(), "{defaults:?}");
     // docker config: one line of JSON, `auth` is base64 of user:password
     let auth = crate::guard::testkit::transform("b64", "deploy:Zq81LwPx0vKn5RkY").unwrap();
     let docker = format!("{{\"auths\":{{\"registry.example.test\":{{\"auth\":\"{auth}\"}}}}}}");

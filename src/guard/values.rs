@@ -255,6 +255,19 @@ pub(super) fn secret_like(key: &str, value: &str, quoted: bool) -> bool {
     {
         return false;
     }
+    // A default spelled by its own key (`POSTGRES_PASSWORD=postgres`,
+    // `REDIS_PASSWORD=redispassword`): every mention of the variable
+    // would read as the secret.
+    let spelled = |text: &str| -> String {
+        text.chars()
+            .filter(char::is_ascii_alphanumeric)
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let own = spelled(value);
+    if !own.is_empty() && spelled(key).contains(&own) {
+        return false;
+    }
     if credential_key(key) || key.is_empty() && quoted {
         return entropy(value) >= 2.5;
     }

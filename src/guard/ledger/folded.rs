@@ -7,20 +7,27 @@
 //! U+FE0F): each folds to the same lower-case ASCII run as the secret,
 //! so one search of the fold finds them all. Keyless letter ciphers
 //! (Caesar shifts, Atbash) and the even/odd split are forms of the fold,
-//! made once per secret; rot47, which turns letters into punctuation, is
+//! made once per secret; a noise character or two put between the
+//! secret's own is taken out by reading the fold every second or third
+//! character; rot47, which turns letters into punctuation, is
 //! one of the ledger's listed encodings, whose folds are looked for too.
 //!
-//! Only whole secrets count here. The fold of a secret (or of one of its
-//! listed encodings) is looked for when it is as long as the ledger's
-//! shortest secret: what spacing a secret out or joining its pieces in
-//! code spelled before, and a few more. A cipher of one only when it is
-//! [`CIPHER_MIN`] long: a fold keeps about five bits a character, and a
-//! shift of a word can spell another word.
+//! Only whole secrets count here, and only folds that look random: 16
+//! characters or more, letters and digits both (a token, a key, an
+//! encoding of one). A word-like secret folds to words: `postgrespassword`
+//! is what `POSTGRES_PASSWORD` folds to, and `Summer2024!` what the prose
+//! "Summer 2024" does. Those stay the plain search's and the spaced and
+//! joined readings' to find, as before.
 
-/// The shortest fold of a secret or an encoding of it looked for.
-pub(super) const FOLDED_MIN: usize = super::MIN_SECRET_LEN;
-/// The shortest cipher of a secret's fold looked for.
-pub(super) const CIPHER_MIN: usize = 16;
+/// Whether a fold (of a secret, an encoding of one, a cipher of one) is
+/// looked for: long, and mixed as random text is.
+pub(super) fn looks_random(fold: &[u8]) -> bool {
+    let digits = fold.iter().filter(|b| b.is_ascii_digit()).count();
+    fold.len() >= FOLDED_MIN && digits >= 2 && fold.len() - digits >= 2
+}
+
+/// The shortest fold looked for.
+pub(super) const FOLDED_MIN: usize = 16;
 
 /// `text` folded: its letters and digits, lower-cased ASCII, with the byte
 /// offset in `text` each came from.
@@ -146,15 +153,94 @@ fn lookalike(c: char) -> Option<u8> {
     Some(ascii as u8)
 }
 
+/// `text` folded (as `fold`), then its characters taken every second and
+/// every third one, at each offset, and folded: a secret with a noise
+/// character or two put after each of its own (`gxhxpx_xRx…`, `g1h2p3…`)
+/// is whole in one of them. `each` gets each fold with the byte offset
+/// in `text` each of its characters came from.
+pub(super) fn each_stride(text: &str, mut each: impl FnMut(&[u8], &[u32])) {
+    let (fold, at) = fold(text);
+    each(&fold, &at);
+    if fold.len() < 2 * FOLDED_MIN {
+        return;
+    }
+    let chars: Vec<(u32, char)> = text.char_indices().map(|(i, c)| (i as u32, c)).collect();
+    let mut picked = Vec::with_capacity(chars.len() / 2 + 1);
+    let mut from = Vec::with_capacity(chars.len() / 2 + 1);
+    for stride in [2, 3] {
+        for offset in 0..stride {
+            picked.clear();
+            from.clear();
+            for &(i, c) in chars.iter().skip(offset).step_by(stride) {
+                let folded = if c.is_ascii() {
+                    ASCII[c as usize]
+                } else {
+                    fold_char(c).unwrap_or(0)
+                };
+                if folded != 0 {
+                    picked.push(folded);
+                    from.push(i);
+                }
+            }
+            each(&picked, &from);
+        }
+    }
+}
+
+/// The text columns of a dump (`xxd`, `hexdump -C`, `od -c`): each line
+/// that starts with an offset, its text part (between `|`s, after the hex
+/// groups' last double space, or all of it after the offset), run
+/// together, with the byte offset in `text` of each character. None when
+/// fewer than two lines look like a dump's.
+pub(super) fn dump_view(text: &str) -> Option<(String, Vec<u32>)> {
+    let mut view = String::new();
+    let mut at = Vec::new();
+    let mut lines = 0usize;
+    let mut start = 0usize;
+    for line in text.split_inclusive('\n') {
+        let line_start = start;
+        start += line.len();
+        let body = line.trim_end_matches(['\n', '\r']);
+        let offset_len = body.bytes().take_while(u8::is_ascii_hexdigit).count();
+        let after = &body[offset_len..];
+        if offset_len < 4 || !(after.starts_with(':') || after.starts_with(' ')) {
+            continue;
+        }
+        let rest_at = offset_len + 1;
+        let rest = &body[rest_at..];
+        let (part, part_at) = if let (Some(open), Some(close)) = (rest.find('|'), rest.rfind('|'))
+            && close > open
+        {
+            (&rest[open + 1..close], rest_at + open + 1)
+        } else if let Some(gap) = rest.trim_end().rfind("  ")
+            && rest[..gap].split_whitespace().all(|g| {
+                g.bytes()
+                    .all(|b| b.is_ascii_hexdigit() || b == b'0' || b == b'1')
+            })
+            && rest[..gap].split_whitespace().count() > 1
+        {
+            (&rest[gap + 2..], rest_at + gap + 2)
+        } else {
+            (rest, rest_at)
+        };
+        lines += 1;
+        for (i, c) in part.char_indices() {
+            view.push(c);
+            at.push((line_start + part_at + i) as u32);
+        }
+    }
+    (lines >= 2).then_some((view, at))
+}
+
 /// The keyless letter ciphers of a secret's fold to look for, with their
 /// labels: every Caesar shift of its letters, Atbash, every character
 /// moved by up to three code points, and its even and odd characters one
 /// after the other. Forms
-/// shorter than [`CIPHER_MIN`] are left out. (The fold of each of the
+/// that do not look random are left out. (The fold of each of the
 /// secret's encodings the ledger lists is the matcher's to add.)
 pub(super) fn cipher_forms(secret: &str) -> Vec<(Vec<u8>, &'static str)> {
     let folded = fold_str(secret);
-    if folded.len() < CIPHER_MIN {
+    if !looks_random(&folded) {
         return Vec::new();
     }
     let mut out = Vec::new();
@@ -203,7 +289,7 @@ pub(super) fn cipher_forms(secret: &str) -> Vec<(Vec<u8>, &'static str)> {
         split.extend(fold_str(second));
         out.push((split, "interleaved"));
     }
-    out.retain(|(form, _)| form.len() >= CIPHER_MIN);
+    out.retain(|(form, _)| looks_random(form));
     out
 }
 
@@ -231,7 +317,15 @@ mod tests {
         for label in ["caesar", "atbash", "interleaved"] {
             assert!(labels.contains(&label), "{label} in {labels:?}");
         }
-        assert!(forms.iter().all(|(f, _)| f.len() >= CIPHER_MIN));
+        assert!(forms.iter().all(|(f, _)| looks_random(f)));
+        for word_like in [
+            "postgrespassword",
+            "Summer2024!",
+            "correct horse battery staple",
+        ] {
+            assert!(cipher_forms(word_like).is_empty(), "{word_like}");
+            assert!(!looks_random(&fold_str(word_like)), "{word_like}");
+        }
         // Caesar by 13 is rot13 of the fold; by 1, each letter the next.
         assert!(forms.iter().any(|(f, _)| f == b"hiqr8au2mx9sl4nw7oy1dc5"));
     }

@@ -132,54 +132,85 @@ pub(super) fn is_joiner(c: char) -> bool {
     c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '+' | ',')
 }
 
-/// `value` spelled out two ways: without whitespace (what `q 8 Z t`
-/// spells) and without joiners (what `"q8Zt" + "2Lw"` spells); each None
+/// `value` spelled out two ways: with the whitespace between characters
+/// spaced out taken away (what `q 8 Z t` spells) and without the joiners
+/// between string literals (what `"q8Zt" + "2Lw"` spells); each None
 /// when nothing was removed.
 pub(super) fn spelled_out(value: &str) -> (Option<String>, Option<String>) {
-    if !value.is_ascii() {
-        let spaced: String = value.chars().filter(|c| !c.is_whitespace()).collect();
-        let joined: String = value.chars().filter(|&c| !is_joiner(c)).collect();
-        return (
-            (spaced.len() < value.len()).then_some(spaced),
-            (joined.len() < value.len()).then_some(joined),
-        );
+    let spaced = spaced_out(value);
+    let joined = joined_out(value);
+    (
+        (spaced.len() < value.len()).then_some(spaced),
+        (joined.len() < value.len()).then_some(joined),
+    )
+}
+
+/// `value` without each run of joiners that holds a quote, a `+` or a
+/// comma (`" + "`, `', '`): whitespace alone is prose's, and stays.
+fn joined_out(value: &str) -> String {
+    let mut out = String::with_capacity(value.len());
+    let mut run_start: Option<usize> = None;
+    let mut punctuated = false;
+    let flush = |out: &mut String, run: &str, punctuated: bool| {
+        if !punctuated {
+            out.push_str(run);
+        }
+    };
+    for (i, c) in value.char_indices() {
+        if is_joiner(c) {
+            run_start.get_or_insert(i);
+            punctuated |= !c.is_whitespace();
+            continue;
+        }
+        if let Some(start) = run_start.take() {
+            flush(&mut out, &value[start..i], punctuated);
+            punctuated = false;
+        }
+        out.push(c);
     }
-    // ASCII, byte by byte through a table, both forms in one pass: several
-    // times faster than filtering chars.
-    const SPACE: u8 = 1;
-    const JOINER: u8 = 2;
-    const CLASS: [u8; 128] = {
-        let mut class = [0u8; 128];
-        let mut b = 0;
-        while b < 128 {
-            let c = b as u8 as char;
-            if c.is_ascii_whitespace() || b == 0x0B {
-                class[b] = SPACE | JOINER;
-            } else if matches!(c, '"' | '\'' | '`' | '+' | ',') {
-                class[b] = JOINER;
+    if let Some(start) = run_start {
+        flush(&mut out, &value[start..], punctuated);
+    }
+    out
+}
+
+/// `value` with the whitespace between characters spaced out taken away
+/// (`q 8 Z t`, `q8 Zt 2L`): only between pieces of up to three
+/// characters, so prose ("Welcome 2024") keeps its spaces.
+fn spaced_out(value: &str) -> String {
+    const SHORT: usize = 3;
+    let mut out = String::with_capacity(value.len());
+    let mut previous: Option<usize> = None;
+    let mut gap = "";
+    let mut rest = value;
+    while !rest.is_empty() {
+        let start = rest
+            .find(|c: char| !c.is_whitespace())
+            .unwrap_or(rest.len());
+        if start > 0 {
+            gap = &rest[..start];
+            rest = &rest[start..];
+            if rest.is_empty() {
+                out.push_str(gap);
+                break;
             }
-            b += 1;
         }
-        class
-    };
-    let bytes = value.as_bytes();
-    let mut spaced = Vec::with_capacity(bytes.len());
-    let mut joined = Vec::with_capacity(bytes.len());
-    for &b in bytes {
-        let class = CLASS[usize::from(b & 0x7F)];
-        if class & SPACE == 0 {
-            spaced.push(b);
+        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let token = &rest[..end];
+        let len = token.chars().count();
+        if let Some(before) = previous
+            && !(before <= SHORT && len <= SHORT)
+        {
+            out.push_str(gap);
+        } else if previous.is_none() {
+            out.push_str(gap);
         }
-        if class & JOINER == 0 {
-            joined.push(b);
-        }
+        out.push_str(token);
+        previous = Some(len);
+        gap = "";
+        rest = &rest[end..];
     }
-    let form = |kept: Vec<u8>| {
-        (kept.len() < bytes.len())
-            .then(|| String::from_utf8(kept).ok())
-            .flatten()
-    };
-    (form(spaced), form(joined))
+    out
 }
 
 /// The contents of `value`'s string literals, run together in order:

@@ -62,8 +62,8 @@ impl Matcher {
             .unzip();
         // The fold of each whole form (what spaced out, joined or recased
         // copies of it fold to), then the ciphers of the secret's fold.
-        // Where a form folds too short to look for, the value's spaced
-        // and joined readings are still searched for it.
+        // Where a form's fold does not look random (a word-like password),
+        // the value's spaced and joined readings are searched for it.
         let mut folded_patterns: Vec<Vec<u8>> = Vec::new();
         let mut folded_owner = Vec::new();
         let mut folded_seen = std::collections::HashSet::new();
@@ -78,7 +78,7 @@ impl Matcher {
             let form = std::str::from_utf8(pattern)
                 .map(folded::fold_str)
                 .unwrap_or_default();
-            if form.len() < folded::FOLDED_MIN {
+            if !folded::looks_random(&form) {
                 spelled = true;
                 continue;
             }
@@ -140,27 +140,24 @@ impl Matcher {
         let Some(set) = &self.folded else {
             return;
         };
-        let (fold, at) = folded::fold(value);
-        set.each_match(&fold, |index, start| {
-            let (secret, label) = self.folded_owner[index];
-            let last = start + set.len_of(index) - 1;
-            found(secret, label, at[start] as usize, at[last] as usize);
+        folded::each_stride(value, |fold, at| {
+            set.each_match(fold, |index, start| {
+                let (secret, label) = self.folded_owner[index];
+                let last = start + set.len_of(index) - 1;
+                found(secret, label, at[start] as usize, at[last] as usize);
+            });
         });
-    }
-
-    /// The secrets `folded_in` finds, without where: the fold alone.
-    pub(super) fn folded_secrets_in(
-        &self,
-        value: &str,
-        mut found: impl FnMut(usize, &'static str),
-    ) {
-        let Some(set) = &self.folded else {
-            return;
-        };
-        set.each_match(&folded::fold_str(value), |index, _| {
-            let (secret, label) = self.folded_owner[index];
-            found(secret, label);
-        });
+        // A dump's text column (`xxd`, `hexdump -C`, `od -c`): the
+        // offsets and hex groups between its lines are not the text's.
+        if let Some((view, from)) = folded::dump_view(value) {
+            let (fold, at) = folded::fold(&view);
+            set.each_match(&fold, |index, start| {
+                let (secret, _) = self.folded_owner[index];
+                let last = start + set.len_of(index) - 1;
+                let first = from[at[start] as usize] as usize;
+                found(secret, "dump", first, from[at[last] as usize] as usize);
+            });
+        }
     }
 
     pub(super) fn variants_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
