@@ -251,6 +251,13 @@ impl SecretLedger {
                 found.push((secret, label));
             }
         }
+        // A decoded copy spread out or recased (base64 of `g.h.p…`).
+        matcher.folded_bytes_in(&readings.text, |secret, at| {
+            if !found.iter().any(|&(s, e)| s == secret && e != "piece") {
+                let label = readings.part_at(at).map_or("decoded", |p| p.label);
+                found.push((secret, label));
+            }
+        });
         // Separators, case, lookalike letters and keyless letter ciphers:
         // the value folded to its letters and digits.
         matcher.folded_in(value, |secret, label, _, _| {
@@ -370,13 +377,19 @@ impl SecretLedger {
                 .map_or(last, |c| last + c.len_utf8());
             spans.push((first, end));
         });
+        let readings = super::decode::readings(text);
         if let Some(fragments) = &matcher.fragments {
-            for (part, reading) in super::decode::readings(text).each() {
+            for (part, reading) in readings.each() {
                 if fragments.is_match(reading) {
                     spans.push(part.span);
                 }
             }
         }
+        matcher.folded_bytes_in(&readings.text, |_, at| {
+            if let Some(part) = readings.part_at(at) {
+                spans.push(part.span);
+            }
+        });
         spans.sort_unstable();
         let mut merged: Vec<(usize, usize)> = Vec::new();
         for (start, end) in spans {
@@ -886,6 +899,20 @@ mod tests {
             format!("{even}\n{odd}"),
             each(&|c| char::from_u32(c as u32 + 1).unwrap().to_string()),
             each(&|c| format!("{c}x")),
+            base64_encode(join(".").as_bytes(), false),
+            hex_lower(
+                GH.chars()
+                    .map(|c| {
+                        if c.is_ascii_uppercase() {
+                            c.to_ascii_lowercase()
+                        } else {
+                            c.to_ascii_uppercase()
+                        }
+                    })
+                    .collect::<String>()
+                    .as_bytes(),
+            ),
+            each(&|c| char::from_u32(c as u32 + 4).unwrap().to_string()),
             xxd(GH),
             hexdump(GH),
             od_c(GH),

@@ -153,7 +153,7 @@ pub(super) fn scan_value(
                     "char-codes" => "as character codes".to_string(),
                     "folded" => "spread out, recased or in lookalike letters".to_string(),
                     "dump" => "in a dump's text column".to_string(),
-                    "caesar" | "atbash" | "rot47" | "shifted" =>
+                    "caesar" | "atbash" | "rot47" | "shifted" | "shuffled" =>
                         format!("under a letter cipher ({})", hit.encoding),
                     "interleaved" => "as its even and odd characters apart".to_string(),
                     enc => format!("encoded as {enc}"),

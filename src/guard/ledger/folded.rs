@@ -109,6 +109,8 @@ fn fold_char(c: char) -> Option<u8> {
         0x1F130..=0x1F149 => letter(cp - 0x1F130),
         0x1F150..=0x1F169 => letter(cp - 0x1F150),
         0x1F170..=0x1F189 => letter(cp - 0x1F170),
+        // Regional indicators (flag letters).
+        0x1F1E6..=0x1F1FF => letter(cp - 0x1F1E6),
         // Superscript and subscript digits.
         0x2070 => Some(b'0'),
         0x00B9 => Some(b'1'),
@@ -144,10 +146,35 @@ fn lookalike(c: char) -> Option<u8> {
         'т' | 'Т' | 'Τ' => 't',
         'υ' | 'ù'..='ü' | 'Ù'..='Ü' => 'u',
         'ν' | 'ѵ' => 'v',
-        'ԝ' => 'w',
+        'ԝ' | 'ᴡ' => 'w',
         'х' | 'Х' | 'Χ' | 'χ' => 'x',
         'у' | 'У' | 'Υ' | 'ý' | 'ÿ' | 'Ý' => 'y',
         'Ζ' => 'z',
+        // Small capitals.
+        'ᴀ' => 'a',
+        'ʙ' => 'b',
+        'ᴄ' => 'c',
+        'ᴅ' => 'd',
+        'ᴇ' => 'e',
+        'ꜰ' => 'f',
+        'ɢ' => 'g',
+        'ʜ' => 'h',
+        'ɪ' => 'i',
+        'ᴊ' => 'j',
+        'ᴋ' => 'k',
+        'ʟ' => 'l',
+        'ᴍ' => 'm',
+        'ɴ' => 'n',
+        'ᴏ' => 'o',
+        'ᴘ' => 'p',
+        'ǫ' => 'q',
+        'ʀ' => 'r',
+        'ꜱ' => 's',
+        'ᴛ' => 't',
+        'ᴜ' => 'u',
+        'ᴠ' => 'v',
+        'ʏ' => 'y',
+        'ᴢ' => 'z',
         _ => return None,
     };
     Some(ascii as u8)
@@ -233,9 +260,10 @@ pub(super) fn dump_view(text: &str) -> Option<(String, Vec<u32>)> {
 }
 
 /// The keyless letter ciphers of a secret's fold to look for, with their
-/// labels: every Caesar shift of its letters, Atbash, every character
-/// moved by up to three code points, and its even and odd characters one
-/// after the other. Forms
+/// labels: every Caesar shift of its letters, Atbash, rot18, every
+/// character moved by up to six code points, neighbours swapped, chunks
+/// of three to six reversed, and its even and odd characters one after
+/// the other. Forms
 /// that do not look random are left out. (The fold of each of the
 /// secret's encodings the ledger lists is the matcher's to add.)
 pub(super) fn cipher_forms(secret: &str) -> Vec<(Vec<u8>, &'static str)> {
@@ -274,12 +302,37 @@ pub(super) fn cipher_forms(secret: &str) -> Vec<(Vec<u8>, &'static str)> {
     ));
     // Every character moved a few code points (`chr(ord(c) + 1)`): the
     // letters and digits that stay letters and digits, folded.
-    for shift in [-3i32, -2, -1, 1, 2, 3] {
+    for shift in [-6i32, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6] {
         let moved: String = secret
             .chars()
             .filter_map(|c| char::from_u32((c as u32).checked_add_signed(shift)?))
             .collect();
         out.push((fold_str(&moved), "shifted"));
+    }
+    // rot18: rot13 of the letters and rot5 of the digits.
+    out.push((
+        folded
+            .iter()
+            .map(|&b| match b {
+                b'a'..=b'z' => b'a' + (b - b'a' + 13) % 26,
+                b'0'..=b'9' => b'0' + (b - b'0' + 5) % 10,
+                _ => b,
+            })
+            .collect(),
+        "caesar",
+    ));
+    // Neighbours swapped, and chunks of 3 to 6 each reversed.
+    let mut swapped = folded.clone();
+    for pair in swapped.chunks_mut(2) {
+        pair.reverse();
+    }
+    out.push((swapped, "shuffled"));
+    for size in 3..=6 {
+        let mut reversed = folded.clone();
+        for chunk in reversed.chunks_mut(size) {
+            chunk.reverse();
+        }
+        out.push((reversed, "shuffled"));
     }
     let chars: Vec<char> = secret.chars().collect();
     let even: String = chars.iter().step_by(2).collect();

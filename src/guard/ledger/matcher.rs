@@ -47,6 +47,12 @@ impl Matcher {
         let mut chunk_patterns: Vec<&[u8]> = Vec::new();
         let mut chunk_owner = Vec::new();
         for (index, entry) in entries.iter().enumerate() {
+            // A word-like password's 4-character chunks are words prose
+            // holds ("Welc", "2024"): only secrets that look random are
+            // followed across calls.
+            if !folded::looks_random(&folded::fold_str(&entry.value)) {
+                continue;
+            }
             let bytes = entry.value.as_bytes();
             let private = entry.private.clone();
             for at in private.start..=private.end.saturating_sub(CHUNK_LEN) {
@@ -158,6 +164,28 @@ impl Matcher {
                 found(secret, "dump", first, from[at[last] as usize] as usize);
             });
         }
+    }
+
+    /// Whole secrets in decoded bytes folded (their ASCII letters and
+    /// digits), each with where its first character is in `bytes`.
+    pub(super) fn folded_bytes_in(&self, bytes: &[u8], mut found: impl FnMut(usize, usize)) {
+        let Some(set) = &self.folded else {
+            return;
+        };
+        if bytes.is_empty() {
+            return;
+        }
+        let mut fold = Vec::with_capacity(bytes.len());
+        let mut at = Vec::with_capacity(bytes.len());
+        for (i, &b) in bytes.iter().enumerate() {
+            if b.is_ascii_alphanumeric() {
+                fold.push(b.to_ascii_lowercase());
+                at.push(i);
+            }
+        }
+        set.each_match(&fold, |index, start| {
+            found(self.folded_owner[index].0, at[start]);
+        });
     }
 
     pub(super) fn variants_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
