@@ -913,6 +913,8 @@ mod tests {
                     .as_bytes(),
             ),
             each(&|c| char::from_u32(c as u32 + 4).unwrap().to_string()),
+            chars.chunks(2).flat_map(|p| p.iter().rev()).collect(),
+            chars.chunks(4).flat_map(|p| p.iter().rev()).collect(),
             xxd(GH),
             hexdump(GH),
             od_c(GH),

@@ -321,20 +321,16 @@ pub(super) fn cipher_forms(secret: &str) -> Vec<(Vec<u8>, &'static str)> {
             .collect(),
         "caesar",
     ));
-    // Neighbours swapped, and chunks of 3 to 6 each reversed.
-    let mut swapped = folded.clone();
-    for pair in swapped.chunks_mut(2) {
-        pair.reverse();
-    }
-    out.push((swapped, "shuffled"));
-    for size in 3..=6 {
-        let mut reversed = folded.clone();
-        for chunk in reversed.chunks_mut(size) {
+    // Neighbours swapped, and chunks of 3 to 6 each reversed, in the
+    // secret as written (its `_` and `-` count), then folded.
+    let chars: Vec<char> = secret.chars().collect();
+    for size in 2..=6 {
+        let mut shuffled = chars.clone();
+        for chunk in shuffled.chunks_mut(size) {
             chunk.reverse();
         }
-        out.push((reversed, "shuffled"));
+        out.push((fold_str(&shuffled.iter().collect::<String>()), "shuffled"));
     }
-    let chars: Vec<char> = secret.chars().collect();
     let even: String = chars.iter().step_by(2).collect();
     let odd: String = chars.iter().skip(1).step_by(2).collect();
     for (first, second) in [(&even, &odd), (&odd, &even)] {
