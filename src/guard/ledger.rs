@@ -260,7 +260,7 @@ impl SecretLedger {
         });
         // Separators, case, lookalike letters and keyless letter ciphers:
         // the value folded to its letters and digits.
-        matcher.folded_in(value, |secret, label, _, _| {
+        matcher.folded_in(value, false, |secret, label, _, _| {
             if !found.iter().any(|&(s, e)| s == secret && e != "piece") {
                 found.push((secret, label));
             }
@@ -370,7 +370,7 @@ impl SecretLedger {
                 });
             }
         }
-        matcher.folded_in(text, |_, _, first, last| {
+        matcher.folded_in(text, true, |_, _, first, last| {
             let end = text[last..]
                 .chars()
                 .next()
@@ -921,7 +921,7 @@ mod tests {
             chars
                 .iter()
                 .enumerate()
-                .map(|(i, c)| format!("{c}{}q", i % 10))
+                .map(|(i, c)| format!("{c}{}", i % 10))
                 .collect(),
             GH.bytes()
                 .map(|b| b.to_string())

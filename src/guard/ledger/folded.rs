@@ -7,9 +7,8 @@
 //! U+FE0F): each folds to the same lower-case ASCII run as the secret,
 //! so one search of the fold finds them all. Keyless letter ciphers
 //! (Caesar shifts, Atbash) and the even/odd split are forms of the fold,
-//! made once per secret; a noise character or two put between the
-//! secret's own is taken out by reading the fold every second or third
-//! character; rot47, which turns letters into punctuation, is
+//! made once per secret; a noise character put between the secret's
+//! own is taken out by reading the text every second character; rot47, which turns letters into punctuation, is
 //! one of the ledger's listed encodings, whose folds are looked for too.
 //!
 //! Only whole secrets count here, and only folds that look random: 16
@@ -180,34 +179,62 @@ fn lookalike(c: char) -> Option<u8> {
     Some(ascii as u8)
 }
 
-/// `text` folded (as `fold`), then its characters taken every second and
-/// every third one, at each offset, and folded: a secret with a noise
-/// character or two put after each of its own (`gxhxpx_xRx…`, `g1h2p3…`)
-/// is whole in one of them. `each` gets each fold with the byte offset
+/// `text` folded (as `fold`), then its characters taken every second
+/// one, at each offset, and folded: a secret with a noise character put
+/// after each of its own (`gxhxpx_xRx…`, `g1h2p3…`) is whole in one of
+/// them. (Every third one too would cost a third more of the whole
+/// fold's search, for two noise characters.) `each` gets each fold with the byte offset
 /// in `text` each of its characters came from.
-pub(super) fn each_stride(text: &str, mut each: impl FnMut(&[u8], &[u32])) {
-    let (fold, at) = fold(text);
+pub(super) fn each_stride(text: &str, positions: bool, mut each: impl FnMut(&[u8], &[u32])) {
+    // Without positions (a check that only asks which secret), the
+    // offsets are not kept: `each` gets them empty.
+    let (fold, at) = if positions {
+        fold(text)
+    } else {
+        (fold_str(text), Vec::new())
+    };
     each(&fold, &at);
     if fold.len() < 2 * FOLDED_MIN {
         return;
     }
-    let chars: Vec<(u32, char)> = text.char_indices().map(|(i, c)| (i as u32, c)).collect();
-    let mut picked = Vec::with_capacity(chars.len() / 2 + 1);
-    let mut from = Vec::with_capacity(chars.len() / 2 + 1);
-    for stride in [2, 3] {
+    let mut picked = Vec::with_capacity(text.len() / 2 + 1);
+    let mut from = Vec::with_capacity(text.len() / 2 + 1);
+    let keep = |folded: u8, i: usize, picked: &mut Vec<u8>, from: &mut Vec<u32>| {
+        if folded != 0 {
+            picked.push(folded);
+            if positions {
+                from.push(i as u32);
+            }
+        }
+    };
+    if text.is_ascii() {
+        // Byte by byte: a character is a byte.
+        let bytes = text.as_bytes();
+        for stride in [2] {
+            for offset in 0..stride {
+                picked.clear();
+                from.clear();
+                let mut i = offset;
+                while i < bytes.len() {
+                    keep(ASCII[usize::from(bytes[i])], i, &mut picked, &mut from);
+                    i += stride;
+                }
+                each(&picked, &from);
+            }
+        }
+        return;
+    }
+    for stride in [2] {
         for offset in 0..stride {
             picked.clear();
             from.clear();
-            for &(i, c) in chars.iter().skip(offset).step_by(stride) {
+            for (i, c) in text.char_indices().skip(offset).step_by(stride) {
                 let folded = if c.is_ascii() {
                     ASCII[c as usize]
                 } else {
                     fold_char(c).unwrap_or(0)
                 };
-                if folded != 0 {
-                    picked.push(folded);
-                    from.push(i);
-                }
+                keep(folded, i, &mut picked, &mut from);
             }
             each(&picked, &from);
         }

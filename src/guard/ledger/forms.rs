@@ -127,11 +127,6 @@ pub(super) fn base32_stable(bytes: &[u8]) -> String {
     out
 }
 
-/// What joins string literals in code: `"q8Zt" + "2Lw"`, `'a' 'b'`.
-pub(super) fn is_joiner(c: char) -> bool {
-    c.is_whitespace() || matches!(c, '"' | '\'' | '`' | '+' | ',')
-}
-
 /// `value` spelled out two ways: with the whitespace between characters
 /// spaced out taken away (what `q 8 Z t` spells) and without the joiners
 /// between string literals (what `"q8Zt" + "2Lw"` spells); each None
@@ -148,30 +143,34 @@ pub(super) fn spelled_out(value: &str) -> (Option<String>, Option<String>) {
 /// `value` without each run of joiners that holds a quote, a `+` or a
 /// comma (`" + "`, `', '`): whitespace alone is prose's, and stays.
 fn joined_out(value: &str) -> String {
-    let mut out = String::with_capacity(value.len());
-    let mut run_start: Option<usize> = None;
-    let mut punctuated = false;
-    let flush = |out: &mut String, run: &str, punctuated: bool| {
-        if !punctuated {
-            out.push_str(run);
-        }
-    };
-    for (i, c) in value.char_indices() {
-        if is_joiner(c) {
-            run_start.get_or_insert(i);
-            punctuated |= !c.is_whitespace();
+    // Byte by byte: every joiner is ASCII, so a run of them never splits
+    // a wider character.
+    let bytes = value.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_joiner_byte(bytes[i]) {
+            out.push(bytes[i]);
+            i += 1;
             continue;
         }
-        if let Some(start) = run_start.take() {
-            flush(&mut out, &value[start..i], punctuated);
-            punctuated = false;
+        let start = i;
+        let mut punctuated = false;
+        while i < bytes.len() && is_joiner_byte(bytes[i]) {
+            punctuated |= !bytes[i].is_ascii_whitespace() && bytes[i] != 0x0B;
+            i += 1;
         }
-        out.push(c);
+        if !punctuated {
+            out.extend_from_slice(&bytes[start..i]);
+        }
     }
-    if let Some(start) = run_start {
-        flush(&mut out, &value[start..], punctuated);
-    }
-    out
+    String::from_utf8(out).unwrap_or_else(|_| value.to_string())
+}
+
+/// What joins string literals in code (`"q8Zt" + "2Lw"`, `'a' 'b'`):
+/// whitespace, quotes, `+`, `,`.
+fn is_joiner_byte(b: u8) -> bool {
+    b.is_ascii_whitespace() || matches!(b, 0x0B | b'"' | b'\'' | b'`' | b'+' | b',')
 }
 
 /// `value` with the whitespace between characters spaced out taken away
@@ -179,38 +178,36 @@ fn joined_out(value: &str) -> String {
 /// characters, so prose ("Welcome 2024") keeps its spaces.
 fn spaced_out(value: &str) -> String {
     const SHORT: usize = 3;
-    let mut out = String::with_capacity(value.len());
+    let bytes = value.as_bytes();
+    let space = |b: u8| b.is_ascii_whitespace() || b == 0x0B;
+    let mut out = Vec::with_capacity(bytes.len());
+    // The last piece's length in characters: the gap after it is
+    // dropped when it and the next piece are both short.
     let mut previous: Option<usize> = None;
-    let mut gap = "";
-    let mut rest = value;
-    while !rest.is_empty() {
-        let start = rest
-            .find(|c: char| !c.is_whitespace())
-            .unwrap_or(rest.len());
-        if start > 0 {
-            gap = &rest[..start];
-            rest = &rest[start..];
-            if rest.is_empty() {
-                out.push_str(gap);
-                break;
-            }
+    let mut i = 0;
+    while i < bytes.len() {
+        let gap_start = i;
+        while i < bytes.len() && space(bytes[i]) {
+            i += 1;
         }
-        let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-        let token = &rest[..end];
-        let len = token.chars().count();
-        if let Some(before) = previous
-            && !(before <= SHORT && len <= SHORT)
-        {
-            out.push_str(gap);
-        } else if previous.is_none() {
-            out.push_str(gap);
+        let gap = &bytes[gap_start..i];
+        let start = i;
+        while i < bytes.len() && !space(bytes[i]) {
+            i += 1;
         }
-        out.push_str(token);
-        previous = Some(len);
-        gap = "";
-        rest = &rest[end..];
+        let piece = &bytes[start..i];
+        // Characters, not bytes: continuation bytes do not count.
+        let len = piece.iter().filter(|&&b| b & 0xC0 != 0x80).count();
+        let joined = !piece.is_empty() && previous.is_some_and(|p| p <= SHORT && len <= SHORT);
+        if !joined {
+            out.extend_from_slice(gap);
+        }
+        out.extend_from_slice(piece);
+        if !piece.is_empty() {
+            previous = Some(len);
+        }
     }
-    out
+    String::from_utf8(out).unwrap_or_else(|_| value.to_string())
 }
 
 /// The contents of `value`'s string literals, run together in order:

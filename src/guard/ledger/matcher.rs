@@ -141,16 +141,18 @@ impl Matcher {
     pub(super) fn folded_in(
         &self,
         value: &str,
+        positions: bool,
         mut found: impl FnMut(usize, &'static str, usize, usize),
     ) {
         let Some(set) = &self.folded else {
             return;
         };
-        folded::each_stride(value, |fold, at| {
+        folded::each_stride(value, positions, |fold, at| {
             set.each_match(fold, |index, start| {
                 let (secret, label) = self.folded_owner[index];
                 let last = start + set.len_of(index) - 1;
-                found(secret, label, at[start] as usize, at[last] as usize);
+                let place = |i: usize| at.get(i).map_or(0, |&a| a as usize);
+                found(secret, label, place(start), place(last));
             });
         });
         // A dump's text column (`xxd`, `hexdump -C`, `od -c`): the
