@@ -361,11 +361,14 @@ impl Host {
                     text.push_str(&plan_note);
                     text.push_str(&undone);
                     text.push_str(&copies);
-                    if contained && text.contains("could not write config file") {
+                    let config_refused = ["could not write config file", "could not lock config file", "could not set '"]
+                        .iter()
+                        .any(|m| text.contains(m));
+                    if contained && config_refused {
                         // What to do instead, rather than a retry that
                         // fails the same way.
                         text.push_str(
-                            "note: git's settings (.git/config) are read-only to commands, as a setting can run a program later outside nib's sandbox. For one command, give the setting to git: `git -c user.name='…' -c user.email='…' commit …`; a lasting setting is the user's to make.\n",
+                            "note: git's settings (.git/config) are read-only to commands, as a setting can run a program later outside nib's sandbox. For one command, give the setting to git: `git -c user.name='…' -c user.email='…' commit …`; a remote (`git remote add`) or a lasting setting is the user's to make.\n",
                         );
                     }
                     ToolResult::ok(text)

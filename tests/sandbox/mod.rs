@@ -862,6 +862,18 @@ fn a_command_cannot_leave_a_git_hook_or_change_git_settings() {
         "{}",
         r.text
     );
+    // A remote cannot be added either, and the note says whose it is.
+    let r = shell(
+        &host,
+        "git remote add upstream https://example.test/app.git",
+    );
+    assert!(r.text.contains("a remote (`git remote add`)"), "{}", r.text);
+    assert_eq!(
+        fs::read_to_string(ws.root().join(".git/config")).unwrap(),
+        config_before,
+        "{}",
+        r.text
+    );
     // git itself still works: a commit goes through.
     let r = shell(
         &host,
