@@ -186,58 +186,45 @@ fn lookalike(c: char) -> Option<u8> {
 /// fold's search, for two noise characters.) `each` gets each fold with the byte offset
 /// in `text` each of its characters came from.
 pub(super) fn each_stride(text: &str, positions: bool, mut each: impl FnMut(&[u8], &[u32])) {
-    // Without positions (a check that only asks which secret), the
-    // offsets are not kept: `each` gets them empty.
-    let (fold, at) = if positions {
-        fold(text)
-    } else {
-        (fold_str(text), Vec::new())
-    };
-    each(&fold, &at);
-    if fold.len() < 2 * FOLDED_MIN {
-        return;
+    // One pass: the fold and the two halves (even and odd characters,
+    // each folded) together. Without positions (a check that only asks
+    // which secret) the offsets are not kept: `each` gets them empty.
+    let mut fold = Vec::with_capacity(text.len());
+    let mut at = Vec::new();
+    let mut halves: [Vec<u8>; 2] = Default::default();
+    let mut from: [Vec<u32>; 2] = Default::default();
+    if positions {
+        at.reserve(text.len());
     }
-    let mut picked = Vec::with_capacity(text.len() / 2 + 1);
-    let mut from = Vec::with_capacity(text.len() / 2 + 1);
-    let keep = |folded: u8, i: usize, picked: &mut Vec<u8>, from: &mut Vec<u32>| {
-        if folded != 0 {
-            picked.push(folded);
-            if positions {
-                from.push(i as u32);
-            }
+    let mut keep = |folded: u8, i: usize, n: usize| {
+        if folded == 0 {
+            return;
+        }
+        fold.push(folded);
+        halves[n & 1].push(folded);
+        if positions {
+            at.push(i as u32);
+            from[n & 1].push(i as u32);
         }
     };
     if text.is_ascii() {
-        // Byte by byte: a character is a byte.
-        let bytes = text.as_bytes();
-        for stride in [2] {
-            for offset in 0..stride {
-                picked.clear();
-                from.clear();
-                let mut i = offset;
-                while i < bytes.len() {
-                    keep(ASCII[usize::from(bytes[i])], i, &mut picked, &mut from);
-                    i += stride;
-                }
-                each(&picked, &from);
-            }
+        for (i, &b) in text.as_bytes().iter().enumerate() {
+            keep(ASCII[usize::from(b)], i, i);
         }
-        return;
+    } else {
+        for (n, (i, c)) in text.char_indices().enumerate() {
+            let folded = if c.is_ascii() {
+                ASCII[c as usize]
+            } else {
+                fold_char(c).unwrap_or(0)
+            };
+            keep(folded, i, n);
+        }
     }
-    for stride in [2] {
-        for offset in 0..stride {
-            picked.clear();
-            from.clear();
-            for (i, c) in text.char_indices().skip(offset).step_by(stride) {
-                let folded = if c.is_ascii() {
-                    ASCII[c as usize]
-                } else {
-                    fold_char(c).unwrap_or(0)
-                };
-                keep(folded, i, &mut picked, &mut from);
-            }
-            each(&picked, &from);
-        }
+    each(&fold, &at);
+    if fold.len() >= 2 * FOLDED_MIN {
+        each(&halves[0], &from[0]);
+        each(&halves[1], &from[1]);
     }
 }
 
