@@ -378,6 +378,65 @@ fn a_copy_a_script_makes_of_a_secret_is_moved_into_the_quarantine() {
 }
 
 #[test]
+fn a_copy_or_an_identity_a_command_leaves_in_git_s_own_files_is_taken_out() {
+    let (_d, ws) = workspace();
+    // A gitignored module holding a token: learned, not masked.
+    write(&ws, ".gitignore", "local_settings.py\n");
+    write(&ws, "app.py", "x = 1\n");
+    committed_repo(ws.root());
+    let token = "ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDa1B3c5D7e9F1";
+    write(
+        &ws,
+        "local_settings.py",
+        &format!("GITHUB_TOKEN = \"{token}\"\n"),
+    );
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    let logs = || fs::read_to_string(ws.root().join(".git/logs/HEAD")).unwrap_or_default();
+    let reversed: String = token.chars().rev().collect();
+    // `.git` by a computed name, so no word of the command names it; a
+    // raw copy, one dressed as a loose object, and a commit whose author
+    // is the reversed token (git writes it into the reflog).
+    let r = shell(
+        &host,
+        &format!(
+            "python3 -c \"import os, subprocess as s\ng = chr(46) + 'git'\nk = open('local_settings.py').read().split(chr(34))[1]\nopen(os.path.join(g, 'description'), 'w').write(k)\nos.makedirs(os.path.join(g, 'objects', 'zz'), exist_ok=True)\nopen(os.path.join(g, 'objects', 'zz', 'x' * 38), 'w').write('x^' + k)\nopen('app.py', 'a').write('y = 2' + chr(10))\ns.run(['git', '-c', 'user.name=' + k[::-1], '-c', 'user.email=t@t', 'commit', '-qam', 'bump'])\""
+        ),
+    );
+    assert!(r.ok, "{r:?}");
+    assert!(r.text.contains("nib undid it"), "{}", r.text);
+    assert!(r.text.contains("one of git's own files"), "{}", r.text);
+    assert!(!ws.root().join(".git/description").exists(), "{}", r.text);
+    assert!(
+        !ws.root()
+            .join(".git/objects/zz")
+            .join("x".repeat(38))
+            .exists(),
+        "{}",
+        r.text
+    );
+    let log = logs();
+    assert!(!log.contains(&reversed), "{log}");
+    // The reflog keeps its other lines: the first commit's, and nib's
+    // own undoing.
+    assert!(log.contains("commit (initial): init"), "{log}");
+    // The repository still works, and the work is kept, staged.
+    let status = git_in(ws.root(), &["status", "--porcelain"]);
+    assert!(status.status.success());
+    assert!(String::from_utf8_lossy(&status.stdout).contains("M  app.py"));
+    // A command that leaves nothing of a secret in `.git` gets no note.
+    let clean = shell(
+        &host,
+        "git -c user.name=t -c user.email=t@t commit -qm bump",
+    );
+    assert!(
+        clean.ok && !clean.text.contains("git's own files"),
+        "{clean:?}"
+    );
+}
+
+#[test]
 fn a_secret_store_inside_a_dependency_or_build_directory_is_masked_too() {
     let (_d, ws) = workspace();
     // A package published with its .env; a deploy step's copy next to

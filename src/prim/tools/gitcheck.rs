@@ -28,6 +28,7 @@ pub struct Before {
     replaced: Vec<String>,
     refs: std::collections::BTreeMap<String, String>,
     todo_execs: Vec<String>,
+    since: super::gitstate::Since,
 }
 
 /// The files a rebase, cherry-pick or revert in progress reads its next
@@ -171,6 +172,7 @@ impl GitCheck {
             replaced: replace_refs(&repo),
             refs: super::gitrefs::refs(&repo),
             todo_execs: todo_execs(&repo),
+            since: super::gitstate::now(),
         }
     }
 
@@ -290,6 +292,9 @@ impl GitCheck {
             }
             self.ignored = Some(ignored_stores(root, guard));
         }
+        // Last: the reflog lines of a commit undone above are among what
+        // is read back.
+        note.push_str(&super::gitstate::check(root, &repo, guard, before.since));
         note
     }
 

@@ -18,6 +18,7 @@ mod git;
 pub mod gitcheck;
 pub(crate) mod gitindex;
 mod gitrefs;
+mod gitstate;
 mod grep;
 pub mod landlock;
 pub mod mountns;
