@@ -400,9 +400,7 @@ fn a_copy_or_an_identity_a_command_leaves_in_git_s_own_files_is_taken_out() {
     // is the reversed token (git writes it into the reflog).
     let r = shell(
         &host,
-        &format!(
-            "python3 -c \"import os, subprocess as s\ng = chr(46) + 'git'\nk = open('local_settings.py').read().split(chr(34))[1]\nopen(os.path.join(g, 'description'), 'w').write(k)\nos.makedirs(os.path.join(g, 'objects', 'zz'), exist_ok=True)\nopen(os.path.join(g, 'objects', 'zz', 'x' * 38), 'w').write('x^' + k)\nopen('app.py', 'a').write('y = 2' + chr(10))\ns.run(['git', '-c', 'user.name=' + k[::-1], '-c', 'user.email=t@t', 'commit', '-qam', 'bump'])\""
-        ),
+        "python3 -c \"import os, subprocess as s\ng = chr(46) + 'git'\nk = open('local_settings.py').read().split(chr(34))[1]\nopen(os.path.join(g, 'description'), 'w').write(k)\nos.makedirs(os.path.join(g, 'objects', 'zz'), exist_ok=True)\nopen(os.path.join(g, 'objects', 'zz', 'x' * 38), 'w').write('x^' + k)\nopen('app.py', 'a').write('y = 2' + chr(10))\ns.run(['git', '-c', 'user.name=' + k[::-1], '-c', 'user.email=t@t', 'commit', '-qam', 'bump'])\"",
     );
     assert!(r.ok, "{r:?}");
     assert!(r.text.contains("nib undid it"), "{}", r.text);
