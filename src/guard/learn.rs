@@ -190,13 +190,17 @@ impl Guard {
             "__pycache__",
         ];
         let (mut configs, mut texts, mut text_bytes) = (0usize, 0usize, 0u64);
+        let (mut fixture_texts, mut fixture_bytes) = (0usize, 0u64);
         let walk = ignore::WalkBuilder::new(ws.root())
             .standard_filters(false)
             .max_depth(Some(8))
             .filter_entry(|e| !SKIPPED.contains(&e.file_name().to_string_lossy().as_ref()))
             .build();
         for entry in walk.flatten() {
-            if configs >= MAX_CONFIG_FILES && texts >= MAX_TEXT_FILES {
+            if configs >= MAX_CONFIG_FILES
+                && texts >= MAX_TEXT_FILES
+                && fixture_texts >= MAX_TEXT_FILES
+            {
                 break;
             }
             let path = entry.path();
@@ -213,6 +217,7 @@ impl Guard {
             if self.policy.paths.is_protected(&rel) {
                 continue; // learnt above
             }
+            let fixture = looks_like_fixture(&rel) && !super::paths::is_template(&rel);
             let Some(len) = entry
                 .metadata()
                 .ok()
@@ -227,27 +232,39 @@ impl Guard {
                 }
                 configs += 1;
             } else {
-                // A template (`.env.example`) is where a real token is
-                // pasted by mistake: read, though its name says example.
-                if texts >= MAX_TEXT_FILES
-                    || text_bytes + len > MAX_TEXT_BYTES
-                    || (looks_like_fixture(&rel) && !super::paths::is_template(&rel))
-                {
+                // Tests and docs have a budget of their own: a large
+                // suite does not crowd out the project's other files.
+                let (files, bytes) = if fixture {
+                    (&mut fixture_texts, &mut fixture_bytes)
+                } else {
+                    (&mut texts, &mut text_bytes)
+                };
+                if *files >= MAX_TEXT_FILES || *bytes + len > MAX_TEXT_BYTES {
                     continue;
                 }
-                texts += 1;
-                text_bytes += len;
+                *files += 1;
+                *bytes += len;
             }
             let Ok(text) = std::fs::read_to_string(path) else {
                 continue; // not text
             };
             let hits = secrets::scan(&text);
             let mut known = self.known();
+            // A test's, an example's or a document's tokens are its own
+            // dummies, neither learned nor masked, but for shapes that
+            // are never dummies (`sk_live_`, a GitHub token). A template
+            // (`.env.example`) is where a real token is pasted by
+            // mistake: read whole, though its name says example.
+            if fixture && (!config || known.ledger.check(&text).is_empty()) {
+                for hit in hits.iter().filter(|h| h.live_anywhere()) {
+                    known
+                        .ledger
+                        .add(&hit.secret, &format!("{rel} ({})", hit.rule));
+                }
+                continue;
+            }
             // A config file holding a secret is a store: masked too. Code
             // and other text only teach the ledger.
-            if config && looks_like_fixture(&rel) && known.ledger.check(&text).is_empty() {
-                continue; // a test's dummy credentials: neither learned nor masked
-            }
             let holds_known = config && (!hits.is_empty() || !known.ledger.check(&text).is_empty());
             for hit in hits {
                 known

@@ -100,6 +100,38 @@ pub fn scan(text: &str) -> Vec<SecretHit> {
     rules().scan(text)
 }
 
+impl SecretHit {
+    /// Whether this is a live credential whatever file holds it: a
+    /// provider's key of a kind with no test mode (a GitHub, GitLab or
+    /// Slack token, an OpenAI or Anthropic key) or in live mode
+    /// (`sk_live_`). A test's or a document's generic assignments, JWTs,
+    /// private keys and test-mode keys are its own dummies; these shapes
+    /// never are (a red team's `sk_live_` under `docs/` was read to the
+    /// model reversed).
+    pub fn live_anywhere(&self) -> bool {
+        const PROVIDERS: &[&str] = &[
+            "aws-access-key-id",
+            "github-token",
+            "github-fine-grained-pat",
+            "gitlab-token",
+            "slack-token",
+            "slack-app-token",
+            "slack-webhook",
+            "anthropic-key",
+            "openai-project-key",
+            "openai-legacy-key",
+            "openai-key",
+            "google-api-key",
+            "npm-token",
+            "pypi-token",
+        ];
+        match self.rule {
+            "stripe-key" => !self.secret.contains("_test_"),
+            rule => PROVIDERS.contains(&rule),
+        }
+    }
+}
+
 impl SecretRules {
     /// How many rules there are.
     pub fn len(&self) -> usize {

@@ -553,3 +553,43 @@ fn a_public_pem_is_written_as_any_file_and_a_private_one_asks() {
     std::fs::write(ws.root().join("deploy/server.pem"), key).unwrap();
     assert_eq!(write("deploy/server.pem", cert).as_str(), "security");
 }
+
+#[test]
+fn live_shaped_tokens_in_tests_and_docs_are_learned_their_dummies_are_not() {
+    let (_d, ws) = ws();
+    let gh = crate::guard::secrets::fake("GH", 3).unwrap();
+    let oa = crate::guard::secrets::fake("OA", 4).unwrap();
+    let live = "sk_live_4Rq9ZtL2mWx8vKp3Nc7YbQ1s";
+    let test_mode = "sk_test_7Hq2ZtL9mWx4vKp8Nc3YbQ6s";
+    let jwt = crate::guard::secrets::fake("JWT", 5).unwrap();
+    for (rel, text) in [
+        ("docs/deploy.md", format!("Deploy with token {gh}\n")),
+        (
+            "tests/fixtures/live.json",
+            format!("{{\"token\": \"{live}\"}}\n"),
+        ),
+        ("examples/demo.py", format!("KEY = \"{oa}\"\n")),
+        (
+            "tests/test_auth.py",
+            format!(
+                "STRIPE = \"{test_mode}\"\nTOKEN = \"{jwt}\"\npassword = \"Zq8vL2mWx9RtK4pN\"\n"
+            ),
+        ),
+    ] {
+        let path = ws.root().join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+    let g = guard();
+    g.learn_startup_secrets(&ws, &[]);
+    let rev = |s: &str| s.chars().rev().collect::<String>();
+    for token in [&gh, &oa, live] {
+        assert!(g.known_secret_in(&rev(token)).is_some(), "{token}");
+    }
+    // A test's own dummies: a test-mode key, a JWT, an assignment.
+    for dummy in [test_mode, jwt.as_str(), "Zq8vL2mWx9RtK4pN"] {
+        assert!(g.known_secret_in(dummy).is_none(), "{dummy}");
+    }
+    // Learned, not masked: the files stay the project's to edit.
+    assert!(!g.policy().paths.is_protected("tests/fixtures/live.json"));
+}
