@@ -168,8 +168,13 @@ impl Reader {
     /// alignments), base64 of either alphabet (four), base32 (eight; one
     /// case only, as base32 is written). Each reading counts `depth` codecs.
     fn codecs(&mut self, run: &[u8], span: (usize, usize), depth: usize) {
+        // An alignment whose reading is shorter than a fragment (and so
+        // dropped by `read`) is not decoded: most runs are identifiers
+        // just past the shortest run read.
+        let fits =
+            |skip: usize, bits: usize| run.len().saturating_sub(skip) * bits / 8 >= MIN_READING;
         if run.iter().all(u8::is_ascii_hexdigit) {
-            for skip in 0..2 {
+            for skip in (0..2).filter(|&s| fits(s, 4)) {
                 self.read(span, depth, true, &|out| {
                     codecs::hex(&run[skip.min(run.len())..], out)
                 });
@@ -179,7 +184,7 @@ impl Reader {
             .iter()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_' | b'='))
         {
-            for skip in 0..4 {
+            for skip in (0..4).filter(|&s| fits(s, 6)) {
                 self.read(span, depth, true, &|out| {
                     codecs::base64(&run[skip.min(run.len())..], out)
                 });
@@ -197,7 +202,7 @@ impl Reader {
             })
         };
         if base32(true) || base32(false) {
-            for skip in 0..8 {
+            for skip in (0..8).filter(|&s| fits(s, 5)) {
                 self.read(span, depth, true, &|out| {
                     codecs::base32(&run[skip.min(run.len())..], out)
                 });
@@ -214,7 +219,9 @@ impl Reader {
                 if !looks_base85(part) {
                     continue;
                 }
-                for skip in 0..5 {
+                // Five digits make four bytes.
+                for skip in (0..5).filter(|&s| part.len().saturating_sub(s) * 4 / 5 >= MIN_READING)
+                {
                     self.read(span, depth + 1, true, &|out| {
                         alphabet.decode(&part[skip.min(part.len())..], out)
                     });
