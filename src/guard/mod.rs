@@ -39,6 +39,7 @@ mod decode;
 mod disk;
 mod git;
 mod history;
+pub mod hooked;
 mod kernel;
 mod learn;
 mod lifecycle;
@@ -380,7 +381,12 @@ impl Guard {
                     Some(alias) => PathVerdict::Protected(format!(
                         "{rel} is a hard link to the protected file {alias}"
                     )),
-                    None => PathVerdict::Open,
+                    None => match hooked::run_by_hook(ws.root(), &rel) {
+                        Some(by) => PathVerdict::Protected(format!(
+                            "{rel} runs at the user's next git commit ({by} names it), outside nib's sandbox"
+                        )),
+                        None => PathVerdict::Open,
+                    },
                 },
                 verdict => verdict,
             };

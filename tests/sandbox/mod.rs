@@ -1225,6 +1225,66 @@ fn files_that_run_code_later_need_a_person_or_are_put_back() {
 }
 
 #[test]
+fn a_script_a_commit_hook_runs_is_a_run_later_file() {
+    let (_d, ws) = workspace();
+    write(
+        &ws,
+        ".pre-commit-config.yaml",
+        "repos:\n  - repo: local\n    hooks:\n      - id: lint\n        name: lint\n        entry: python3 tools/lint.py\n        language: system\n",
+    );
+    write(&ws, "tools/lint.py", "print('lint ok')\n");
+    write(&ws, ".husky/pre-commit", "npm run lint\n");
+    write(
+        &ws,
+        "package.json",
+        "{\"name\": \"a\", \"scripts\": {\"lint\": \"node scripts/lint.js\", \"build\": \"node scripts/build.js\"}}\n",
+    );
+    write(&ws, "scripts/lint.js", "console.log('ok')\n");
+    write(&ws, "scripts/build.js", "console.log('build')\n");
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    // A command's change to what the pre-commit hook runs is put back,
+    // even when it made the file read-only after.
+    let r = shell(
+        &host,
+        "printf 'import os\\nos.system(\"true\")\\n' >> tools/lint.py && chmod 444 tools/lint.py",
+    );
+    assert!(r.ok, "{r:?}");
+    assert_eq!(
+        read(&ws, "tools/lint.py"),
+        "print('lint ok')\n",
+        "{}",
+        r.text
+    );
+    assert!(
+        r.text.contains("runs at the user's next git commit"),
+        "{}",
+        r.text
+    );
+    // fs-edit of the file husky's hook runs through `npm run lint`: a
+    // Security confirm, refused unattended.
+    let (_, e) = host.run_json(
+        "fs-edit",
+        &serde_json::json!({"path": "scripts/lint.js", "old": "console.log('ok')", "new": "console.log('lint')"})
+            .to_string(),
+    );
+    assert_eq!(e.decision, "security", "{e:?}");
+    assert!(e.refused, "{e:?}");
+    assert_eq!(read(&ws, "scripts/lint.js"), "console.log('ok')\n");
+    // A script no hook runs is ordinary work: a Write, by either path.
+    let (_, e) = host.run_json(
+        "fs-edit",
+        &serde_json::json!({"path": "scripts/build.js", "old": "'build'", "new": "'built'"})
+            .to_string(),
+    );
+    assert_eq!(e.decision, "write", "{e:?}");
+    let r = shell(&host, "echo '// more' >> scripts/build.js");
+    assert!(r.ok && !r.text.contains("put it back"), "{r:?}");
+    assert!(read(&ws, "scripts/build.js").contains("// more"));
+}
+
+#[test]
 fn a_command_has_an_ipc_namespace_of_its_own() {
     // SysV shared memory and message queues of host processes are a
     // channel out of the sandbox when the IPC namespace is shared.

@@ -75,6 +75,9 @@ pub struct Snapshot {
     /// The plan's walk saw every depth: a run-later file the command
     /// wrote that it did not see is new.
     every_depth: bool,
+    /// The files the project's commit hooks run (`guard::hooked`), with
+    /// the config that runs each and its bytes.
+    hooked: Vec<(PathBuf, String, Vec<u8>)>,
 }
 
 /// Looks at the auto-run places under `root`: a few `stat`s, and the
@@ -153,7 +156,16 @@ pub fn snapshot(root: &Path, seen: Option<&[PathBuf]>) -> Snapshot {
             nested.push(path.clone());
         }
     }
+    let hooked = crate::guard::hooked::hook_scripts(root)
+        .into_iter()
+        .filter_map(|(rel, by)| {
+            let path = root.join(rel);
+            let bytes = std::fs::read(&path).ok().filter(|b| b.len() <= 1 << 20)?;
+            Some((path, by, bytes))
+        })
+        .collect();
     Snapshot {
+        hooked,
         every_depth: seen.is_some(),
         git_dirs: super::nestedgit::NestedGit::look(root, &repos),
         repos,
@@ -383,6 +395,33 @@ impl Snapshot {
             }
         }
         notes.push_str(&self.git_dirs.disarm(root, &repos));
+        for (path, by, before) in &self.hooked {
+            // Removed, the hook fails at the commit: nothing runs.
+            let Ok(after) = std::fs::read(path) else {
+                continue;
+            };
+            if after == *before {
+                continue;
+            }
+            let rel = rel(path);
+            // Made read-only by the command, it is put back all the same.
+            if let Ok(meta) = path.symlink_metadata()
+                && meta.is_file()
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = meta.permissions().mode();
+                let _ =
+                    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode | 0o200));
+            }
+            notes.push_str(&match crate::files::write_atomic(path, before) {
+                Ok(()) => format!(
+                    "note: the command changed {rel}, which runs at the user's next git commit ({by} names it) outside nib's sandbox; nib put it back as it was. Change it with fs-edit so the user can confirm it.\n"
+                ),
+                Err(e) => format!(
+                    "warning: the command changed {rel}, which runs at the user's next git commit ({by} names it), and nib could not put it back ({e}): check it before you commit\n"
+                ),
+            });
+        }
         notes.push_str(&remove_bytecode(root, written.unwrap_or_default()));
         let mut packages: Vec<PathBuf> = dirs
             .iter()
