@@ -35,6 +35,14 @@ pub(crate) struct Readings {
     pub cut_short: bool,
     /// The value itself with its escapes decoded, if it has any.
     pub unescaped: Option<Unescaped>,
+    /// Each run's first decoding (hex, else base64, from its first
+    /// character), kept whatever it decoded to, each followed by a 0
+    /// byte: bytes under a key (XOR) are not text, and `text` keeps only
+    /// text.
+    pub bytes: Vec<u8>,
+    /// Where each decoding starts in `bytes`, and the value's bytes it
+    /// came from.
+    byte_spans: Vec<(usize, (usize, usize))>,
 }
 
 /// One reading: where it starts in `Readings::text`, the bytes of the
@@ -49,6 +57,15 @@ pub(crate) struct Part {
 impl Readings {
     pub(crate) fn is_empty(&self) -> bool {
         self.parts.is_empty()
+    }
+
+    /// The value's bytes that byte `pos` of `bytes` was decoded from.
+    pub(crate) fn bytes_span_at(&self, pos: usize) -> Option<(usize, usize)> {
+        let index = self.byte_spans.partition_point(|(at, _)| *at <= pos);
+        index
+            .checked_sub(1)
+            .and_then(|i| self.byte_spans.get(i))
+            .map(|(_, span)| *span)
     }
 
     /// The reading that holds byte `pos` of `text`.
@@ -115,6 +132,19 @@ pub(crate) fn readings(value: &str) -> Readings {
         spent: 0,
     };
     for (start, end, run) in candidate_runs(bytes) {
+        let out = &mut reader.out;
+        let at = out.bytes.len();
+        if run.iter().all(u8::is_ascii_hexdigit) {
+            codecs::hex(&run, &mut out.bytes);
+        } else {
+            codecs::base64(&run, &mut out.bytes);
+        }
+        if out.bytes.len() - at >= MIN_READING {
+            out.bytes.push(0);
+            out.byte_spans.push((at, (start, end)));
+        } else {
+            out.bytes.truncate(at);
+        }
         reader.run(&run, (start, end), 0);
     }
     for (start, end) in base85_runs(bytes) {

@@ -14,6 +14,7 @@
 //! looked for), `forms` the encoders and the spelled-out readings of a
 //! value (spaces, joined literals, character codes, zero-width stripped).
 
+mod deltas;
 mod folded;
 mod forms;
 mod literals;
@@ -100,6 +101,11 @@ struct Matcher {
     /// looked for in decoded readings of a value (`decode::readings`).
     fragments: Option<Literals<8>>,
     fragment_owner: Vec<usize>,
+    /// Random-looking secrets' differences between neighbours (`deltas`):
+    /// under any constant shift or one-byte XOR.
+    deltas: Option<Literals<8>>,
+    /// (secret, its characters before and after the part a pattern covers)
+    delta_owner: Vec<(usize, (usize, usize))>,
     /// 4-character chunks for session coverage.
     chunks: Option<Literals<4>>,
     /// (secret, byte offset in the secret) of each chunk pattern.
@@ -265,6 +271,16 @@ impl SecretLedger {
                 found.push((secret, label));
             }
         });
+        // Under a constant key: every character shifted, every decoded
+        // byte XORed.
+        let mut keyed = |secret: usize, label: &'static str| {
+            if !found.iter().any(|&(s, e)| s == secret && e != "piece") {
+                found.push((secret, label));
+            }
+        };
+        matcher.shifted_in(value, false, |secret, _| keyed(secret, "shifted"));
+        matcher.numbers_in(value, |secret, _| keyed(secret, "shifted codes"));
+        matcher.xored_in(&readings.bytes, |secret, _| keyed(secret, "xor"));
         self.hits(found)
     }
 
@@ -388,6 +404,13 @@ impl SecretLedger {
         matcher.folded_bytes_in(&readings.text, |_, at| {
             if let Some(part) = readings.part_at(at) {
                 spans.push(part.span);
+            }
+        });
+        matcher.shifted_in(text, true, |_, span| spans.push(span));
+        matcher.numbers_in(text, |_, span| spans.push(span));
+        matcher.xored_in(&readings.bytes, |_, at| {
+            if let Some(span) = readings.bytes_span_at(at) {
+                spans.push(span);
             }
         });
         spans.sort_unstable();
@@ -933,6 +956,21 @@ mod tests {
                 .join(" "),
             GH.bytes().map(|b| format!("00{b:02x}")).collect(),
             base64_encode(&GH.bytes().flat_map(|b| [b, 0]).collect::<Vec<_>>(), false),
+            GH.chars()
+                .map(|c| format!("U+{:04X}", c as u32))
+                .collect::<Vec<_>>()
+                .join(" "),
+            // Under a constant key: any shift, a one-byte XOR.
+            each(&|c| char::from_u32(c as u32 + 9).unwrap().to_string()),
+            each(&|c| char::from_u32(c as u32 + 300).unwrap().to_string()),
+            hex_lower(&GH.bytes().map(|b| b ^ 0x2a).collect::<Vec<_>>()),
+            GH.bytes()
+                .map(|b| (u32::from(b) + 100).to_string())
+                .collect::<Vec<_>>()
+                .join(" "),
+            // Shifted by 7, the output's DEL dropped: one half still holds.
+            each(&|c| char::from_u32(c as u32 + 7).unwrap().to_string()).replace('\u{7f}', ""),
+            base64_encode(&GH.bytes().map(|b| b ^ 0x91).collect::<Vec<_>>(), false),
         ] {
             let text = format!("before\n{value}\nafter\n");
             assert!(!l.check(&text).is_empty(), "{value:?}");

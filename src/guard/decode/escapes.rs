@@ -44,12 +44,19 @@ pub(crate) fn code_runs(value: &str, min: usize) -> [(String, Vec<CodeRun>); 3] 
     let base = value.as_ptr() as usize;
     // Split on bytes: a token is ASCII letters and digits, and every byte
     // of a wider character separates, as the character would.
+    // The token after `U+` is a code point in hex.
+    let mut code_point = false;
     for token in value.as_bytes().split(|b| !b.is_ascii_alphanumeric()) {
         if token.is_empty() {
             continue;
         }
         let start = token.as_ptr() as usize - base;
         let end = start + token.len();
+        let after_plus = std::mem::take(&mut code_point);
+        if token.eq_ignore_ascii_case(b"u") && value.as_bytes().get(end) == Some(&b'+') {
+            code_point = true;
+            continue;
+        }
         // Words are no code (but `x71` and `u0071` are): the common case.
         if token[0].is_ascii_alphabetic() && !matches!(token[0], b'x' | b'u') {
             // `chr(113)+chr(56)`, `String.fromCharCode(…)`: the words
@@ -83,6 +90,7 @@ pub(crate) fn code_runs(value: &str, min: usize) -> [(String, Vec<CodeRun>); 3] 
         }
         let decimal = match token
             .strip_prefix(b"0x")
+            .or_else(|| after_plus.then_some(token))
             .or_else(|| token.strip_prefix(b"0X"))
             .or_else(|| token.strip_prefix(b"x").filter(|h| h.len() == 2))
             .or_else(|| token.strip_prefix(b"u").filter(|h| h.len() == 4))

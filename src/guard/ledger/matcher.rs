@@ -6,12 +6,12 @@
 use std::collections::HashMap;
 use std::ops::Range;
 
-use super::folded;
 use super::forms::{
     BASE85, base32_stable, base64_inner, base85_inner, hex_lower, percent_reserved, rot13,
 };
 use super::literals::Literals;
 use super::{CHUNK_LEN, Entry, FRAGMENT_LEN, MIN_SECRET_LEN, Matcher, PIECE_LEN, PIECE_PRIVATE};
+use super::{deltas, folded};
 
 impl Matcher {
     pub(super) fn build(entries: &[Entry]) -> Matcher {
@@ -105,6 +105,18 @@ impl Matcher {
                 add(form, (index, label));
             }
         }
+        let mut delta_patterns: Vec<Vec<u8>> = Vec::new();
+        let mut delta_owner = Vec::new();
+        for (index, entry) in entries.iter().enumerate() {
+            let own = entry
+                .value
+                .get(entry.private.clone())
+                .unwrap_or(&entry.value);
+            for (pattern, around) in deltas::patterns(own) {
+                delta_patterns.push(pattern);
+                delta_owner.push((index, around));
+            }
+        }
         // Every literal is at least as long as its set's head (variants
         // and fragments at least MIN_SECRET_LEN = FRAGMENT_LEN = 8 bytes,
         // chunks CHUNK_LEN = 4), so each set is built; an empty one is
@@ -121,6 +133,8 @@ impl Matcher {
             fragment_owner,
             chunks: Literals::new(chunk_patterns),
             chunk_owner,
+            deltas: Literals::new(delta_patterns.iter().map(Vec::as_slice)),
+            delta_owner,
         }
     }
 
@@ -187,6 +201,61 @@ impl Matcher {
         }
         set.each_match(&fold, |index, start| {
             found(self.folded_owner[index].0, at[start]);
+        });
+    }
+
+    /// Secrets every character of `value` shifted by one constant, with
+    /// the byte span of each (when `positions`; else (0, 0)).
+    pub(super) fn shifted_in(
+        &self,
+        value: &str,
+        positions: bool,
+        mut found: impl FnMut(usize, (usize, usize)),
+    ) {
+        let Some(set) = &self.deltas else {
+            return;
+        };
+        let (differences, at) = deltas::char_deltas(value, positions);
+        set.each_match(&differences, |index, start| {
+            let (secret, (before, after)) = self.delta_owner[index];
+            // The whole secret's characters, where a half was found
+            // (the `at` of the text's end is its last).
+            let first = start.saturating_sub(before);
+            let end = (start + set.len_of(index) + 1 + after).min(at.len().saturating_sub(1));
+            let span = match (at.get(first), at.get(end)) {
+                (Some(&a), Some(&b)) => (a as usize, b as usize),
+                _ => (0, 0),
+            };
+            found(secret, span);
+        });
+    }
+
+    /// Secrets written as numbers with one constant added (character
+    /// codes shifted), with the byte span of each.
+    pub(super) fn numbers_in(&self, value: &str, mut found: impl FnMut(usize, (usize, usize))) {
+        let Some(set) = &self.deltas else {
+            return;
+        };
+        if !value.bytes().any(|b| b.is_ascii_digit()) {
+            return;
+        }
+        let (differences, spans) = deltas::number_deltas(value);
+        set.each_match(&differences, |index, start| {
+            let last = start + set.len_of(index);
+            if let (Some(first), Some(last)) = (spans.get(start), spans.get(last)) {
+                found(self.delta_owner[index].0, (first.0, last.1));
+            }
+        });
+    }
+
+    /// Secrets every byte of decoded `bytes` XORed with one constant,
+    /// with where each starts in `bytes`.
+    pub(super) fn xored_in(&self, bytes: &[u8], mut found: impl FnMut(usize, usize)) {
+        let Some(set) = &self.deltas else {
+            return;
+        };
+        set.each_match(&deltas::xor_deltas(bytes), |index, start| {
+            found(self.delta_owner[index].0, start);
         });
     }
 

@@ -1,0 +1,181 @@
+//! A secret under a constant key: every character moved by the same
+//! number of code points (any number; `folded::cipher_forms` lists six
+//! and the letters' Caesar shifts), or every byte XORed with the same
+//! byte (`xor 0x2a`, then hex). Neither changes the differences between
+//! neighbours, so a random-looking secret's differences are looked for in
+//! the value's (between characters, as a code-point shift moves some
+//! past ASCII; modulo 94, so a shift that wraps within printable ASCII
+//! counts too) and in its decoded readings' (between bytes, by XOR).
+//! One pattern per secret and kind, whatever the key.
+
+use super::folded;
+
+/// Differences are taken modulo the printable ASCII characters' number:
+/// a shift that wraps around within them (`chr(33 + (ord(c) - 33 + k) %
+/// 94)`, rot47's kin) keeps them too, and a plain shift keeps them
+/// whatever the modulus.
+const PRINTABLE: i64 = 94;
+
+/// The shortest secret (its own part) looked for by its differences: 16
+/// characters give 15 differences, which ordinary text does not repeat
+/// by chance.
+const MIN_CHARS: usize = 16;
+
+/// The differences of a secret's own part: between characters
+/// (wrapping, as one byte), and between bytes by XOR. None for a secret
+/// too short or not random-looking (a word-like password's differences
+/// are those of words).
+/// A secret of twice [`MIN_CHARS`] or more is also looked for by each
+/// half's differences: one character the output drops (a shift that made
+/// it a control character) then breaks only one half.
+/// Each pattern comes with how many of the secret's characters lie
+/// before and after the part it covers (0 and 0 for the whole), so a
+/// half found marks the whole secret's place.
+pub(super) fn patterns(own: &str) -> Vec<(Vec<u8>, (usize, usize))> {
+    let chars: Vec<char> = own.chars().collect();
+    if chars.len() < MIN_CHARS || !folded::looks_random(&folded::fold_str(own)) {
+        return Vec::new();
+    }
+    let mut out = vec![
+        (char_deltas(own, false).0, (0, 0)),
+        (xor_deltas(own.as_bytes()), (0, 0)),
+    ];
+    if chars.len() >= 2 * MIN_CHARS {
+        let (first, second) = chars.split_at(chars.len() / 2);
+        out.push((
+            char_deltas(&first.iter().collect::<String>(), false).0,
+            (0, second.len()),
+        ));
+        out.push((
+            char_deltas(&second.iter().collect::<String>(), false).0,
+            (first.len(), 0),
+        ));
+    }
+    out
+}
+
+/// The differences between the value's numbers (runs of decimal digits,
+/// modulo [`PRINTABLE`]), with each number's byte span: character codes
+/// with a constant added (`203 204 212 …`) keep the secret's.
+pub(super) fn number_deltas(text: &str) -> (Vec<u8>, Vec<(usize, usize)>) {
+    let mut numbers: Vec<(i64, (usize, usize))> = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        // A code is a few digits; longer runs (ids, hashes) are no code.
+        if i - start <= 7 {
+            let n = text[start..i].parse::<i64>().unwrap_or(0);
+            numbers.push((n, (start, i)));
+        }
+    }
+    let deltas = numbers
+        .windows(2)
+        .map(|w| (w[1].0 - w[0].0).rem_euclid(PRINTABLE) as u8)
+        .collect();
+    (deltas, numbers.into_iter().map(|(_, span)| span).collect())
+}
+
+/// The differences between `text`'s neighbouring characters, modulo
+/// [`PRINTABLE`]; with `positions`, the byte offset in `text` of each character
+/// (the k-th difference is between characters k and k + 1), then the
+/// text's length.
+pub(super) fn char_deltas(text: &str, positions: bool) -> (Vec<u8>, Vec<u32>) {
+    let mut out = Vec::with_capacity(text.len());
+    let mut at = Vec::new();
+    let mut chars = text.char_indices();
+    let Some((_, mut last)) = chars.next() else {
+        return (out, at);
+    };
+    let mut last_at = 0;
+    for (i, c) in chars {
+        out.push(
+            (i64::from(u32::from(c)) - i64::from(u32::from(last))).rem_euclid(PRINTABLE) as u8,
+        );
+        if positions {
+            at.push(last_at as u32);
+        }
+        last = c;
+        last_at = i;
+    }
+    if positions {
+        at.push(last_at as u32);
+        at.push(text.len() as u32);
+    }
+    (out, at)
+}
+
+/// The XOR of `bytes`' neighbours.
+pub(super) fn xor_deltas(bytes: &[u8]) -> Vec<u8> {
+    bytes.windows(2).map(|w| w[0] ^ w[1]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OWN: &str = "Zq8RkLm2Vx7Tn4Pw9Hs1Jd6F";
+
+    #[test]
+    fn a_shift_or_a_one_byte_xor_keeps_the_differences() {
+        let [(chars, _), (xor, _), ..] = &patterns(OWN)[..] else {
+            panic!("no pattern");
+        };
+        let (chars, xor) = (chars.clone(), xor.clone());
+        for shift in [1u32, 7, 13, 100, 1000] {
+            let moved: String = OWN
+                .chars()
+                .map(|c| char::from_u32(c as u32 + shift).unwrap())
+                .collect();
+            let (got, _) = char_deltas(&format!("x = '{moved}'"), false);
+            assert!(got.windows(chars.len()).any(|w| w == chars), "{shift}");
+        }
+        for shift in [7u8, 50, 93] {
+            let wrapped: String = OWN
+                .bytes()
+                .map(|b| char::from(b'!' + (b - b'!' + shift) % 94))
+                .collect();
+            let (got, _) = char_deltas(&wrapped, false);
+            assert_eq!(got, chars, "{shift}");
+        }
+        for key in [1u8, 0x2a, 0xff] {
+            let xored: Vec<u8> = OWN.bytes().map(|b| b ^ key).collect();
+            let got = xor_deltas(&[b"\x00\x01".as_slice(), &xored].concat());
+            assert!(got.windows(xor.len()).any(|w| w == xor), "{key}");
+        }
+    }
+
+    #[test]
+    fn short_or_word_like_secrets_have_no_pattern() {
+        assert!(patterns("Zq8RkLm2Vx7").is_empty());
+        assert!(patterns("correcthorsebatterystaple").is_empty());
+    }
+
+    #[test]
+    fn codes_with_a_constant_added_keep_the_differences() {
+        let chars = &patterns(OWN)[0].0;
+        let codes: Vec<String> = OWN
+            .bytes()
+            .map(|b| (u32::from(b) + 100).to_string())
+            .collect();
+        let text = format!("x = [{}]", codes.join(", "));
+        let (got, spans) = number_deltas(&text);
+        let at = got.windows(chars.len()).position(|w| w == chars.as_slice());
+        assert_eq!(at, Some(0));
+        assert_eq!(&text[spans[0].0..spans[0].1], codes[0]);
+    }
+
+    #[test]
+    fn positions_name_each_difference_s_first_character() {
+        let (d, at) = char_deltas("aé b", true);
+        assert_eq!(d.len(), 3);
+        assert_eq!(at, [0, 1, 3, 4, 5]);
+    }
+}
