@@ -316,6 +316,19 @@ impl super::Guard {
         self.known().tainted.contains(rel.trim_start_matches("./"))
     }
 
+    /// Whether the session learned a secret from the workspace file `rel`
+    /// (a module holding a token: not a store, so not masked, but a
+    /// commit of it publishes the token).
+    pub fn learned_from(&self, rel: &str) -> bool {
+        let rel = rel.trim_start_matches("./");
+        let known = self.known();
+        (0..known.ledger.len()).any(|i| {
+            known.ledger.source(i).is_some_and(|s| {
+                s == rel || s.strip_prefix(rel).is_some_and(|r| r.starts_with(" ("))
+            })
+        })
+    }
+
     /// Whether an fs-edit `call` of `rel`, a store found by content, only
     /// changes lines that hold no secret the session knows: each edit's
     /// old text found in the file, on lines without one. Then it is a

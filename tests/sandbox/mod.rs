@@ -569,10 +569,16 @@ fn a_run_later_file_a_command_creates_in_a_writable_cache_of_home_is_removed() {
 fn a_secret_file_a_command_stages_commits_or_unignores_is_taken_back() {
     let (_d, ws) = workspace();
     write(&ws, ".env", &format!("API_TOKEN={SECRET}\n"));
-    write(&ws, ".gitignore", ".env\n");
+    write(&ws, ".gitignore", ".env\nlocal_settings.py\n");
     write(&ws, "app.py", "print('ok')\n");
     let git = |args: &[&str]| git_in(ws.root(), args);
     committed_repo(ws.root());
+    // A module holding a token: learned at start, not masked.
+    write(
+        &ws,
+        "local_settings.py",
+        "GITHUB_TOKEN = 'ghp_Zq8vL2mWx9RtK4pN7cYbQ2sDa1B3c5D7e9F1'\n",
+    );
     let head = || {
         String::from_utf8_lossy(&git(&["rev-parse", "HEAD"]).stdout)
             .trim()
@@ -607,6 +613,11 @@ fn a_secret_file_a_command_stages_commits_or_unignores_is_taken_back() {
     assert!(r.ok && r.text.contains(".git/info/exclude"), "{r:?}");
     let status = String::from_utf8_lossy(&git(&["status", "--porcelain"]).stdout).to_string();
     assert!(!status.contains(".env"), "{status}");
+    // So is a file the session learned a token from.
+    let r = shell(&host, "printf 'build/\\n' > .gitignore");
+    assert!(r.ok && r.text.contains("local_settings.py"), "{r:?}");
+    let status = String::from_utf8_lossy(&git(&["status", "--porcelain"]).stdout).to_string();
+    assert!(!status.contains("local_settings"), "{status}");
 }
 
 /// A script that appends an entry naming `path` to a v2 index and fixes

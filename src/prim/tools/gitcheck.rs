@@ -401,7 +401,8 @@ fn tracked_stores(root: &Path, guard: &Guard) -> BTreeSet<String> {
         .unwrap_or_default()
 }
 
-/// The untracked secret stores git ignores, of those on disk at the
+/// The untracked secret stores (and files the session learned a secret
+/// from, a module holding a token) git ignores, of those on disk at the
 /// workspace's root and one level down (where `.gitignore` lines for
 /// them live).
 fn ignored_stores(root: &Path, guard: &Guard) -> BTreeSet<String> {
@@ -410,7 +411,10 @@ fn ignored_stores(root: &Path, guard: &Guard) -> BTreeSet<String> {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for entry in entries.flatten().take(2048) {
                 let rel = format!("{prefix}{}", entry.file_name().to_string_lossy());
-                if guard.policy().paths.is_secret_store(&rel) || guard.is_found_store(&rel) {
+                if guard.policy().paths.is_secret_store(&rel)
+                    || guard.is_found_store(&rel)
+                    || guard.learned_from(&rel)
+                {
                     candidates.push(rel);
                 }
             }
