@@ -134,11 +134,65 @@ fn package_scripts(text: &str) -> Vec<(String, String)> {
         .unwrap_or_default()
 }
 
-/// The config that runs `rel` at a commit, when a hook does.
+/// The config that runs `rel` at a commit, when a hook does: a file a
+/// hook names, or one in a hooks directory git's settings name.
 pub fn run_by_hook(root: &Path, rel: &str) -> Option<String> {
+    if hooks_dirs(root).iter().any(|d| {
+        rel.strip_prefix(d.as_str())
+            .is_some_and(|r| r.starts_with('/'))
+    }) {
+        return Some("git's core.hooksPath".to_string());
+    }
     hook_scripts(root)
         .into_iter()
         .find_map(|(r, by)| (r == rel).then_some(by))
+}
+
+/// The work tree's directories git runs hooks from by its settings: a
+/// relative `core.hooksPath` in the repository's, the user's or the
+/// system's config (`.hooks`, `tools/hooks`) names one in every
+/// repository. (`.githooks` and `.husky` are read-only by name.)
+pub fn hooks_dirs(root: &Path) -> Vec<String> {
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let xdg = std::env::var_os("XDG_CONFIG_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| home.as_ref().map(|h| h.join(".config")));
+    let configs = [
+        Some(root.join(".git/config")),
+        home.map(|h| h.join(".gitconfig")),
+        xdg.map(|x| x.join("git/config")),
+        Some(std::path::PathBuf::from("/etc/gitconfig")),
+    ];
+    let mut out = Vec::new();
+    for path in configs.into_iter().flatten() {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let mut core = false;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                core = line.to_ascii_lowercase().starts_with("[core");
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            if !core || !key.trim().eq_ignore_ascii_case("hookspath") {
+                continue;
+            }
+            let dir = value.trim().trim_matches('"').trim_start_matches("./");
+            let dir = dir.trim_end_matches('/');
+            let relative = !dir.is_empty()
+                && !dir.starts_with('/')
+                && !dir.starts_with('~')
+                && !dir.split('/').any(|c| c == ".." || c == ".git");
+            if relative && !out.iter().any(|o| o == dir) {
+                out.push(dir.to_string());
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -193,6 +247,17 @@ mod tests {
         );
         // A script no hook runs, a file outside, a missing one: none.
         assert!(run_by_hook(root, "scripts/build.js").is_none());
+        // A relative core.hooksPath names a hooks directory in the work
+        // tree; an absolute one is outside it.
+        put(
+            ".git/config",
+            "[core]\n\tbare = false\n\thooksPath = tools/hooks/\n[alias]\n\thookspath = x\n",
+        );
+        assert_eq!(hooks_dirs(root), ["tools/hooks"]);
+        assert!(run_by_hook(root, "tools/hooks/pre-commit").is_some());
+        assert!(run_by_hook(root, "tools/hooksmith.py").is_none());
+        put(".git/config", "[core]\n\thooksPath = /usr/share/hooks\n");
+        assert!(hooks_dirs(root).iter().all(|d| !d.contains("share")));
         put(
             ".githooks/pre-push",
             "../outside.sh /etc/passwd missing.sh\n",

@@ -413,10 +413,14 @@ pub fn plan(inputs: &MountInputs<'_>) -> MountPlan {
             });
         }
     }
+    // (A hooks directory a relative `core.hooksPath` names too.)
+    let hooks = super::hooked::hooks_dirs(root);
     for rel in GIT_READ_ONLY
         .iter()
         .chain(AUTO_RUN)
         .chain(super::paths::RUN_LATER_NAMED)
+        .copied()
+        .chain(hooks.iter().map(String::as_str))
     {
         let path = root.join(rel);
         if let Ok(meta) = path.symlink_metadata()

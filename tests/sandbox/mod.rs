@@ -1236,6 +1236,38 @@ fn files_that_run_code_later_need_a_person_or_are_put_back() {
 }
 
 #[test]
+fn a_hooks_directory_a_relative_hooks_path_names_is_a_run_later_place() {
+    let (_d, ws) = workspace();
+    write(&ws, "app.py", "x = 1\n");
+    committed_repo(ws.root());
+    // The user's setting (here the repository's; the user's global config
+    // is read the same way): hooks run from the work tree's `tools/hooks`.
+    assert!(
+        git_in(ws.root(), &["config", "core.hooksPath", "tools/hooks"])
+            .status
+            .success()
+    );
+    let Some(host) = sandboxed(ws.clone()) else {
+        return;
+    };
+    let r = shell(
+        &host,
+        "python3 -c \"import os\nos.makedirs('tools/hooks', exist_ok=True)\nopen('tools/hooks/pre-commit', 'w').write('#!/bin/sh\\necho ran\\n')\"",
+    );
+    assert!(r.ok, "{r:?}");
+    assert!(!ws.root().join("tools/hooks").exists(), "{}", r.text);
+    assert!(r.text.contains("created tools/hooks"), "{}", r.text);
+    // Made by the user, it is read-only to commands; fs-write into it
+    // needs a person.
+    fs::create_dir_all(ws.root().join("tools/hooks")).unwrap();
+    let r = shell(&host, "echo 'echo ran' > tools/hooks/pre-commit");
+    assert!(!ws.root().join("tools/hooks/pre-commit").exists(), "{r:?}");
+    let w = serde_json::json!({"path": "tools/hooks/pre-commit", "content": "#!/bin/sh\n"});
+    let (_, w) = host.run_json("fs-write", &w.to_string());
+    assert_eq!(w.decision, "security", "{w:?}");
+}
+
+#[test]
 fn a_script_a_commit_hook_runs_is_a_run_later_file() {
     let (_d, ws) = workspace();
     write(

@@ -75,6 +75,9 @@ pub struct Snapshot {
     /// The plan's walk saw every depth: a run-later file the command
     /// wrote that it did not see is new.
     every_depth: bool,
+    /// Hooks directories git's settings name (`guard::hooked`) that did
+    /// not exist: one a command creates is removed.
+    hooks_missing: Vec<PathBuf>,
     /// The files the project's commit hooks run (`guard::hooked`), with
     /// the config that runs each and its bytes.
     hooked: Vec<(PathBuf, String, Vec<u8>)>,
@@ -164,7 +167,13 @@ pub fn snapshot(root: &Path, seen: Option<&[PathBuf]>) -> Snapshot {
             Some((path, by, bytes))
         })
         .collect();
+    let hooks_missing = crate::guard::hooked::hooks_dirs(root)
+        .into_iter()
+        .map(|d| root.join(d))
+        .filter(|p| p.symlink_metadata().is_err())
+        .collect();
     Snapshot {
+        hooks_missing,
         hooked,
         every_depth: seen.is_some(),
         git_dirs: super::nestedgit::NestedGit::look(root, &repos),
@@ -325,6 +334,7 @@ impl Snapshot {
         };
         let mut created: Vec<PathBuf> = self.missing.iter().map(|r| root.join(r)).collect();
         created.extend(self.home_missing.iter().cloned());
+        created.extend(self.hooks_missing.iter().cloned());
         created.extend(
             code_workspaces(root)
                 .into_iter()
