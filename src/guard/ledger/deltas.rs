@@ -37,17 +37,17 @@ pub(super) fn patterns(own: &str) -> Vec<(Vec<u8>, (usize, usize))> {
         return Vec::new();
     }
     let mut out = vec![
-        (char_deltas(own, false).0, (0, 0)),
+        (char_deltas(own), (0, 0)),
         (xor_deltas(own.as_bytes()), (0, 0)),
     ];
     if chars.len() >= 2 * MIN_CHARS {
         let (first, second) = chars.split_at(chars.len() / 2);
         out.push((
-            char_deltas(&first.iter().collect::<String>(), false).0,
+            char_deltas(&first.iter().collect::<String>()),
             (0, second.len()),
         ));
         out.push((
-            char_deltas(&second.iter().collect::<String>(), false).0,
+            char_deltas(&second.iter().collect::<String>()),
             (first.len(), 0),
         ));
     }
@@ -84,32 +84,59 @@ pub(super) fn number_deltas(text: &str) -> (Vec<u8>, Vec<(usize, usize)>) {
 }
 
 /// The differences between `text`'s neighbouring characters, modulo
-/// [`PRINTABLE`]; with `positions`, the byte offset in `text` of each character
-/// (the k-th difference is between characters k and k + 1), then the
-/// text's length.
-pub(super) fn char_deltas(text: &str, positions: bool) -> (Vec<u8>, Vec<u32>) {
-    let mut out = Vec::with_capacity(text.len());
-    let mut at = Vec::new();
-    let mut chars = text.char_indices();
-    let Some((_, mut last)) = chars.next() else {
-        return (out, at);
-    };
-    let mut last_at = 0;
-    for (i, c) in chars {
-        out.push(
-            (i64::from(u32::from(c)) - i64::from(u32::from(last))).rem_euclid(PRINTABLE) as u8,
-        );
-        if positions {
-            at.push(last_at as u32);
+/// [`PRINTABLE`] (the k-th is between characters k and k + 1).
+pub(super) fn char_deltas(text: &str) -> Vec<u8> {
+    // Between two ASCII characters the difference is within ±127: a
+    // table, not a division per character (output is mostly ASCII).
+    const ASCII: [u8; 255] = {
+        let mut table = [0u8; 255];
+        let mut i = 0;
+        while i < 255 {
+            table[i] = (i as i64 - 127).rem_euclid(PRINTABLE) as u8;
+            i += 1;
         }
-        last = c;
-        last_at = i;
+        table
+    };
+    let mut out = Vec::with_capacity(text.len());
+    let bytes = text.as_bytes();
+    let mut last: Option<u32> = None;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let c = if b < 0x80 {
+            i += 1;
+            u32::from(b)
+        } else {
+            let Some(c) = text[i..].chars().next() else {
+                break;
+            };
+            i += c.len_utf8();
+            u32::from(c)
+        };
+        if let Some(last) = last {
+            out.push(if c < 0x80 && last < 0x80 {
+                ASCII[(c + 127 - last) as usize]
+            } else {
+                (i64::from(c) - i64::from(last)).rem_euclid(PRINTABLE) as u8
+            });
+        }
+        last = Some(c);
     }
-    if positions {
-        at.push(last_at as u32);
-        at.push(text.len() as u32);
-    }
-    (out, at)
+    out
+}
+
+/// The byte span in `text` of its characters `first..end` (by index),
+/// found by walking it: only for a match, which is rare, so the search
+/// itself keeps no offsets.
+pub(super) fn char_span(text: &str, first: usize, end: usize) -> (usize, usize) {
+    let mut offsets = text.char_indices().map(|(i, _)| i).chain([text.len()]);
+    let start = offsets.nth(first).unwrap_or(text.len());
+    let stop = if end > first {
+        offsets.nth(end - first - 1).unwrap_or(text.len())
+    } else {
+        start
+    };
+    (start, stop)
 }
 
 /// The XOR of `bytes`' neighbours.
@@ -134,7 +161,7 @@ mod tests {
                 .chars()
                 .map(|c| char::from_u32(c as u32 + shift).unwrap())
                 .collect();
-            let (got, _) = char_deltas(&format!("x = '{moved}'"), false);
+            let got = char_deltas(&format!("x = '{moved}'"));
             assert!(got.windows(chars.len()).any(|w| w == chars), "{shift}");
         }
         for shift in [7u8, 50, 93] {
@@ -142,7 +169,7 @@ mod tests {
                 .bytes()
                 .map(|b| char::from(b'!' + (b - b'!' + shift) % 94))
                 .collect();
-            let (got, _) = char_deltas(&wrapped, false);
+            let got = char_deltas(&wrapped);
             assert_eq!(got, chars, "{shift}");
         }
         for key in [1u8, 0x2a, 0xff] {
@@ -173,9 +200,10 @@ mod tests {
     }
 
     #[test]
-    fn positions_name_each_difference_s_first_character() {
-        let (d, at) = char_deltas("aé b", true);
-        assert_eq!(d.len(), 3);
-        assert_eq!(at, [0, 1, 3, 4, 5]);
+    fn spans_are_found_by_character_index() {
+        assert_eq!(char_deltas("aé b").len(), 3);
+        assert_eq!(char_span("aé b", 0, 2), (0, 3));
+        assert_eq!(char_span("aé b", 1, 4), (1, 5));
+        assert_eq!(char_span("aé b", 2, 9), (3, 5));
     }
 }

@@ -215,16 +215,14 @@ impl Matcher {
         let Some(set) = &self.deltas else {
             return;
         };
-        let (differences, at) = deltas::char_deltas(value, positions);
-        set.each_match(&differences, |index, start| {
+        set.each_match(&deltas::char_deltas(value), |index, start| {
             let (secret, (before, after)) = self.delta_owner[index];
-            // The whole secret's characters, where a half was found
-            // (the `at` of the text's end is its last).
-            let first = start.saturating_sub(before);
-            let end = (start + set.len_of(index) + 1 + after).min(at.len().saturating_sub(1));
-            let span = match (at.get(first), at.get(end)) {
-                (Some(&a), Some(&b)) => (a as usize, b as usize),
-                _ => (0, 0),
+            // The whole secret's characters, where a half was found.
+            let span = if positions {
+                let first = start.saturating_sub(before);
+                deltas::char_span(value, first, start + set.len_of(index) + 1 + after)
+            } else {
+                (0, 0)
             };
             found(secret, span);
         });
