@@ -150,6 +150,24 @@ pub(crate) fn readings(value: &str) -> Readings {
     for (start, end) in base85_runs(bytes) {
         reader.base85(&bytes[start..end], (start, end), 0);
     }
+    // A secret as one big integer, decimal or octal (`int.from_bytes`).
+    for (start, end) in digit_runs(bytes) {
+        let run = &bytes[start..end];
+        reader.read((start, end), 1, true, &|out| {
+            codecs::big_number(run, 10, out)
+        });
+        if run.iter().all(|b| (b'0'..=b'7').contains(b)) {
+            reader.read((start, end), 1, true, &|out| {
+                codecs::big_number(run, 8, out)
+            });
+        }
+    }
+    // uuencoded lines (`M` and 60 characters a line).
+    for (start, end) in uu_lines(bytes) {
+        reader.read((start, end), 1, true, &|out| {
+            codecs::uudecode(&bytes[start..end], out)
+        });
+    }
     // Character codes written backwards (`301,66,…`, `)301(rhc+…`): the
     // value reversed, read for codes, when it has digits enough.
     let codes = bytes
@@ -361,6 +379,56 @@ impl Reader {
             self.base85(&text[start..end], span, depth);
         }
     }
+}
+
+/// Runs of 20 to 200 decimal digits, the first 64: a secret of 8 to 80
+/// bytes as one integer (shorter is no fragment; longer is data, not a
+/// token, and reading it is quadratic).
+fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if (20..=200).contains(&(i - start)) && out.len() < 64 {
+            out.push((start, i));
+        }
+    }
+    out
+}
+
+/// The lines (or their tails) that look uuencoded: a length character,
+/// then exactly the four characters for every three bytes it says (one
+/// more allowed), all in uuencode's alphabet (spaces to backquote: no
+/// lower case).
+fn uu_lines(bytes: &[u8]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for line in bytes.split(|&b| b == b'\n') {
+        let end = at + line.len();
+        // The line's tail in the alphabet, from where its length character
+        // says the rest is exactly one line's worth (after a label, say).
+        let tail = line
+            .iter()
+            .rposition(|b| !(b' '..=b'`').contains(b))
+            .map_or(0, |p| p + 1);
+        for p in tail..line.len() {
+            let n = usize::from(line[p].wrapping_sub(b' ') & 63);
+            let want = n.div_ceil(3) * 4;
+            if n >= MIN_READING && (want..=want + 1).contains(&(line.len() - p - 1)) {
+                out.push((at + p, end));
+                break;
+            }
+        }
+        at = end + 1;
+    }
+    out
 }
 
 fn label(depth: usize) -> &'static str {

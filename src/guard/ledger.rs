@@ -850,6 +850,44 @@ mod tests {
         out
     }
 
+    /// `bytes` as one big-endian number written in `radix`.
+    fn radix(bytes: &[u8], radix: u32) -> String {
+        let mut number = bytes.to_vec();
+        let mut digits = Vec::new();
+        while number.iter().any(|&b| b != 0) {
+            let mut rest = 0u32;
+            for b in number.iter_mut() {
+                let v = rest * 256 + u32::from(*b);
+                *b = (v / radix) as u8;
+                rest = v % radix;
+            }
+            digits.push(char::from(b'0' + rest as u8));
+        }
+        digits.iter().rev().collect()
+    }
+
+    /// `bytes` (at most 45) as one uuencoded line.
+    fn uuencode(bytes: &[u8]) -> String {
+        let char_of = |v: u8| char::from(if v == 0 { b'`' } else { v + b' ' });
+        let mut line = String::from(char_of(bytes.len() as u8));
+        for group in bytes.chunks(3) {
+            let g = [
+                group[0],
+                *group.get(1).unwrap_or(&0),
+                *group.get(2).unwrap_or(&0),
+            ];
+            for v in [
+                g[0] >> 2,
+                (g[0] & 3) << 4 | g[1] >> 4,
+                (g[1] & 15) << 2 | g[2] >> 6,
+                g[2] & 63,
+            ] {
+                line.push(char_of(v));
+            }
+        }
+        line
+    }
+
     #[test]
     fn keyless_forms_are_found_and_their_spans_marked() {
         let l = ledger();
@@ -960,6 +998,10 @@ mod tests {
                 .map(|c| format!("U+{:04X}", c as u32))
                 .collect::<Vec<_>>()
                 .join(" "),
+            // One big integer (decimal, octal); uuencoded.
+            radix(GH.as_bytes(), 10),
+            radix(GH.as_bytes(), 8),
+            format!("uu: {}", uuencode(GH.as_bytes())),
             // Under a constant key: any shift, a one-byte XOR.
             each(&|c| char::from_u32(c as u32 + 9).unwrap().to_string()),
             each(&|c| char::from_u32(c as u32 + 300).unwrap().to_string()),

@@ -4,6 +4,59 @@
 //! base64 of either alphabet, base32, the three base85 alphabets, and
 //! zlib or gzip streams found inside decoded bytes.
 
+/// A run of digits in `radix` (10 or 8) read as one big number, its
+/// bytes big-endian: a secret printed as an integer
+/// (`int.from_bytes(token, 'big')`). Quadratic in the run, which callers
+/// keep to a few hundred digits.
+pub(super) fn big_number(digits: &[u8], radix: u8, out: &mut Vec<u8>) {
+    // Little-endian bytes while reading, most significant digit first.
+    let mut value: Vec<u8> = Vec::with_capacity(digits.len() / 2 + 1);
+    for &d in digits {
+        let mut carry = u32::from(d.wrapping_sub(b'0'));
+        for byte in value.iter_mut() {
+            let v = u32::from(*byte) * u32::from(radix) + carry;
+            *byte = v as u8;
+            carry = v >> 8;
+        }
+        while carry > 0 {
+            value.push(carry as u8);
+            carry >>= 8;
+        }
+    }
+    out.extend(value.iter().rev());
+}
+
+/// uuencoded lines (a length character, then four characters for every
+/// three bytes), decoded one after another; the lines that do not fit
+/// the form are left out.
+pub(super) fn uudecode(text: &[u8], out: &mut Vec<u8>) {
+    let value = |c: u8| (c.wrapping_sub(b' ')) & 63;
+    for line in text.split(|&b| b == b'\n') {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let Some((&first, body)) = line.split_first() else {
+            continue;
+        };
+        let n = usize::from(value(first));
+        let want = n.div_ceil(3) * 4;
+        if n == 0
+            || !(want..=want + 1).contains(&body.len())
+            || !body.iter().all(|b| (b' '..=b'`').contains(b))
+        {
+            continue;
+        }
+        let mut made = 0;
+        for group in body.chunks(4).filter(|g| g.len() == 4) {
+            let [a, b, c, d] = [group[0], group[1], group[2], group[3]].map(value);
+            for byte in [a << 2 | b >> 4, b << 4 | c >> 2, c << 6 | d] {
+                if made < n {
+                    out.push(byte);
+                    made += 1;
+                }
+            }
+        }
+    }
+}
+
 /// Hex digits as bytes, two per byte; a stray digit at the end is left.
 pub(super) fn hex(digits: &[u8], out: &mut Vec<u8>) {
     let value = |b: u8| match b {
