@@ -385,22 +385,25 @@ impl Reader {
 /// bytes as one integer (shorter is no fragment; longer is data, not a
 /// token, and reading it is quadratic).
 fn digit_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
+    digit_spans(bytes)
+        .filter(|(start, end)| (20..=200).contains(&(end - start)))
+        .take(64)
+        .collect()
+}
+
+/// The byte spans of `bytes`' runs of decimal digits.
+pub(crate) fn digit_spans(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
     let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_digit() {
+    std::iter::from_fn(move || {
+        while i < bytes.len() && !bytes[i].is_ascii_digit() {
             i += 1;
-            continue;
         }
         let start = i;
         while i < bytes.len() && bytes[i].is_ascii_digit() {
             i += 1;
         }
-        if (20..=200).contains(&(i - start)) && out.len() < 64 {
-            out.push((start, i));
-        }
-    }
-    out
+        (i > start).then_some((start, i))
+    })
 }
 
 /// The lines (or their tails) that look uuencoded: a length character,

@@ -39,7 +39,7 @@ pub fn hook_scripts(root: &Path) -> Vec<(String, String)> {
             .flatten()
     };
     let scripts = read("package.json")
-        .map(|text| package_scripts(&text))
+        .map(|text| super::shell::named_package_scripts(&text))
         .unwrap_or_default();
     let mut out: Vec<(String, String)> = Vec::new();
     let add = |command: &str, by: &str, out: &mut Vec<(String, String)>| {
@@ -115,23 +115,6 @@ fn named_files(root: &Path, command: &str, scripts: &[(String, String)]) -> Vec<
         }
     }
     out
-}
-
-/// package.json's scripts, by name.
-fn package_scripts(text: &str) -> Vec<(String, String)> {
-    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
-        return Vec::new();
-    };
-    value
-        .get("scripts")
-        .and_then(|s| s.as_object())
-        .map(|scripts| {
-            scripts
-                .iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string())))
-                .collect()
-        })
-        .unwrap_or_default()
 }
 
 /// The config that runs `rel` at a commit, when a hook does: a file a

@@ -32,7 +32,7 @@ mod text;
 use lex::{Redirect, Segment, SubstKind, Word, lex, segments};
 use programs::{basename, program_index};
 
-pub use code::package_scripts;
+pub use code::{named_package_scripts, package_scripts};
 pub use expand::glob_matches;
 
 /// One concern about a command; each needs a Security confirm.

@@ -58,24 +58,11 @@ pub(super) fn patterns(own: &str) -> Vec<(Vec<u8>, (usize, usize))> {
 /// modulo [`PRINTABLE`]), with each number's byte span: character codes
 /// with a constant added (`203 204 212 …`) keep the secret's.
 pub(super) fn number_deltas(text: &str) -> (Vec<u8>, Vec<(usize, usize)>) {
-    let mut numbers: Vec<(i64, (usize, usize))> = Vec::new();
-    let bytes = text.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_digit() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            i += 1;
-        }
-        // A code is a few digits; longer runs (ids, hashes) are no code.
-        if i - start <= 7 {
-            let n = text[start..i].parse::<i64>().unwrap_or(0);
-            numbers.push((n, (start, i)));
-        }
-    }
+    // A code is a few digits; longer runs (ids, hashes) are no code.
+    let numbers: Vec<(i64, (usize, usize))> = super::super::decode::digit_spans(text.as_bytes())
+        .filter(|(start, end)| end - start <= 7)
+        .map(|(start, end)| (text[start..end].parse::<i64>().unwrap_or(0), (start, end)))
+        .collect();
     let deltas = numbers
         .windows(2)
         .map(|w| (w[1].0 - w[0].0).rem_euclid(PRINTABLE) as u8)

@@ -411,6 +411,14 @@ fn language_of(name: &str) -> Option<&'static str> {
 /// The commands of a `package.json`'s `scripts` (npm runs `pre…`/`post…`
 /// and lifecycle scripts on its own).
 pub fn package_scripts(text: &str) -> Vec<String> {
+    named_package_scripts(text)
+        .into_iter()
+        .map(|(_, command)| command)
+        .collect()
+}
+
+/// A `package.json`'s `scripts`, each with its name.
+pub fn named_package_scripts(text: &str) -> Vec<(String, String)> {
     let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
         return Vec::new();
     };
@@ -419,8 +427,8 @@ pub fn package_scripts(text: &str) -> Vec<String> {
         .and_then(|s| s.as_object())
         .map(|scripts| {
             scripts
-                .values()
-                .filter_map(|v| v.as_str().map(str::to_string))
+                .iter()
+                .filter_map(|(name, v)| Some((name.clone(), v.as_str()?.to_string())))
                 .collect()
         })
         .unwrap_or_default()
