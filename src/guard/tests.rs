@@ -222,6 +222,16 @@ fn a_kept_secret_copied_or_put_in_a_url_is_found() {
     // Editing the line it is on, or elsewhere in the file, is ordinary.
     let edited = format!("# Operations\n\nDeploy token: {key}\nSee https://docs.example.com/ops\n");
     assert!(g.judge_write("README.md", &before, &edited).is_empty());
+    // A URL password of no known value: a secret in code, a dummy in a
+    // test of a URL parser (unless of a live shape).
+    let url = "url = \"http://user%40example.com:p%40ss%3Aword@proxy.example.org:3128/\"\n";
+    let r = g.judge_write("src/proxy.py", "", url);
+    assert!(r.iter().any(|r| r.rule == "secret-url"), "{r:?}");
+    assert!(g.judge_write("tests/test_utils.py", "", url).is_empty());
+    let unseen = secrets::fake("GH", 77).unwrap();
+    let live = format!("url = \"https://x:{unseen}@github.com/o/r\"\n");
+    let r = g.judge_write("tests/test_clone.py", "", &live);
+    assert!(r.iter().any(|r| r.rule == "secret-url"), "{r:?}");
 }
 
 #[test]
