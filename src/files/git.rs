@@ -364,6 +364,26 @@ impl ConfigStamp {
 /// global, local, worktree); None where this cannot tell (no `.git`
 /// directory found, a `.git` file), so nothing is remembered.
 fn config_files(dir: &Path) -> Option<Vec<std::path::PathBuf>> {
+    let mut files = user_config_files();
+    let mut at = dir.canonicalize().ok()?;
+    loop {
+        let git = at.join(".git");
+        match git.symlink_metadata() {
+            Ok(m) if m.is_dir() => {
+                files.push(git.join("config"));
+                files.push(git.join("config.worktree"));
+                return Some(files);
+            }
+            Ok(_) => return None,
+            Err(_) => at = at.parent()?.to_path_buf(),
+        }
+    }
+}
+
+/// The config files git reads for every repository: the system's and the
+/// user's (`GIT_CONFIG_SYSTEM`, `GIT_CONFIG_NOSYSTEM`, `GIT_CONFIG_GLOBAL`
+/// obeyed), whether or not they exist.
+pub fn user_config_files() -> Vec<std::path::PathBuf> {
     let env_path = |k: &str| std::env::var_os(k).map(std::path::PathBuf::from);
     let mut files = Vec::new();
     if std::env::var_os("GIT_CONFIG_NOSYSTEM").is_none() {
@@ -381,19 +401,7 @@ fn config_files(dir: &Path) -> Option<Vec<std::path::PathBuf>> {
             );
         }
     }
-    let mut at = dir.canonicalize().ok()?;
-    loop {
-        let git = at.join(".git");
-        match git.symlink_metadata() {
-            Ok(m) if m.is_dir() => {
-                files.push(git.join("config"));
-                files.push(git.join("config.worktree"));
-                return Some(files);
-            }
-            Ok(_) => return None,
-            Err(_) => at = at.parent()?.to_path_buf(),
-        }
-    }
+    files
 }
 
 /// Whether what was asked may be remembered: no config file includes

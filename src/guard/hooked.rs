@@ -136,18 +136,13 @@ pub fn run_by_hook(root: &Path, rel: &str) -> Option<String> {
 /// system's config (`.hooks`, `tools/hooks`) names one in every
 /// repository. (`.githooks` and `.husky` are read-only by name.)
 pub fn hooks_dirs(root: &Path) -> Vec<String> {
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
-    let xdg = std::env::var_os("XDG_CONFIG_HOME")
-        .map(std::path::PathBuf::from)
-        .or_else(|| home.as_ref().map(|h| h.join(".config")));
-    let configs = [
-        Some(root.join(".git/config")),
-        home.map(|h| h.join(".gitconfig")),
-        xdg.map(|x| x.join("git/config")),
-        Some(std::path::PathBuf::from("/etc/gitconfig")),
-    ];
+    let mut configs = crate::files::git::user_config_files();
+    if let Some(repo) = crate::files::git::locate(root) {
+        configs.push(repo.common.join("config"));
+        configs.push(repo.git_dir.join("config.worktree"));
+    }
     let mut out = Vec::new();
-    for path in configs.into_iter().flatten() {
+    for path in configs {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };

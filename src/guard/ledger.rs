@@ -257,30 +257,34 @@ impl SecretLedger {
                 found.push((secret, label));
             }
         }
-        // A decoded copy spread out or recased (base64 of `g.h.p…`).
-        matcher.folded_bytes_in(&readings.text, |secret, at| {
+        // Whole secrets found below count once, under the first form
+        // that found them.
+        fn whole(found: &mut Vec<(usize, &'static str)>, secret: usize, label: &'static str) {
             if !found.iter().any(|&(s, e)| s == secret && e != "piece") {
-                let label = readings.part_at(at).map_or("decoded", |p| p.label);
                 found.push((secret, label));
             }
+        }
+        // A decoded copy spread out or recased (base64 of `g.h.p…`).
+        matcher.folded_bytes_in(&readings.text, |secret, at| {
+            let label = readings.part_at(at).map_or("decoded", |p| p.label);
+            whole(&mut found, secret, label);
         });
         // Separators, case, lookalike letters and keyless letter ciphers:
         // the value folded to its letters and digits.
         matcher.folded_in(value, false, |secret, label, _, _| {
-            if !found.iter().any(|&(s, e)| s == secret && e != "piece") {
-                found.push((secret, label));
-            }
+            whole(&mut found, secret, label)
         });
         // Under a constant key: every character shifted, every decoded
         // byte XORed.
-        let mut keyed = |secret: usize, label: &'static str| {
-            if !found.iter().any(|&(s, e)| s == secret && e != "piece") {
-                found.push((secret, label));
-            }
-        };
-        matcher.shifted_in(value, false, |secret, _| keyed(secret, "shifted"));
-        matcher.numbers_in(value, |secret, _| keyed(secret, "shifted codes"));
-        matcher.xored_in(&readings.bytes, |secret, _| keyed(secret, "xor"));
+        matcher.shifted_in(value, false, |secret, _| {
+            whole(&mut found, secret, "shifted")
+        });
+        matcher.numbers_in(value, |secret, _| {
+            whole(&mut found, secret, "shifted codes")
+        });
+        matcher.xored_in(&readings.bytes, |secret, _| {
+            whole(&mut found, secret, "xor")
+        });
         self.hits(found)
     }
 

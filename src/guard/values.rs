@@ -316,17 +316,16 @@ impl super::Guard {
         self.known().tainted.contains(rel.trim_start_matches("./"))
     }
 
-    /// Whether the session learned a secret from the workspace file `rel`
-    /// (a module holding a token: not a store, so not masked, but a
-    /// commit of it publishes the token).
-    pub fn learned_from(&self, rel: &str) -> bool {
-        let rel = rel.trim_start_matches("./");
+    /// The workspace files the session learned a secret from (a module
+    /// holding a token: not a store, so not masked, but a commit of it
+    /// publishes the token). Sources name a file, or a file and the rule
+    /// that found the secret in it (`src/settings.py (github-token)`).
+    pub fn learned_files(&self) -> std::collections::BTreeSet<String> {
         let known = self.known();
-        (0..known.ledger.len()).any(|i| {
-            known.ledger.source(i).is_some_and(|s| {
-                s == rel || s.strip_prefix(rel).is_some_and(|r| r.starts_with(" ("))
-            })
-        })
+        (0..known.ledger.len())
+            .filter_map(|i| known.ledger.source(i))
+            .map(|s| s.split_once(" (").map_or(s, |(file, _)| file).to_string())
+            .collect()
     }
 
     /// Whether an fs-edit `call` of `rel`, a store found by content, only

@@ -5,8 +5,9 @@
 //! neighbours, so a random-looking secret's differences are looked for in
 //! the value's (between characters, as a code-point shift moves some
 //! past ASCII; modulo 94, so a shift that wraps within printable ASCII
-//! counts too) and in its decoded readings' (between bytes, by XOR).
-//! One pattern per secret and kind, whatever the key.
+//! counts too), between its numbers (character codes with a constant
+//! added) and in its decoded readings' (between bytes, by XOR).
+//! A few patterns per secret, whatever the key.
 
 use super::folded;
 
@@ -21,16 +22,17 @@ const PRINTABLE: i64 = 94;
 /// by chance.
 const MIN_CHARS: usize = 16;
 
-/// The differences of a secret's own part: between characters
-/// (wrapping, as one byte), and between bytes by XOR. None for a secret
-/// too short or not random-looking (a word-like password's differences
-/// are those of words).
-/// A secret of twice [`MIN_CHARS`] or more is also looked for by each
-/// half's differences: one character the output drops (a shift that made
-/// it a control character) then breaks only one half.
-/// Each pattern comes with how many of the secret's characters lie
-/// before and after the part it covers (0 and 0 for the whole), so a
-/// half found marks the whole secret's place.
+/// The patterns of a secret's own part, none for one too short or not
+/// random-looking (a word-like password's differences are those of
+/// words): its differences between characters and, by XOR, between
+/// bytes; for a secret of twice [`MIN_CHARS`] or more, each half's
+/// differences between characters too, as one character the output
+/// drops (a shift that made it a control character) then breaks only one
+/// half. Each comes with how many of the secret's characters lie before
+/// and after the part it covers (none for the whole), so a half found
+/// marks the whole secret's place. All are searched in every kind of
+/// differences: a pattern of one kind found in another's is chance,
+/// which 15 differences make negligible.
 pub(super) fn patterns(own: &str) -> Vec<(Vec<u8>, (usize, usize))> {
     let chars: Vec<char> = own.chars().collect();
     if chars.len() < MIN_CHARS || !folded::looks_random(&folded::fold_str(own)) {

@@ -407,13 +407,14 @@ fn tracked_stores(root: &Path, guard: &Guard) -> BTreeSet<String> {
 /// them live).
 fn ignored_stores(root: &Path, guard: &Guard) -> BTreeSet<String> {
     let mut candidates = Vec::new();
+    let learned = guard.learned_files();
     let mut look = |dir: &Path, prefix: &str| {
         if let Ok(entries) = std::fs::read_dir(dir) {
             for entry in entries.flatten().take(2048) {
                 let rel = format!("{prefix}{}", entry.file_name().to_string_lossy());
                 if guard.policy().paths.is_secret_store(&rel)
                     || guard.is_found_store(&rel)
-                    || guard.learned_from(&rel)
+                    || learned.contains(&rel)
                 {
                     candidates.push(rel);
                 }

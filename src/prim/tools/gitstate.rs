@@ -49,12 +49,9 @@ fn readable<'a>(name: &std::ffi::OsStr, bytes: &'a [u8]) -> Option<Cow<'a, [u8]>
     if name == "index" && bytes.starts_with(b"DIRC") {
         return None;
     }
-    let zlib = bytes.len() >= 2
-        && bytes[0] & 0x0f == 8
-        && (u16::from(bytes[0]) << 8 | u16::from(bytes[1])) % 31 == 0;
-    if zlib
-        && let Ok(inflated) =
-            miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(bytes, MAX_BYTES as usize)
+    // (The inflater refuses a stream without zlib's header at once.)
+    if let Ok(inflated) =
+        miniz_oxide::inflate::decompress_to_vec_zlib_with_limit(bytes, MAX_BYTES as usize)
     {
         let object = [&b"blob "[..], b"tree ", b"commit ", b"tag "]
             .iter()
@@ -142,7 +139,7 @@ pub fn check(root: &Path, repo: &Repo, guard: &Guard, since: Since) -> String {
             // left unread is said.
             if !in_pack(&path) {
                 note.push_str(&format!(
-                    "note: nib did not read back {shown} ({} bytes, past its budget per command), one of git's own files the command changed: a secret copied into it would not be caught\n",
+                    "note: nib did not read back {shown} ({} bytes, past its budget per command), one of git's own files the command changed: a secret copied into it would not be caught, so check it before you share the repository\n",
                     meta.len()
                 ));
             }
