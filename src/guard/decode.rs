@@ -14,6 +14,7 @@
 //! deeper (only text that decoded to something printable, or a stream
 //! that inflated) is capped at a multiple of the value's size.
 
+mod base85;
 mod codecs;
 mod escapes;
 
@@ -21,7 +22,8 @@ use std::sync::OnceLock;
 
 use regex::bytes::Regex;
 
-use codecs::Base85;
+use base85::{base85_parts, base85_runs};
+use escapes::is_code_word;
 pub(crate) use escapes::{Unescaped, char_codes, code_runs, unescaped};
 
 /// Every decoded reading of a value, one after another in `text`, each
@@ -90,7 +92,6 @@ impl Readings {
 /// Runs shorter than this cannot carry an 8-byte fragment in any codec
 /// (base64 of 8 bytes is 11 characters, hex 16, base32 13, base85 10).
 const MIN_RUN: usize = 11;
-const MIN_BASE85_RUN: usize = 10;
 /// Readings shorter than a fragment cannot hold one.
 const MIN_READING: usize = 8;
 /// Codecs composed at most.
@@ -169,13 +170,8 @@ pub(crate) fn readings(value: &str) -> Readings {
         });
     }
     // Character codes written backwards (`301,66,…`, `)301(rhc+…`): the
-    // value reversed, read for codes, when it has digits enough.
-    let codes = bytes
-        .split(|b| !b.is_ascii_alphanumeric())
-        .filter(|t| (2..=3).contains(&t.len()) && t.iter().all(u8::is_ascii_digit))
-        .take(MIN_READING)
-        .count();
-    if codes >= MIN_READING {
+    // value reversed, read for codes, when it has enough in a row.
+    if codes_in_a_row(bytes) {
         let reversed: String = value.chars().rev().collect();
         if let [Some(decimal), ..] = char_codes(&reversed, MIN_READING) {
             reader.read((0, bytes.len()), 2, false, &|out| {
@@ -262,18 +258,12 @@ impl Reader {
     /// and brackets around it are in some alphabets and not others), at
     /// each of the five alignments.
     fn base85(&mut self, run: &[u8], span: (usize, usize), depth: usize) {
-        for alphabet in Base85::ALL {
-            for part in run.split(|&b| !alphabet.holds(b)) {
-                if !looks_base85(part) {
-                    continue;
-                }
-                // Five digits make four bytes.
-                for skip in (0..5).filter(|&s| part.len().saturating_sub(s) * 4 / 5 >= MIN_READING)
-                {
-                    self.read(span, depth + 1, true, &|out| {
-                        alphabet.decode(&part[skip.min(part.len())..], out)
-                    });
-                }
+        for (alphabet, part) in base85_parts(run) {
+            // Five digits make four bytes.
+            for skip in (0..5).filter(|&s| part.len().saturating_sub(s) * 4 / 5 >= MIN_READING) {
+                self.read(span, depth + 1, true, &|out| {
+                    alphabet.decode(&part[skip.min(part.len())..], out)
+                });
             }
         }
     }
@@ -381,6 +371,34 @@ impl Reader {
     }
 }
 
+/// Whether `bytes` hold enough tokens in a row that may be character
+/// codes (written either way: `103`, `301`, `x71`, `17x0`) to spell a
+/// fragment; the words between codes (`chr`, `rhc`) do not end a row.
+/// Reading the value backwards for codes costs a pass and a copy, and
+/// most values with numbers have them one here and one there.
+fn codes_in_a_row(bytes: &[u8]) -> bool {
+    let mut row = 0;
+    for token in bytes.split(|b| !b.is_ascii_alphanumeric()) {
+        if token.is_empty() {
+            continue;
+        }
+        let code = token.len() <= 8
+            && token.iter().any(u8::is_ascii_digit)
+            && token.iter().all(|b| {
+                b.is_ascii_hexdigit() || matches!(b, b'x' | b'X' | b'o' | b'O' | b'u' | b'U')
+            });
+        if code {
+            row += 1;
+            if row >= MIN_READING {
+                return true;
+            }
+        } else if !is_code_word(token) {
+            row = 0;
+        }
+    }
+    false
+}
+
 /// Runs of 20 to 200 decimal digits, the first 64: a secret of 8 to 80
 /// bytes as one integer (shorter is no fragment; longer is data, not a
 /// token, and reading it is quadratic).
@@ -442,76 +460,6 @@ fn label(depth: usize) -> &'static str {
     }
 }
 
-/// Runs of printable bytes that may hold base85: the parts of
-/// `Reader::base85` then reads only those that pass `looks_base85`.
-fn base85_runs(bytes: &[u8]) -> Vec<(usize, usize)> {
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        if !bytes[i].is_ascii_graphic() {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut proof = false;
-        while i < bytes.len() && bytes[i].is_ascii_graphic() {
-            proof |= BASE85_ONLY[usize::from(bytes[i])];
-            i += 1;
-        }
-        if proof && i - start >= MIN_BASE85_RUN {
-            out.push((start, i));
-        }
-    }
-    out
-}
-
-/// Punctuation base85 uses and base64, hex, quoting and code's commonest
-/// separators do not: a run without one is read by the other codecs.
-const BASE85_ONLY: [bool; 256] = {
-    let mut table = [false; 256];
-    let proof = b"!#$%&()*;<>?@^`{|}~";
-    let mut i = 0;
-    while i < proof.len() {
-        table[proof[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
-
-/// Whether `part` (in one base85 alphabet) looks like random digits: a
-/// byte base85 alone uses, all three character classes, and the class
-/// changing at least every other step, as random digits do (code's words
-/// and operators do not).
-fn looks_base85(part: &[u8]) -> bool {
-    if part.len() < MIN_BASE85_RUN {
-        return false;
-    }
-    let class = |b: u8| match b {
-        b'a'..=b'z' => 0u8,
-        b'A'..=b'Z' => 1,
-        b'0'..=b'9' => 2,
-        _ => 3,
-    };
-    let mut seen = [false; 4];
-    let mut changes = 0usize;
-    let mut proof = false;
-    let mut last = class(part[0]);
-    for &b in part {
-        let c = class(b);
-        seen[usize::from(c)] = true;
-        proof |= BASE85_ONLY[usize::from(b)];
-        changes += usize::from(c != last);
-        last = c;
-    }
-    // Random base85 digits are about a third upper case and a third lower
-    // case; code's words and operators (a minified bundle) are mostly
-    // lower case.
-    let upper = part.iter().filter(|b| b.is_ascii_uppercase()).count();
-    let lower = part.iter().filter(|b| b.is_ascii_lowercase()).count();
-    let mixed = upper * 100 >= part.len() * 15 && lower * 100 >= part.len() * 15;
-    proof && seen[0] && seen[1] && seen[2] && mixed && changes * 2 >= part.len()
-}
-
 /// Runs of the value that can be an encoding: base64/base32/hex alphabet
 /// runs, and hex bytes written with separators (`\x71\x38`, `0x71, 0x38`,
 /// `71:38:5a`, `%71%38`), the latter given as their bare hex digits.
@@ -530,16 +478,20 @@ fn candidate_runs(bytes: &[u8]) -> Vec<(usize, usize, Vec<u8>)> {
             i += 1;
         }
         let run = &bytes[start..i];
+        // A shorter run, and every piece of it, is too short to decode:
+        // most runs are words and identifiers.
+        if run.len() < MIN_RUN {
+            continue;
+        }
         // Plain identifiers and words are not worth decoding: an encoding
         // mixes classes (base64: cases and digits; hex: digits).
-        let classes = [
-            run.iter().any(u8::is_ascii_uppercase),
-            run.iter().any(u8::is_ascii_lowercase),
-            run.iter().any(u8::is_ascii_digit),
-        ]
-        .iter()
-        .filter(|&&c| c)
-        .count();
+        let mut seen = [false; 3];
+        for &b in run {
+            seen[0] |= b.is_ascii_uppercase();
+            seen[1] |= b.is_ascii_lowercase();
+            seen[2] |= b.is_ascii_digit();
+        }
+        let classes = seen.iter().filter(|&&c| c).count();
         // Hex of hex is digits only, so a long run of digits is read too.
         let digits = run.len() >= 32 && run.iter().all(u8::is_ascii_digit);
         if run.len() >= MIN_RUN && (classes >= 2 || digits) && worth_decoding(run) {
@@ -614,16 +566,20 @@ fn strip_hex_markers(text: &[u8]) -> Vec<u8> {
 /// Whether `bytes` hold eight printable ASCII bytes (or spaces) in a row,
 /// as every fragment of a secret is.
 fn has_text(bytes: &[u8]) -> bool {
-    let mut run = 0;
-    for &b in bytes {
-        // Spaces count: text spelled out with spaces is read on.
-        if b.is_ascii_graphic() || b == b' ' {
-            run += 1;
-            if run >= MIN_READING {
-                return true;
-            }
-        } else {
-            run = 0;
+    // Without a branch on each byte: most readings are random bytes (a
+    // hash's, a wrong alignment's), where a byte is printable about one
+    // time in three and a branch on it is mispredicted half the time.
+    // Spaces count: text spelled out with spaces is read on.
+    let mut run = 0u32;
+    for chunk in bytes.chunks(64) {
+        let mut longest = 0u32;
+        for &b in chunk {
+            let printable = u32::from(b.wrapping_sub(b' ') < 0x5F);
+            run = (run + 1) * printable;
+            longest = longest.max(run);
+        }
+        if longest >= MIN_READING as u32 {
+            return true;
         }
     }
     false

@@ -87,9 +87,14 @@ struct Matcher {
     /// Whole secrets' forms in a value folded to its letters and digits.
     folded: Option<Literals<8>>,
     folded_owner: Vec<(usize, &'static str)>,
-    /// Some whole form folds too short for `folded`: the value's spaced
-    /// and joined readings are searched too.
-    spelled: bool,
+    /// The whole forms that fold too short or too word-like for `folded`
+    /// (a word-like password's): the value's spaced and joined readings
+    /// are searched for these. Any other whole form the fold finds there,
+    /// as folding drops what spacing and joining drop. Few literals, so
+    /// an automaton with a vectorised prefilter; when it cannot be built
+    /// (past its size limits), the whole forms are searched instead.
+    spelled: Option<Result<aho_corasick::AhoCorasick, aho_corasick::BuildError>>,
+    spelled_owner: Vec<(usize, &'static str)>,
     /// Variants and 12-character pieces.
     variants: Option<Literals<8>>,
     variant_owner: Vec<(usize, &'static str)>,
@@ -170,24 +175,28 @@ impl SecretLedger {
         // Spelled out in pieces: characters spaced or split into joined
         // string literals (the fold finds these, unless some form of a
         // secret folds too short), or written as character codes.
-        let (spaced, joined) = if matcher.spelled {
+        let (spaced, joined) = if matcher.spelled.is_some() {
             spelled_out(value)
         } else {
             (None, None)
         };
         let [decimal, octal, binary] = char_codes(value, MIN_SECRET_LEN);
-        for (form, label) in [
-            (spaced, "spaced"),
-            (joined, "joined"),
-            (literals_joined(value), "joined"),
-            (decimal, "char-codes"),
-            (octal, "octal"),
-            (binary, "binary"),
+        for (form, label, spelled) in [
+            (spaced, "spaced", true),
+            (joined, "joined", true),
+            (literals_joined(value), "joined", false),
+            (decimal, "char-codes", false),
+            (octal, "octal", false),
+            (binary, "binary", false),
         ] {
             let Some(form) = form else { continue };
             let mut hidden = Vec::new();
             // Only whole secrets count in these forms: a smaller automaton.
-            matcher.whole_in(form.as_bytes(), &mut hidden);
+            if spelled {
+                matcher.spelled_in(form.as_bytes(), &mut hidden);
+            } else {
+                matcher.whole_in(form.as_bytes(), &mut hidden);
+            }
             for (secret, encoding) in hidden {
                 let whole_seen = found.iter().any(|&(s, e)| s == secret && e != "piece");
                 if encoding != "piece" && !whole_seen {

@@ -97,23 +97,38 @@ pub(super) fn base64(text: &[u8], out: &mut Vec<u8>) {
         table[b'_' as usize] = 63;
         table
     };
-    out.reserve(text.len() * 3 / 4);
-    let mut acc = 0u32;
-    let mut bits = 0;
-    for &b in text {
-        let v = VALUE[usize::from(b)];
-        if v == NONE {
-            acc = 0;
-            bits = 0;
-            continue;
+    let value = |b: u8| VALUE[usize::from(b)];
+    out.reserve(text.len() * 3 / 4 + 3);
+    let mut i = 0;
+    while i < text.len() {
+        // Four digits at a time: three bytes out (a digit's value is under
+        // 64; NONE has the high bit).
+        if let Some(&[a, b, c, d]) = text.get(i..i + 4) {
+            let (a, b, c, d) = (value(a), value(b), value(c), value(d));
+            if (a | b | c | d) & 0x80 == 0 {
+                let n = u32::from(a) << 18 | u32::from(b) << 12 | u32::from(c) << 6 | u32::from(d);
+                out.extend_from_slice(&n.to_be_bytes()[1..]);
+                i += 4;
+                continue;
+            }
         }
-        acc = (acc << 6) | u32::from(v);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            out.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
+        // Fewer than four digits before a stray byte or the end: the
+        // whole bytes they hold (two digits make one, three make two),
+        // and the group starts again after the stray byte.
+        let digits = text[i..]
+            .iter()
+            .take(3)
+            .take_while(|&&b| value(b) != NONE)
+            .count();
+        let n = text[i..i + digits]
+            .iter()
+            .fold(0u32, |n, &b| n << 6 | u32::from(value(b)));
+        match digits {
+            2 => out.push((n >> 4) as u8),
+            3 => out.extend_from_slice(&[(n >> 10) as u8, (n >> 2) as u8]),
+            _ => {}
         }
+        i += digits + 1;
     }
 }
 
@@ -228,7 +243,11 @@ impl Base85 {
 /// a zlib header only at the start (two bytes is too weak a sign
 /// elsewhere); None when neither.
 pub(super) fn compressed_at(bytes: &[u8]) -> Option<(usize, bool)> {
-    if let Some(at) = memchr::memmem::find(bytes, &[0x1F, 0x8B, 0x08]) {
+    // The magic's first byte, then the rest: a one-shot substring search
+    // builds a searcher each call, and this runs on every reading.
+    if let Some(at) =
+        memchr::memchr_iter(0x1F, bytes).find(|&at| bytes[at..].starts_with(&[0x1F, 0x8B, 0x08]))
+    {
         return Some((at, true));
     }
     let zlib = bytes.len() >= 2
@@ -297,6 +316,47 @@ mod tests {
             let mut out = Vec::new();
             alphabet.decode(text, &mut out);
             assert_eq!(out, want, "{alphabet:?}");
+        }
+    }
+
+    /// Base64 decoded a digit at a time, as the fast decoder must.
+    fn base64_by_digits(text: &[u8]) -> Vec<u8> {
+        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+        let mut out = Vec::new();
+        let (mut acc, mut bits) = (0u32, 0);
+        for &b in text {
+            let v = match b {
+                b'+' | b'-' => 62,
+                b'/' | b'_' => 63,
+                _ => match alphabet.iter().position(|&a| a == b) {
+                    Some(v) => v as u32,
+                    None => {
+                        (acc, bits) = (0, 0);
+                        continue;
+                    }
+                },
+            };
+            acc = (acc << 6) | v;
+            bits += 6;
+            if bits >= 8 {
+                bits -= 8;
+                out.push((acc >> bits) as u8);
+                acc &= (1 << bits) - 1;
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn base64_four_digits_at_a_time_as_one_at_a_time(
+            picks in proptest::collection::vec(0usize..70, 0..120)
+        ) {
+            let digits = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/-_= .\n!";
+            let text: Vec<u8> = picks.iter().map(|&p| digits[p % digits.len()]).collect();
+            let mut out = Vec::new();
+            base64(&text, &mut out);
+            proptest::prop_assert_eq!(out, base64_by_digits(&text));
         }
     }
 

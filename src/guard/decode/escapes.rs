@@ -59,29 +59,7 @@ pub(crate) fn code_runs(value: &str, min: usize) -> [(String, Vec<CodeRun>); 3] 
         }
         // Words are no code (but `x71` and `u0071` are): the common case.
         if token[0].is_ascii_alphabetic() && !matches!(token[0], b'x' | b'u') {
-            // `chr(113)+chr(56)`, `String.fromCharCode(…)`: the words
-            // around the codes are not text.
-            const WORDS: [&[u8]; 11] = [
-                b"rhc",
-                b"rahc",
-                b"chr",
-                b"char",
-                b"string",
-                b"fromcharcode",
-                b"bytes",
-                b"bytearray",
-                b"ord",
-                b"pack",
-                b"c",
-            ];
-            // Most words are none of these: told by length and first
-            // letter before comparing.
-            let maybe = token.len() <= 12
-                && matches!(
-                    token[0] | 0x20,
-                    b'r' | b'c' | b's' | b'f' | b'b' | b'o' | b'p'
-                );
-            if !maybe || !WORDS.iter().any(|w| token.eq_ignore_ascii_case(w)) {
+            if !is_code_word(token) {
                 for ((run, span), out) in runs.iter_mut().zip(spans).zip(out.iter_mut()) {
                     flush(run, span, out);
                 }
@@ -124,6 +102,33 @@ pub(crate) fn code_runs(value: &str, min: usize) -> [(String, Vec<CodeRun>); 3] 
         flush(run, span, out);
     }
     out
+}
+
+/// Whether `token` is a word that stands between character codes without
+/// ending their run: `chr(113)+chr(56)`, `String.fromCharCode(…)`, and
+/// the same written backwards.
+pub(crate) fn is_code_word(token: &[u8]) -> bool {
+    const WORDS: [&[u8]; 11] = [
+        b"rhc",
+        b"rahc",
+        b"chr",
+        b"char",
+        b"string",
+        b"fromcharcode",
+        b"bytes",
+        b"bytearray",
+        b"ord",
+        b"pack",
+        b"c",
+    ];
+    // Most words are none of these: told by length and first letter
+    // before comparing.
+    token.len() <= 12
+        && matches!(
+            token.first().map(|b| b | 0x20),
+            Some(b'r' | b'c' | b's' | b'f' | b'b' | b'o' | b'p')
+        )
+        && WORDS.iter().any(|w| token.eq_ignore_ascii_case(w))
 }
 
 /// An octal code (`161`, `0o161`, echo -e's `0161`) as a printable char.

@@ -73,7 +73,8 @@ impl Matcher {
         let mut folded_patterns: Vec<Vec<u8>> = Vec::new();
         let mut folded_owner = Vec::new();
         let mut folded_seen = std::collections::HashSet::new();
-        let mut spelled = false;
+        let mut spelled: Vec<&[u8]> = Vec::new();
+        let mut spelled_owner = Vec::new();
         let mut add = |form: Vec<u8>, owner: (usize, &'static str)| {
             if folded_seen.insert(form.clone()) {
                 folded_patterns.push(form);
@@ -85,7 +86,8 @@ impl Matcher {
                 .map(folded::fold_str)
                 .unwrap_or_default();
             if !folded::looks_random(&form) {
-                spelled = true;
+                spelled.push(pattern);
+                spelled_owner.push((index, encoding));
                 continue;
             }
             add(
@@ -124,7 +126,10 @@ impl Matcher {
         Matcher {
             folded: Literals::new(folded_patterns.iter().map(Vec::as_slice)),
             folded_owner,
-            spelled,
+            // Standard matching: the overlapping search reports every
+            // pattern that occurs.
+            spelled: (!spelled.is_empty()).then(|| aho_corasick::AhoCorasick::new(&spelled)),
+            spelled_owner,
             whole: Literals::new(whole),
             whole_owner,
             variants: Literals::new(patterns.iter().map(String::as_bytes)),
@@ -148,6 +153,28 @@ impl Matcher {
                 found.push(hit);
             }
         });
+    }
+
+    /// The whole forms `folded` leaves out (see `Matcher::spelled`) in
+    /// `value`.
+    pub(super) fn spelled_in(&self, value: &[u8], found: &mut Vec<(usize, &'static str)>) {
+        let set = match &self.spelled {
+            None => return,
+            Some(Ok(set)) => set,
+            Some(Err(_)) => return self.whole_in(value, found),
+        };
+        // The overlapping search steps the automaton at every byte; the
+        // first match's search skips ahead with the prefilter, and most
+        // values hold none.
+        if !set.is_match(value) {
+            return;
+        }
+        for m in set.find_overlapping_iter(value) {
+            let hit = self.spelled_owner[m.pattern().as_usize()];
+            if !found.contains(&hit) {
+                found.push(hit);
+            }
+        }
     }
 
     /// Whole secrets in `value` folded to its letters and digits (see
