@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 use regex::bytes::Regex;
 
 use base85::{base85_parts, base85_runs};
-use escapes::is_code_word;
+use escapes::codes_in_a_row;
 pub(crate) use escapes::{Unescaped, char_codes, code_runs, unescaped};
 
 /// Every decoded reading of a value, one after another in `text`, each
@@ -171,7 +171,7 @@ pub(crate) fn readings(value: &str) -> Readings {
     }
     // Character codes written backwards (`301,66,…`, `)301(rhc+…`): the
     // value reversed, read for codes, when it has enough in a row.
-    if codes_in_a_row(bytes) {
+    if codes_in_a_row(bytes, MIN_READING) {
         let reversed: String = value.chars().rev().collect();
         if let [Some(decimal), ..] = char_codes(&reversed, MIN_READING) {
             reader.read((0, bytes.len()), 2, false, &|out| {
@@ -369,34 +369,6 @@ impl Reader {
             self.base85(&text[start..end], span, depth);
         }
     }
-}
-
-/// Whether `bytes` hold enough tokens in a row that may be character
-/// codes (written either way: `103`, `301`, `x71`, `17x0`) to spell a
-/// fragment; the words between codes (`chr`, `rhc`) do not end a row.
-/// Reading the value backwards for codes costs a pass and a copy, and
-/// most values with numbers have them one here and one there.
-fn codes_in_a_row(bytes: &[u8]) -> bool {
-    let mut row = 0;
-    for token in bytes.split(|b| !b.is_ascii_alphanumeric()) {
-        if token.is_empty() {
-            continue;
-        }
-        let code = token.len() <= 8
-            && token.iter().any(u8::is_ascii_digit)
-            && token.iter().all(|b| {
-                b.is_ascii_hexdigit() || matches!(b, b'x' | b'X' | b'o' | b'O' | b'u' | b'U')
-            });
-        if code {
-            row += 1;
-            if row >= MIN_READING {
-                return true;
-            }
-        } else if !is_code_word(token) {
-            row = 0;
-        }
-    }
-    false
 }
 
 /// Runs of 20 to 200 decimal digits, the first 64: a secret of 8 to 80

@@ -23,6 +23,9 @@ pub(crate) struct CodeRun {
 /// `char_codes`' three readings, each with where its runs came from.
 pub(crate) fn code_runs(value: &str, min: usize) -> [(String, Vec<CodeRun>); 3] {
     let mut out: [(String, Vec<CodeRun>); 3] = Default::default();
+    if !codes_in_a_row(value.as_bytes(), min) {
+        return out;
+    }
     let mut runs: [String; 3] = Default::default();
     // The value's bytes each open run spans.
     let mut spans: [(usize, usize); 3] = [(0, 0); 3];
@@ -102,6 +105,35 @@ pub(crate) fn code_runs(value: &str, min: usize) -> [(String, Vec<CodeRun>); 3] 
         flush(run, span, out);
     }
     out
+}
+
+/// Whether `bytes` hold `min` tokens in a row that may be character codes
+/// (`103`, `x71`, `0o161`, `u0071`, written backwards too: `301`,
+/// `17x0`), a run of binary digits counting a code for each eight: what
+/// a run of `min` codes needs in any of `code_runs`' readings. The words
+/// between codes (`chr`, `rhc`, the `U` of `U+0071`) do not end a row.
+/// A cheap pass first: most values with numbers have them one here and
+/// one there.
+pub(crate) fn codes_in_a_row(bytes: &[u8], min: usize) -> bool {
+    let mut row = 0;
+    for token in bytes.split(|b| !b.is_ascii_alphanumeric()) {
+        if token.is_empty() {
+            continue;
+        }
+        let code = token.iter().any(u8::is_ascii_digit)
+            && token.iter().all(|b| {
+                b.is_ascii_hexdigit() || matches!(b, b'x' | b'X' | b'o' | b'O' | b'u' | b'U')
+            });
+        if code {
+            row += (token.len() / 8).max(1);
+            if row >= min {
+                return true;
+            }
+        } else if !(is_code_word(token) || token.eq_ignore_ascii_case(b"u")) {
+            row = 0;
+        }
+    }
+    false
 }
 
 /// Whether `token` is a word that stands between character codes without
@@ -195,7 +227,19 @@ pub(crate) fn unescaped(value: &str) -> Option<Unescaped> {
             rest.iter().take(max).take_while(|b| digit(b)).count()
         })
     };
+    let escape_byte = |b: &u8| matches!(b, b'\\' | b'&' | b'%' | b'=');
     while i < bytes.len() {
+        // The text up to the next byte that may start an escape, copied
+        // whole: most of a value is no escape.
+        let plain = bytes[i..]
+            .iter()
+            .position(escape_byte)
+            .unwrap_or(bytes.len() - i);
+        out.extend_from_slice(&bytes[i..i + plain]);
+        i += plain;
+        if i >= bytes.len() {
+            break;
+        }
         let b = bytes[i];
         let next = bytes.get(i + 1).copied();
         // (code, bytes consumed), or None to copy `b` as it is.
