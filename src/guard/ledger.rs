@@ -95,6 +95,9 @@ struct Matcher {
     /// (past its size limits), the whole forms are searched instead.
     spelled: Option<Result<aho_corasick::AhoCorasick, aho_corasick::BuildError>>,
     spelled_owner: Vec<(usize, &'static str)>,
+    /// The folds of `spelled`'s forms: a value whose fold holds none of
+    /// them has no spaced or joined reading worth making.
+    spelled_folds: Option<Result<aho_corasick::AhoCorasick, aho_corasick::BuildError>>,
     /// Variants and 12-character pieces.
     variants: Option<Literals<8>>,
     variant_owner: Vec<(usize, &'static str)>,
@@ -175,7 +178,7 @@ impl SecretLedger {
         // Spelled out in pieces: characters spaced or split into joined
         // string literals (the fold finds these, unless some form of a
         // secret folds too short), or written as character codes.
-        let (spaced, joined) = if matcher.spelled.is_some() {
+        let (spaced, joined) = if matcher.may_be_spelled(value) {
             spelled_out(value)
         } else {
             (None, None)

@@ -115,16 +115,46 @@ pub(crate) fn code_runs(value: &str, min: usize) -> [(String, Vec<CodeRun>); 3] 
 /// A cheap pass first: most values with numbers have them one here and
 /// one there.
 pub(crate) fn codes_in_a_row(bytes: &[u8], min: usize) -> bool {
+    // A byte loop over a table, not a split into tokens: this runs over
+    // every value, and most of a value is words.
+    const ALNUM: u8 = 1;
+    const DIGIT: u8 = 2;
+    const CODE: u8 = 4;
+    const CLASS: [u8; 256] = {
+        let mut table = [0u8; 256];
+        let mut b = 0;
+        while b < 256 {
+            let c = b as u8;
+            if c.is_ascii_alphanumeric() {
+                table[b] |= ALNUM;
+            }
+            if c.is_ascii_digit() {
+                table[b] |= DIGIT;
+            }
+            if c.is_ascii_hexdigit() || matches!(c, b'x' | b'X' | b'o' | b'O' | b'u' | b'U') {
+                table[b] |= CODE;
+            }
+            b += 1;
+        }
+        table
+    };
     let mut row = 0;
-    for token in bytes.split(|b| !b.is_ascii_alphanumeric()) {
-        if token.is_empty() {
+    let mut i = 0;
+    while i < bytes.len() {
+        if CLASS[usize::from(bytes[i])] & ALNUM == 0 {
+            i += 1;
             continue;
         }
-        let code = token.iter().any(u8::is_ascii_digit)
-            && token.iter().all(|b| {
-                b.is_ascii_hexdigit() || matches!(b, b'x' | b'X' | b'o' | b'O' | b'u' | b'U')
-            });
-        if code {
+        let start = i;
+        let (mut any, mut all) = (0u8, CODE);
+        while i < bytes.len() && CLASS[usize::from(bytes[i])] & ALNUM != 0 {
+            let class = CLASS[usize::from(bytes[i])];
+            any |= class;
+            all &= class;
+            i += 1;
+        }
+        let token = &bytes[start..i];
+        if any & DIGIT != 0 && all & CODE != 0 {
             row += (token.len() / 8).max(1);
             if row >= min {
                 return true;

@@ -128,6 +128,13 @@ impl Matcher {
             folded_owner,
             // Standard matching: the overlapping search reports every
             // pattern that occurs.
+            spelled_folds: (!spelled.is_empty()).then(|| {
+                let folds: Vec<Vec<u8>> = spelled
+                    .iter()
+                    .map(|p| folded::fold_str(&String::from_utf8_lossy(p)))
+                    .collect();
+                aho_corasick::AhoCorasick::new(&folds)
+            }),
             spelled: (!spelled.is_empty()).then(|| aho_corasick::AhoCorasick::new(&spelled)),
             spelled_owner,
             whole: Literals::new(whole),
@@ -153,6 +160,18 @@ impl Matcher {
                 found.push(hit);
             }
         });
+    }
+
+    /// Whether `value`'s spaced and joined readings may hold a form
+    /// `spelled_in` looks for: such a form's fold is then in the value's
+    /// fold, as spacing and joining take away only what folding drops.
+    /// Most values hold none, and their readings are not made.
+    pub(super) fn may_be_spelled(&self, value: &str) -> bool {
+        match &self.spelled_folds {
+            None => false,
+            Some(Ok(folds)) => folds.is_match(&folded::fold_str(value)),
+            Some(Err(_)) => true,
+        }
     }
 
     /// The whole forms `folded` leaves out (see `Matcher::spelled`) in
