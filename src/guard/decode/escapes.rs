@@ -159,7 +159,7 @@ pub(crate) fn codes_in_a_row(bytes: &[u8], min: usize) -> bool {
             if row >= min {
                 return true;
             }
-        } else if !(is_code_word(token) || token.eq_ignore_ascii_case(b"u")) {
+        } else if row > 0 && !(is_code_word(token) || token.eq_ignore_ascii_case(b"u")) {
             row = 0;
         }
     }

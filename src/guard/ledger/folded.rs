@@ -42,6 +42,20 @@ pub(super) fn fold(text: &str) -> (Vec<u8>, Vec<u32>) {
 
 /// The fold of `value` alone.
 pub(super) fn fold_str(value: &str) -> Vec<u8> {
+    if value.is_ascii() {
+        // Each byte written, and kept by moving on only if it folded to
+        // something: no branch a mix of letters and punctuation (code)
+        // mispredicts.
+        let mut out = vec![0u8; value.len()];
+        let mut kept = 0;
+        for &b in value.as_bytes() {
+            let folded = ASCII[usize::from(b)];
+            out[kept] = folded;
+            kept += usize::from(folded != 0);
+        }
+        out.truncate(kept);
+        return out;
+    }
     let mut out = Vec::with_capacity(value.len());
     fold_with(value, |b, _| out.push(b));
     out
@@ -207,7 +221,26 @@ pub(super) fn each_stride(text: &str, positions: bool, mut each: impl FnMut(&[u8
             from[n & 1].push(i as u32);
         }
     };
-    if text.is_ascii() {
+    if text.is_ascii() && !positions {
+        // As `fold_str`: written always, kept by the count (the halves
+        // split by the character's own index, kept or not).
+        fold.resize(text.len(), 0);
+        for half in &mut halves {
+            half.resize(text.len() / 2 + 1, 0);
+        }
+        let mut kept = [0usize; 3];
+        for (i, &b) in text.as_bytes().iter().enumerate() {
+            let folded = ASCII[usize::from(b)];
+            let keep = usize::from(folded != 0);
+            fold[kept[2]] = folded;
+            kept[2] += keep;
+            halves[i & 1][kept[i & 1]] = folded;
+            kept[i & 1] += keep;
+        }
+        fold.truncate(kept[2]);
+        halves[0].truncate(kept[0]);
+        halves[1].truncate(kept[1]);
+    } else if text.is_ascii() {
         for (i, &b) in text.as_bytes().iter().enumerate() {
             keep(ASCII[usize::from(b)], i, i);
         }
@@ -359,6 +392,27 @@ pub(super) fn cipher_forms(secret: &str) -> Vec<(Vec<u8>, &'static str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The folds each stride gives, with positions kept or not (the two
+    /// are made by different loops).
+    fn strides(text: &str, positions: bool) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        each_stride(text, positions, |fold, _| out.push(fold.to_vec()));
+        out
+    }
+
+    #[test]
+    fn strides_are_the_same_with_or_without_positions() {
+        for text in [
+            "",
+            "g h p _ 1 2 3",
+            "let key_1 = cache.get(&token_ids[1]).cloned(); // ghp_q8Zt2LwP0vXn5RkY7mJd",
+            "gxhxpx_xqx8xZxtx2xLxwxPx0xvxXxnx5xRxkxYx7xmxJxdx and some words after it",
+        ] {
+            assert_eq!(strides(text, false), strides(text, true), "{text}");
+            assert_eq!(strides(text, false)[0], fold_str(text), "{text}");
+        }
+    }
 
     #[test]
     fn separators_case_and_lookalikes_fold_away() {
