@@ -262,12 +262,6 @@ fn judge_rows(edits: &[String], command: &str, sandbox: bool) {
             &serde_json::json!({"path": "vendor.js", "edits": list}),
         )
         .expect("the call parses");
-        if std::env::var("NIB_BUNDLE").is_ok() && name.contains("bundle") {
-            for _ in 0..2000 {
-                black_box(guard.judge(&call, &ws));
-            }
-            std::process::exit(0);
-        }
         let judged = measure(100, || {
             black_box(guard.judge(&call, &ws));
         });
