@@ -827,6 +827,55 @@ mod tests {
         }
     }
 
+    /// The readings made only when a cheap pass says they may hold
+    /// something (spaced and joined readings, character codes either way)
+    /// still find a secret in the middle of ordinary code, numbers and
+    /// all.
+    #[test]
+    fn forms_behind_a_cheap_first_pass_are_found_inside_code() {
+        let mut ledger = SecretLedger::new();
+        ledger.add(PW, "test");
+        ledger.add(GH, "test");
+        let filler: String = (0..40)
+            .map(|n| {
+                format!(
+                    "    let key_{n} = cache.get(&ids[{n}]).cloned(); // see RFC {}\n",
+                    n * 7
+                )
+            })
+            .collect();
+        let within = |form: String| format!("{filler}{form}\n{filler}");
+        let codes = |text: &str, each: &dyn Fn(u32) -> String| {
+            text.chars().map(|c| each(c as u32)).collect::<Vec<_>>()
+        };
+        let (a, rest) = PW.split_at(7);
+        let (b, c) = rest.split_at(6);
+        let spaced = PW.chars().map(String::from).collect::<Vec<_>>().join(" ");
+        for (form, want) in [
+            (spaced, "spaced"),
+            (format!("k = \"{a}\" + \"{b}\" + '{c}'"), "joined"),
+            (codes(PW, &|c| format!("chr({c})")).join("+"), "char-codes"),
+        ] {
+            let hits = ledger.check(&within(form.clone()));
+            assert!(hits.iter().any(|h| h.encoding == want), "{form}: {hits:?}");
+        }
+        for form in [
+            // Backwards, as `rev` leaves `chr(103)+chr(104)+…`.
+            codes(GH, &|c| format!("chr({c})"))
+                .join("+")
+                .chars()
+                .rev()
+                .collect(),
+            codes(GH, &|c| format!("U+{c:04X}")).join(" "),
+            GH.bytes().map(|b| format!("{b:08b}")).collect(),
+            codes(GH, &|c| format!("\\x{c:02x}")).concat(),
+        ] {
+            let hits = ledger.check(&within(form.clone()));
+            assert!(hits.iter().any(|h| h.secret_index == 1), "{form}: {hits:?}");
+        }
+        assert!(ledger.check(&filler).is_empty());
+    }
+
     /// `xxd`'s, `hexdump -C`'s and `od -c`'s layouts of `text`.
     fn xxd(text: &str) -> String {
         let mut out = String::new();
