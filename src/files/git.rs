@@ -404,6 +404,30 @@ pub fn user_config_files() -> Vec<std::path::PathBuf> {
     files
 }
 
+/// The `key = value` lines of git config text, each with its section's
+/// name lower-cased (`core`, `include`, `includeif` for
+/// `[includeIf "gitdir:…"]`) and the value unquoted. Enough for the
+/// settings nib looks at; git's own parser is a process away.
+pub fn config_entries(text: &str) -> Vec<(String, &str, &str)> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(header) = line.strip_prefix('[') {
+            section = header
+                .split([']', ' ', '\t', '"', '.'])
+                .next()
+                .unwrap_or_default()
+                .to_ascii_lowercase();
+            continue;
+        }
+        if let Some((key, value)) = line.split_once('=') {
+            out.push((section.clone(), key.trim(), value.trim().trim_matches('"')));
+        }
+    }
+    out
+}
+
 /// Whether what was asked may be remembered: no config file includes
 /// another (which could change unseen), none changed in the last two
 /// seconds (a change within the clock's tick would leave its stamp).
@@ -463,6 +487,20 @@ fn ask_filter_drivers(dir: &Path) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn config_entries_carry_their_section() {
+        let text = "[core]\n\tbare = false\n\thooksPath = \"tools/hooks\"\n[includeIf \"gitdir:~/w/\"]\n\tpath = ../shared.gitconfig\n[alias]\n\thookspath = x\n# a comment\n";
+        assert_eq!(
+            config_entries(text),
+            [
+                ("core".to_string(), "bare", "false"),
+                ("core".to_string(), "hooksPath", "tools/hooks"),
+                ("includeif".to_string(), "path", "../shared.gitconfig"),
+                ("alias".to_string(), "hookspath", "x"),
+            ]
+        );
+    }
 
     #[test]
     fn a_filter_added_after_the_answer_was_remembered_is_seen() {

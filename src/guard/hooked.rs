@@ -146,21 +146,11 @@ pub fn hooks_dirs(root: &Path) -> Vec<String> {
         let Ok(text) = std::fs::read_to_string(&path) else {
             continue;
         };
-        let mut core = false;
-        for line in text.lines() {
-            let line = line.trim();
-            if line.starts_with('[') {
-                core = line.to_ascii_lowercase().starts_with("[core");
+        for (section, key, value) in crate::files::git::config_entries(&text) {
+            if section != "core" || !key.eq_ignore_ascii_case("hookspath") {
                 continue;
             }
-            let Some((key, value)) = line.split_once('=') else {
-                continue;
-            };
-            if !core || !key.trim().eq_ignore_ascii_case("hookspath") {
-                continue;
-            }
-            let dir = value.trim().trim_matches('"').trim_start_matches("./");
-            let dir = dir.trim_end_matches('/');
+            let dir = value.trim_start_matches("./").trim_end_matches('/');
             let relative = !dir.is_empty()
                 && !dir.starts_with('/')
                 && !dir.starts_with('~')

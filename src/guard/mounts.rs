@@ -557,20 +557,11 @@ fn included_configs(root: &Path) -> Vec<PathBuf> {
         return Vec::new();
     };
     let mut out = Vec::new();
-    let mut in_include = false;
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            in_include = line.to_ascii_lowercase().starts_with("[include");
+    for (section, key, value) in crate::files::git::config_entries(&text) {
+        // `[includeIf "…"]` too: its condition may hold.
+        if !section.starts_with("include") || !key.eq_ignore_ascii_case("path") {
             continue;
         }
-        let Some((key, value)) = line.split_once('=') else {
-            continue;
-        };
-        if !in_include || !key.trim().eq_ignore_ascii_case("path") {
-            continue;
-        }
-        let value = value.trim().trim_matches('"');
         // Relative to the config's own directory, as git reads it.
         if let Ok(path) = root.join(".git").join(value).canonicalize()
             && path.starts_with(root)

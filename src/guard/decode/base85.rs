@@ -45,6 +45,16 @@ const BASE85_ONLY: [bool; 256] = {
     table
 };
 
+/// A byte's class: lower case, upper case, digit, other (`Part::counts`).
+fn class(b: u8) -> u8 {
+    match b {
+        b'a'..=b'z' => 0,
+        b'A'..=b'Z' => 1,
+        b'0'..=b'9' => 2,
+        _ => 3,
+    }
+}
+
 /// What a part (a stretch of one alphabet's digits) holds so far.
 #[derive(Clone, Copy)]
 struct Part {
@@ -87,12 +97,6 @@ impl Part {
 /// and not others): the first alphabet's parts in order, then the next's.
 /// One pass for the three alphabets, as a bundle's code is all one run.
 pub(super) fn base85_parts(run: &[u8]) -> Vec<(Base85, &[u8])> {
-    let class = |b: u8| match b {
-        b'a'..=b'z' => 0u8,
-        b'A'..=b'Z' => 1,
-        b'0'..=b'9' => 2,
-        _ => 3,
-    };
     let mut open = [Part::at(0); 3];
     let mut found: [Vec<(usize, usize)>; 3] = Default::default();
     for (i, &b) in run.iter().enumerate() {
@@ -141,19 +145,9 @@ mod tests {
             let mut start = 0;
             for piece in run.split(|&b| !alphabet.holds(b)) {
                 let mut part = Part::at(start);
-                part.last = piece.first().map_or(0, |&b| match b {
-                    b'a'..=b'z' => 0,
-                    b'A'..=b'Z' => 1,
-                    b'0'..=b'9' => 2,
-                    _ => 3,
-                });
+                part.last = piece.first().map_or(0, |&b| class(b));
                 for &b in piece {
-                    let c = match b {
-                        b'a'..=b'z' => 0,
-                        b'A'..=b'Z' => 1,
-                        b'0'..=b'9' => 2,
-                        _ => 3u8,
-                    };
+                    let c = class(b);
                     part.counts[usize::from(c)] += 1;
                     part.proof |= BASE85_ONLY[usize::from(b)];
                     part.changes += usize::from(c != part.last);
